@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/admin"
+)
+
+// AdminCmd groups the subcommands that call a running sandnet's admin API.
+type AdminCmd struct {
+	URL        string `default:"http://127.0.0.1:7575" env:"SANDNET_URL" help:"Base URL of the running sandnet."`
+	Token      string `env:"SANDNET_TOKEN" help:"Operator token. Default: minted for the operator user from the data directory's secret."`
+	DataDir    string `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Data directory whose secret signs the default token."`
+	AuthSecret string `env:"SANDNET_AUTH_SECRET" help:"HS256 secret, when the server was started with --auth-secret."`
+	AuthAud    string `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience to put in the minted token."`
+
+	Network      AdminNetworkCmd      `cmd:"" help:"Describe the network: DSO party, participants, synchronizers, SVs, users."`
+	CreateUser   AdminCreateUserCmd   `cmd:"" help:"Create a ledger API user with a new party on the validator participant."`
+	Tap          AdminTapCmd          `cmd:"" help:"Mint coin (CC) for a user."`
+	AdvanceClock AdminAdvanceClockCmd `cmd:"" help:"Move ledger time forward, e.g. 1h30m or 720h."`
+}
+
+// OperatorUser is the ledger API user a seeded network gives ParticipantAdmin
+// on the validator participant.
+const OperatorUser = "participant_admin"
+
+func (a *AdminCmd) call(ctx context.Context, method, path string, body, out any) error {
+	token := a.Token
+	if token == "" {
+		t, err := mintToken(a.DataDir, a.AuthSecret, a.AuthAud, OperatorUser, 5*time.Minute)
+		if err == nil {
+			token = t
+		}
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(a.URL, "/")+admin.Prefix+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return fmt.Errorf("is sandnet running at %s? %w", a.URL, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return fmt.Errorf("%s: %s", resp.Status, e.Error)
+		}
+		return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(data)))
+	}
+	if out == nil {
+		_, err = os.Stdout.Write(data)
+		return err
+	}
+	return json.Unmarshal(data, out)
+}
+
+// AdminNetworkCmd prints the network description as JSON.
+type AdminNetworkCmd struct{}
+
+// Run calls GET /network.
+func (c *AdminNetworkCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodGet, "/network", nil, nil)
+}
+
+// AdminCreateUserCmd creates a user.
+type AdminCreateUserCmd struct {
+	Name      string `arg:"" help:"User id."`
+	PartyHint string `help:"Hint of the new party (default: the user id)."`
+}
+
+// Run calls POST /users.
+func (c *AdminCreateUserCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/users", admin.CreateUserRequest{Name: c.Name, PartyHint: c.PartyHint}, nil)
+}
+
+// AdminTapCmd taps coin.
+type AdminTapCmd struct {
+	User   string `arg:"" help:"User id."`
+	Amount string `arg:"" help:"Amount of CC, e.g. 100.0."`
+}
+
+// Run calls POST /tap.
+func (c *AdminTapCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/tap", admin.TapRequest{User: c.User, Amount: c.Amount}, nil)
+}
+
+// AdminAdvanceClockCmd advances the clock.
+type AdminAdvanceClockCmd struct {
+	Duration string `arg:"" help:"How far to move ledger time, e.g. 1h30m."`
+}
+
+// Run calls POST /clock/advance.
+func (c *AdminAdvanceClockCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/clock/advance", admin.AdvanceClockRequest{Duration: c.Duration}, nil)
+}

@@ -1,0 +1,426 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+)
+
+// The tests in this file build the real binary and drive it as a user
+// would: start it, call it over HTTP, kill it, start it again.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+func sandnetBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sandnet-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "sandnet")
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// proc is a running sandnet.
+type proc struct {
+	cmd    *exec.Cmd
+	addr   string
+	stderr *bytes.Buffer
+}
+
+func startSandnet(t *testing.T, dataDir string, args ...string) *proc {
+	t.Helper()
+	addr := freePort(t)
+	p := &proc{addr: addr, stderr: &bytes.Buffer{}}
+	all := append([]string{"start", "--listen", addr, "--data-dir", dataDir}, args...)
+	p.cmd = exec.Command(sandnetBinary(t), all...)
+	p.cmd.Stderr = &lockedWriter{w: p.stderr}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("sandnet did not become ready:\n%s", p.stderr)
+	return nil
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (p *proc) url(path string) string { return "http://" + p.addr + path }
+
+func (p *proc) stop(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("sandnet exited with %v:\n%s", err, p.stderr)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("sandnet did not stop on SIGTERM")
+	}
+}
+
+func (p *proc) kill(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	_ = p.cmd.Wait()
+}
+
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(sandnetBinary(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		return stderr.String(), err
+	}
+	return stdout.String(), nil
+}
+
+func call(t *testing.T, method, url, token string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil && resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("decode %s: %v", data, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func TestStartServeRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startSandnet(t, dir)
+
+	tok, err := runCLI(t, "token", "--user", "participant_admin", "--data-dir", dir)
+	if err != nil {
+		t.Fatalf("token: %v %s", err, tok)
+	}
+	tok = strings.TrimSpace(tok)
+
+	var info struct {
+		DSO          string `json:"dso_party_id"`
+		Participants []struct {
+			ID string `json:"participant_id"`
+		} `json:"participants"`
+		SVs   []json.RawMessage `json:"svs"`
+		Users []struct {
+			ID string `json:"user_id"`
+		} `json:"users"`
+	}
+	if code := call(t, "GET", p.url("/api/sandnet/v0/network"), tok, nil, &info); code != 200 {
+		t.Fatalf("network: %d", code)
+	}
+	if !strings.HasPrefix(info.DSO, "DSO::1220") || len(info.SVs) != 4 || len(info.Participants) != 5 {
+		t.Fatalf("seeded network = %+v", info)
+	}
+
+	tests := []struct {
+		name  string
+		token string
+		want  int
+	}{
+		{"no token", "", http.StatusUnauthorized},
+		{"garbage token", "not-a-jwt", http.StatusUnauthorized},
+		{"alice is not an operator", mustToken(t, dir, "alice"), http.StatusForbidden},
+		{"operator", tok, http.StatusOK},
+	}
+	for _, tt := range tests {
+		if code := call(t, "GET", p.url("/api/sandnet/v0/network"), tt.token, nil, nil); code != tt.want {
+			t.Errorf("%s: status %d, want %d", tt.name, code, tt.want)
+		}
+	}
+
+	var user struct {
+		Party string `json:"party_id"`
+	}
+	if code := call(t, "POST", p.url("/api/sandnet/v0/users"), tok, map[string]string{"name": "carol"}, &user); code != 200 {
+		t.Fatalf("create user: %d", code)
+	}
+	var tap struct {
+		ContractID string `json:"contract_id"`
+	}
+	if code := call(t, "POST", p.url("/api/sandnet/v0/tap"), tok, map[string]string{"user": "carol", "amount": "100.0"}, &tap); code != 200 {
+		t.Fatalf("tap: %d", code)
+	}
+	for _, bad := range []map[string]string{{"user": "carol", "amount": "1e5"}, {"user": "nobody", "amount": "1.0"}, {"user": "carol"}} {
+		if code := call(t, "POST", p.url("/api/sandnet/v0/tap"), tok, bad, nil); code != 400 && code != 404 {
+			t.Errorf("tap %v: status %d", bad, code)
+		}
+	}
+	if out, err := runCLI(t, "admin", "--url", "http://"+p.addr, "--data-dir", dir, "advance-clock", "25h"); err != nil {
+		t.Fatalf("advance-clock: %v %s", err, out)
+	}
+	if code := call(t, "GET", p.url("/metrics"), "", nil, nil); code != 200 {
+		t.Errorf("metrics: %d", code)
+	}
+	p.stop(t)
+
+	// The same data after a restart: the tapped coin and carol are there.
+	p = startSandnet(t, dir)
+	if code := call(t, "GET", p.url("/api/sandnet/v0/network"), tok, nil, &info); code != 200 {
+		t.Fatalf("network after restart: %d", code)
+	}
+	found := false
+	for _, u := range info.Users {
+		found = found || u.ID == "carol"
+	}
+	if !found {
+		t.Error("carol is gone after a restart")
+	}
+	p.stop(t)
+	store, err := sqlitestore.OpenLedger(context.Background(), filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, active, err := store.Contract(context.Background(), daml.ContractID(tap.ContractID)); err != nil || !active {
+		t.Errorf("tapped amulet after restart: active=%v err=%v", active, err)
+	}
+}
+
+func mustToken(t *testing.T, dir, user string) string {
+	t.Helper()
+	out, err := runCLI(t, "token", "--user", user, "--data-dir", dir)
+	if err != nil {
+		t.Fatalf("token: %v %s", err, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+// TestKillNine kills the process while taps are being committed, restarts
+// it, and checks that every acknowledged tap survived and that no
+// transaction is half-applied: each participant's offsets are contiguous and
+// each stored transaction's creates and archives are in the contract set.
+func TestKillNine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startSandnet(t, dir)
+	tok := mustToken(t, dir, "participant_admin")
+
+	var acked sync.Map
+	var n atomic.Int32
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var tap struct {
+					ContractID string `json:"contract_id"`
+				}
+				b, _ := json.Marshal(map[string]string{"user": "alice", "amount": "1.0"})
+				req, _ := http.NewRequest("POST", p.url("/api/sandnet/v0/tap"), bytes.NewReader(b))
+				req.Header.Set("Authorization", "Bearer "+tok)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return // killed
+				}
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 && json.Unmarshal(data, &tap) == nil {
+					acked.Store(tap.ContractID, true)
+					n.Add(1)
+				}
+			}
+		})
+	}
+	for n.Load() < 20 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.kill(t)
+	close(stop)
+	wg.Wait()
+
+	p = startSandnet(t, dir)
+	p.stop(t)
+
+	ctx := context.Background()
+	store, err := sqlitestore.OpenLedger(ctx, filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	acked.Range(func(k, _ any) bool {
+		if _, active, err := store.Contract(ctx, daml.ContractID(k.(string))); err != nil || !active {
+			t.Errorf("acknowledged tap %s lost: active=%v err=%v", k, active, err)
+		}
+		return true
+	})
+	checkConsistent(t, store)
+}
+
+// checkConsistent walks every participant's stream and checks it against
+// the contract set.
+func checkConsistent(t *testing.T, store ledger.Store) {
+	t.Helper()
+	ctx := context.Background()
+	head, err := store.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pid, end := range head.Offsets {
+		ups, err := store.Updates(ctx, ledger.UpdateQuery{Participant: pid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ledger.Offset(len(ups)) != end {
+			t.Errorf("%s: %d updates up to offset %d", pid, len(ups), end)
+		}
+		for i, u := range ups {
+			if u.Offset != ledger.Offset(i+1) {
+				t.Fatalf("%s: offset %d at position %d", pid, u.Offset, i)
+			}
+			for _, c := range u.Transaction.Created() {
+				if _, _, err := store.Contract(ctx, c.ID); err != nil {
+					t.Errorf("update %s created %s, which is missing: %v", u.Transaction.UpdateID, c.ID, err)
+				}
+			}
+			for _, cid := range u.Transaction.Consumed() {
+				if _, active, err := store.Contract(ctx, cid); err != nil || active {
+					t.Errorf("update %s consumed %s, which is active=%v (%v)", u.Transaction.UpdateID, cid, active, err)
+				}
+			}
+		}
+	}
+}
+
+func TestBadStarts(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantMsg  string
+	}{
+		{"unknown flag", []string{"start", "--no-such-flag"}, 2, "unknown flag --no-such-flag"},
+		{"data dir is a file", []string{"start", "--data-dir", file, "--listen", "127.0.0.1:0"}, 1, "data directory"},
+		{"database down", []string{"start", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--database-url", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=2"}, 1, "PostgreSQL"},
+		{"bad auth mode", []string{"start", "--auth", "magic"}, 2, "--auth"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(sandnetBinary(t), tt.args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			exit, ok := err.(*exec.ExitError)
+			if !ok || exit.ExitCode() != tt.wantCode {
+				t.Fatalf("exit = %v, want code %d; stderr:\n%s", err, tt.wantCode, stderr.String())
+			}
+			lines := nonEmptyLines(stderr.String())
+			if len(lines) != 1 || !strings.Contains(lines[0], tt.wantMsg) {
+				t.Errorf("stderr = %q, want one line mentioning %q", stderr.String(), tt.wantMsg)
+			}
+		})
+	}
+}
+
+func nonEmptyLines(s string) []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) != "" {
+			out = append(out, sc.Text())
+		}
+	}
+	return out
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sandnet/sandnet/internal/api/admin"
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/auth"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/operator"
+	"github.com/sandnet/sandnet/internal/store/pgstore"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+)
+
+// StartCmd runs a network. Every flag has an environment-variable twin.
+type StartCmd struct {
+	Listen      string   `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
+	DataDir     string   `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
+	DatabaseURL string   `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
+	NetworkSeed string   `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
+	SVs         int      `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
+	Auth        string   `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
+	AuthSecret  string   `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
+	AuthAud     string   `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
+	AuthJWKSURL string   `name:"auth-jwks-url" env:"SANDNET_AUTH_JWKS_URL" help:"JWKS URL for --auth jwks."`
+	CORSOrigins []string `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser (* for any)."`
+	LogFormat   string   `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
+	LogLevel    string   `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
+}
+
+// Run starts the network and serves until ctx is cancelled (SIGINT,
+// SIGTERM).
+func (c *StartCmd) Run(ctx context.Context) error {
+	m := &Main{Config: *c, Logger: newLogger(c.LogFormat, c.LogLevel)}
+	return m.Run(ctx)
+}
+
+func newLogger(format, level string) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: lvl}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// Main is a running sandnet: its configuration, stores, engine and servers.
+// End-to-end tests build the binary and run it as users do.
+type Main struct {
+	Config StartCmd
+	Logger *slog.Logger
+
+	ready atomic.Bool
+}
+
+// Run opens the stores, seeds a new network, serves, and shuts everything
+// down in reverse order when ctx ends.
+func (m *Main) Run(ctx context.Context) error {
+	start := time.Now()
+	log := m.Logger
+	slog.SetDefault(log)
+	cfg := m.Config
+
+	if cfg.DatabaseURL == "" || cfg.Auth == "hs256" && cfg.AuthSecret == "" {
+		if err := ensureDataDir(cfg.DataDir); err != nil {
+			return err
+		}
+	}
+	verifier, minter, err := m.verifier(ctx)
+	if err != nil {
+		return err
+	}
+	// Listen before the slow parts so that a taken port fails at once and
+	// /livez answers while the network is being seeded.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	defer ln.Close()
+
+	store, leader, err := m.openLedgerStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	registry := splice.NewRegistry()
+	network, err := ledger.Open(ctx, store, registry, ledger.Config{Seed: cfg.NetworkSeed, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer network.Close()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	authn := &web.Authenticator{Verifier: verifier, Disabled: cfg.Auth == "none"}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !m.ready.Load() {
+			http.Error(w, "not ready: the network is starting", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ok\n"))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+
+	srv := &http.Server{
+		Handler: web.Chain(mux, web.Recover, web.NewMetrics(reg).Middleware, web.CORS(cfg.CORSOrigins), web.TraceContext),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
+
+	seeded, err := splice.Seed(ctx, network, splice.SeedConfig{SVs: cfg.SVs})
+	if err != nil {
+		return fmt.Errorf("seed the network: %w", err)
+	}
+	op := operator.New(network, seeded)
+	admin.New(op, authn).Register(mux)
+
+	automation := splice.NewDSOAutomation(network, seeded, log)
+	go runWhileLeader(ctx, leader, log, "dso automation", automation.Run)
+
+	m.ready.Store(true)
+	log.Info("sandnet is ready",
+		"url", "http://"+ln.Addr().String(),
+		"startup", time.Since(start).Round(time.Millisecond),
+		"store", storeName(cfg),
+		"dso_party", seeded.DSOParty,
+	)
+	if minter != nil {
+		log.Info("mint a token with: sandnet token --user alice", "data_dir", cfg.DataDir)
+	}
+
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+		return nil
+	case err := <-serveErr:
+		return err
+	}
+}
+
+func storeName(cfg StartCmd) string {
+	if cfg.DatabaseURL != "" {
+		return "postgres"
+	}
+	return "sqlite " + filepath.Join(cfg.DataDir, "ledger.db")
+}
+
+// ensureDataDir creates the data directory, and checks that it is a
+// writable directory, so that a bad path fails with one clear line.
+func ensureDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("data directory %s: %w", dir, errors.Unwrap(err))
+	}
+	probe, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("data directory %s is not writable: %w", dir, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+func (m *Main) verifier(ctx context.Context) (auth.Verifier, *auth.HMAC, error) {
+	cfg := m.Config
+	switch cfg.Auth {
+	case "none":
+		m.Logger.Warn("authentication is off (--auth none): anyone who can reach the port can act as any user")
+		return auth.Unverified{}, nil, nil
+	case "jwks":
+		if cfg.AuthJWKSURL == "" {
+			return nil, nil, errors.New("--auth jwks needs --auth-jwks-url")
+		}
+		j, err := auth.NewJWKS(ctx, cfg.AuthJWKSURL, cfg.AuthAud, &http.Client{Timeout: 10 * time.Second})
+		if err != nil {
+			return nil, nil, fmt.Errorf("load JWKS: %w", err)
+		}
+		return j, nil, nil
+	default:
+		secret, err := loadSecret(cfg.DataDir, cfg.AuthSecret)
+		if err != nil {
+			return nil, nil, err
+		}
+		h, err := newHMAC(secret, cfg.AuthAud, m.Logger)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, h, nil
+	}
+}
+
+// loadSecret returns the configured secret, or the one kept in the data
+// directory (made at first start).
+func loadSecret(dataDir, secret string) ([]byte, error) {
+	if secret != "" {
+		return []byte(secret), nil
+	}
+	b, err := auth.LoadOrCreateSecret(filepath.Join(dataDir, "auth-secret"))
+	if err != nil {
+		return nil, fmt.Errorf("auth secret: %w", err)
+	}
+	return b, nil
+}
+
+// leaderStore is a ledger store that can elect the process running
+// automation.
+type leaderStore interface {
+	ledger.Store
+	TryLead(ctx context.Context) (lost <-chan struct{}, ok bool, err error)
+}
+
+func (m *Main) openLedgerStore(ctx context.Context) (ledger.Store, leaderStore, error) {
+	cfg := m.Config
+	if cfg.DatabaseURL != "" {
+		if !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+			return nil, nil, errors.New("--database-url must be a postgres:// URL")
+		}
+		s, err := pgstore.OpenLedger(ctx, cfg.DatabaseURL, "sandnet_ledger")
+		if err != nil {
+			return nil, nil, fmt.Errorf("open PostgreSQL: %w", err)
+		}
+		return s, s, nil
+	}
+	s, err := sqlitestore.OpenLedger(ctx, filepath.Join(cfg.DataDir, "ledger.db"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("open SQLite: %w", err)
+	}
+	return s, s, nil
+}
+
+// runWhileLeader runs fn whenever this process leads, so that with several
+// processes on one PostgreSQL database exactly one runs automation.
+func runWhileLeader(ctx context.Context, l leaderStore, log *slog.Logger, name string, fn func(context.Context) error) {
+	for ctx.Err() == nil {
+		lctx, cancel := context.WithCancel(ctx)
+		lost, ok, err := l.TryLead(lctx)
+		if err != nil || !ok {
+			cancel()
+			if err != nil {
+				log.Warn("leader election failed", "service", name, "err", err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
+			continue
+		}
+		log.Debug("leading", "service", name)
+		go func() {
+			<-lost
+			cancel()
+		}()
+		if err := fn(lctx); err != nil && lctx.Err() == nil {
+			log.Error("automation stopped", "service", name, "err", err)
+		}
+		cancel()
+		<-lost
+	}
+}

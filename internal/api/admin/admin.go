@@ -1,0 +1,272 @@
+// Package admin serves sandnet's own admin API under /api/sandnet/v0: the
+// knobs a real network turns by itself (users and parties, coin, time),
+// exposed so that tests and scripts can drive a local network
+// deterministically. It needs an operator token: a user with the
+// ParticipantAdmin right on the validator participant.
+package admin
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/operator"
+)
+
+// Prefix is where the admin API is mounted.
+const Prefix = "/api/sandnet/v0"
+
+// Operator is what the admin API drives.
+type Operator interface {
+	Network(ctx context.Context) (*operator.NetworkInfo, error)
+	CreateUser(ctx context.Context, name, partyHint string) (*operator.UserInfo, error)
+	Tap(ctx context.Context, user string, amount daml.Numeric) (daml.ContractID, error)
+	AdvanceClock(ctx context.Context, d time.Duration) (daml.Timestamp, error)
+	// IsOperator reports whether a user may use the admin API.
+	IsOperator(ctx context.Context, user string) (bool, error)
+}
+
+// Handler serves the admin API.
+type Handler struct {
+	op   Operator
+	auth *web.Authenticator
+}
+
+// New returns the admin API handler.
+func New(op Operator, a *web.Authenticator) *Handler { return &Handler{op: op, auth: a} }
+
+// Register adds the admin routes to mux.
+func (h *Handler) Register(mux *http.ServeMux) {
+	mux.Handle("GET "+Prefix+"/network", h.operatorOnly(h.network))
+	mux.Handle("POST "+Prefix+"/users", h.operatorOnly(h.createUser))
+	mux.Handle("POST "+Prefix+"/tap", h.operatorOnly(h.tap))
+	mux.Handle("GET "+Prefix+"/clock", h.operatorOnly(h.clock))
+	mux.Handle("POST "+Prefix+"/clock/advance", h.operatorOnly(h.advanceClock))
+	mux.HandleFunc(Prefix+"/", web.NotFound)
+}
+
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// operatorOnly authenticates the caller as an operator and answers any
+// error the handler returns in the API's one error shape.
+func (h *Handler) operatorOnly(fn handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := h.authorize(r)
+		if err == nil {
+			err = fn(w, r)
+		}
+		if err != nil {
+			web.WriteError(w, r, err)
+		}
+	})
+}
+
+func (h *Handler) authorize(r *http.Request) error {
+	user, err := h.auth.Subject(r)
+	if err != nil {
+		return err
+	}
+	if user == "" && h.auth.Disabled {
+		return nil
+	}
+	ok, err := h.op.IsOperator(r.Context(), user)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fault.New(fault.PermissionDenied, "Authorization Failed for %s", user)
+	}
+	return nil
+}
+
+// NetworkResponse describes the network.
+type NetworkResponse struct {
+	DSOPartyID    string            `json:"dso_party_id"`
+	MigrationID   int64             `json:"migration_id"`
+	Now           string            `json:"now"`
+	ClockOffsetUs int64             `json:"clock_offset_us"`
+	Synchronizers []SynchronizerOut `json:"synchronizers"`
+	Participants  []ParticipantOut  `json:"participants"`
+	SVs           []SVOut           `json:"svs"`
+	Users         []UserOut         `json:"users"`
+}
+
+// SynchronizerOut is a synchronizer.
+type SynchronizerOut struct {
+	ID          string `json:"synchronizer_id"`
+	Alias       string `json:"alias"`
+	MigrationID int64  `json:"migration_id"`
+}
+
+// ParticipantOut is a participant.
+type ParticipantOut struct {
+	ID        string   `json:"participant_id"`
+	Name      string   `json:"name"`
+	Parties   []string `json:"parties"`
+	LedgerEnd int64    `json:"ledger_end"`
+}
+
+// SVOut is a super validator.
+type SVOut struct {
+	Name          string `json:"name"`
+	PartyID       string `json:"party_id"`
+	ParticipantID string `json:"participant_id"`
+}
+
+// UserOut is a ledger API user.
+type UserOut struct {
+	ID            string     `json:"user_id"`
+	ParticipantID string     `json:"participant_id"`
+	PartyID       string     `json:"party_id,omitempty"`
+	Rights        []RightOut `json:"rights"`
+	Deactivated   bool       `json:"deactivated"`
+}
+
+// RightOut is a user right.
+type RightOut struct {
+	Kind    string `json:"kind"`
+	PartyID string `json:"party_id,omitempty"`
+}
+
+func (h *Handler) network(w http.ResponseWriter, r *http.Request) error {
+	info, err := h.op.Network(r.Context())
+	if err != nil {
+		return err
+	}
+	out := NetworkResponse{
+		DSOPartyID: string(info.DSOParty), MigrationID: info.MigrationID,
+		Now: FormatTime(info.Now), ClockOffsetUs: info.ClockOffset,
+		Synchronizers: []SynchronizerOut{}, Participants: []ParticipantOut{}, SVs: []SVOut{}, Users: []UserOut{},
+	}
+	for _, s := range info.Synchronizers {
+		out.Synchronizers = append(out.Synchronizers, SynchronizerOut{string(s.ID), s.Alias, s.MigrationID})
+	}
+	for _, p := range info.Participants {
+		po := ParticipantOut{ID: string(p.ID), Name: p.Name, Parties: []string{}, LedgerEnd: int64(p.LedgerEnd)}
+		for _, party := range p.Parties {
+			po.Parties = append(po.Parties, string(party))
+		}
+		out.Participants = append(out.Participants, po)
+	}
+	for _, sv := range info.SVs {
+		out.SVs = append(out.SVs, SVOut{sv.Name, string(sv.Party), string(sv.Participant)})
+	}
+	for _, u := range info.Users {
+		out.Users = append(out.Users, userOut(u))
+	}
+	web.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func userOut(u operator.UserInfo) UserOut {
+	out := UserOut{ID: u.ID, ParticipantID: string(u.Participant), PartyID: string(u.PrimaryParty), Rights: []RightOut{}, Deactivated: u.Deactivated}
+	for _, r := range u.Rights {
+		out.Rights = append(out.Rights, RightOut{Kind: string(r.Kind), PartyID: string(r.Party)})
+	}
+	return out
+}
+
+// CreateUserRequest creates a user with a new party.
+type CreateUserRequest struct {
+	Name string `json:"name"`
+	// PartyHint defaults to the name.
+	PartyHint string `json:"party_hint,omitempty"`
+}
+
+func (h *Handler) createUser(w http.ResponseWriter, r *http.Request) error {
+	var req CreateUserRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	u, err := h.op.CreateUser(r.Context(), req.Name, req.PartyHint)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, userOut(*u))
+	return nil
+}
+
+// TapRequest mints coin for a user.
+type TapRequest struct {
+	User string `json:"user"`
+	// Amount is in CC (Amulet), a Decimal string.
+	Amount string `json:"amount"`
+}
+
+// TapResponse names the new Amulet.
+type TapResponse struct {
+	ContractID string `json:"contract_id"`
+}
+
+func (h *Handler) tap(w http.ResponseWriter, r *http.Request) error {
+	var req TapRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	amount, err := daml.ParseNumeric(req.Amount)
+	if err != nil {
+		return fault.New(fault.InvalidArgument, "Failed to decode: %v", err)
+	}
+	if amount.Sign() <= 0 {
+		return fault.New(fault.InvalidArgument, "amount must be positive")
+	}
+	cid, err := h.op.Tap(r.Context(), req.User, amount)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, TapResponse{ContractID: string(cid)})
+	return nil
+}
+
+// ClockResponse is the ledger time.
+type ClockResponse struct {
+	Now           string `json:"now"`
+	ClockOffsetUs int64  `json:"clock_offset_us"`
+}
+
+func (h *Handler) clock(w http.ResponseWriter, r *http.Request) error {
+	info, err := h.op.Network(r.Context())
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ClockResponse{Now: FormatTime(info.Now), ClockOffsetUs: info.ClockOffset})
+	return nil
+}
+
+// AdvanceClockRequest moves ledger time forward.
+type AdvanceClockRequest struct {
+	// Duration in Go syntax: "90s", "1h30m", "720h".
+	Duration string `json:"duration"`
+}
+
+func (h *Handler) advanceClock(w http.ResponseWriter, r *http.Request) error {
+	var req AdvanceClockRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	d, err := time.ParseDuration(req.Duration)
+	if err != nil {
+		return fault.New(fault.InvalidArgument, "invalid duration %q: use Go syntax such as 90s, 1h30m or 720h", req.Duration)
+	}
+	if d <= 0 {
+		return fault.New(fault.InvalidArgument, "the clock only moves forward: duration must be positive")
+	}
+	now, err := h.op.AdvanceClock(r.Context(), d)
+	if err != nil {
+		return err
+	}
+	info, err := h.op.Network(r.Context())
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, ClockResponse{Now: FormatTime(now), ClockOffsetUs: info.ClockOffset})
+	return nil
+}
+
+// FormatTime renders a ledger time as RFC 3339 with microseconds.
+func FormatTime(t daml.Timestamp) string {
+	return time.UnixMicro(int64(t)).UTC().Format("2006-01-02T15:04:05.000000Z")
+}

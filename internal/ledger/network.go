@@ -1,0 +1,547 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+)
+
+// Config configures a [Network].
+type Config struct {
+	// Seed makes ids deterministic: the same seed and the same sequence of
+	// transactions give the same ids.
+	Seed string
+	// Wall is the wall clock (time.Now when nil); tests pin it.
+	Wall func() time.Time
+	// MaxBatch caps how many transactions the sequencer commits in one
+	// database transaction (group commit). Default 64.
+	MaxBatch int
+	Logger   *slog.Logger
+}
+
+// Network is the engine: it interprets commands, orders the resulting
+// transactions once, and commits them with their effect on the active
+// contract set and on every participant's stream.
+type Network struct {
+	store    Store
+	registry *Registry
+	clock    *Clock
+	seed     string
+	maxBatch int
+	log      *slog.Logger
+
+	submissions chan *pending
+	committed   *Signal
+	stop        chan struct{}
+	stopped     chan struct{}
+	closeOnce   sync.Once
+
+	mu       sync.RWMutex
+	hostings map[daml.Party][]Hosting
+	// sync is the synchronizer of the current migration that commands use
+	// unless they name one; read once, reset when synchronizers change.
+	sync SynchronizerID
+}
+
+// Open starts a network over a store. It loads the clock offset and the
+// topology and starts the sequencer; Close stops it.
+func Open(ctx context.Context, store Store, registry *Registry, cfg Config) (*Network, error) {
+	head, err := store.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read ledger head: %w", err)
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 64
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	n := &Network{
+		store: store, registry: registry, seed: cfg.Seed, maxBatch: cfg.MaxBatch, log: cfg.Logger,
+		clock:       NewClock(cfg.Wall, head.ClockOffset),
+		submissions: make(chan *pending),
+		committed:   NewSignal(),
+		stop:        make(chan struct{}),
+		stopped:     make(chan struct{}),
+	}
+	if err := n.loadHostings(ctx); err != nil {
+		return nil, err
+	}
+	go n.sequence()
+	return n, nil
+}
+
+// Close stops the sequencer. Submissions after Close fail.
+func (n *Network) Close() error {
+	n.closeOnce.Do(func() { close(n.stop) })
+	<-n.stopped
+	return nil
+}
+
+// Store returns the network's store, for readers.
+func (n *Network) Store() Store { return n.store }
+
+// Registry returns the templates the network runs.
+func (n *Network) Registry() *Registry { return n.registry }
+
+// Clock returns the network's ledger clock.
+func (n *Network) Clock() *Clock { return n.clock }
+
+// Seed returns the network seed.
+func (n *Network) Seed() string { return n.seed }
+
+// Committed returns a channel closed at the next commit by this process.
+func (n *Network) Committed() <-chan struct{} { return n.committed.C() }
+
+// Fingerprint derives a namespace fingerprint from the network seed.
+func (n *Network) Fingerprint(purpose string) string { return Fingerprint(n.seed, purpose) }
+
+func (n *Network) loadHostings(ctx context.Context) error {
+	hs, err := n.store.Hostings(ctx, "")
+	if err != nil {
+		return fmt.Errorf("read topology: %w", err)
+	}
+	m := map[daml.Party][]Hosting{}
+	for _, h := range hs {
+		m[h.Party] = append(m[h.Party], h)
+	}
+	n.mu.Lock()
+	n.hostings = m
+	n.mu.Unlock()
+	return nil
+}
+
+// HostingsOf returns the participants hosting a party.
+func (n *Network) HostingsOf(p daml.Party) []Hosting {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return slices.Clone(n.hostings[p])
+}
+
+// AdvanceClock moves ledger time forward by d. Automation sees the advance
+// at once, even when no transaction follows.
+func (n *Network) AdvanceClock(ctx context.Context, d time.Duration) (daml.Timestamp, error) {
+	if d < 0 {
+		return 0, fault.New(fault.InvalidArgument, "the clock only moves forward: %s is negative", d)
+	}
+	var offset int64
+	err := n.store.Write(ctx, func(w WriteTx) error {
+		head, err := w.Head(ctx)
+		if err != nil {
+			return err
+		}
+		offset = max(head.ClockOffset, n.clock.Offset()) + d.Microseconds()
+		return w.SetClockOffset(ctx, offset)
+	})
+	if err != nil {
+		return 0, err
+	}
+	n.clock.setOffset(offset)
+	return n.clock.Now(), nil
+}
+
+// AddParticipant adds a participant named name (its id derives from the
+// seed). Adding an existing one returns it unchanged.
+func (n *Network) AddParticipant(ctx context.Context, name string) (Participant, error) {
+	p := Participant{ID: NewParticipantID(name, n.Fingerprint("participant/"+name)), Name: name}
+	err := n.store.Write(ctx, func(w WriteTx) error { return w.PutParticipant(ctx, p) })
+	return p, err
+}
+
+// AddSynchronizer adds a synchronizer in the current migration.
+func (n *Network) AddSynchronizer(ctx context.Context, alias string) (Synchronizer, error) {
+	s := Synchronizer{ID: NewSynchronizerID(alias, n.Fingerprint("synchronizer/"+alias))}
+	s.Alias = alias
+	err := n.store.Write(ctx, func(w WriteTx) error {
+		head, err := w.Head(ctx)
+		if err != nil {
+			return err
+		}
+		s.MigrationID = head.MigrationID
+		return w.PutSynchronizer(ctx, s)
+	})
+	return s, err
+}
+
+// PartySpec describes a party to allocate.
+type PartySpec struct {
+	Hint string
+	// Namespace is the fingerprint of the party's namespace. Empty means
+	// the namespace of the first hosting participant, as Canton does for a
+	// party allocated on a participant.
+	Namespace string
+	// Hosts are the participants hosting it (Participant and Permission).
+	Hosts []Hosting
+}
+
+// AllocateParty adds a party hosted on the given participants. Allocating an
+// existing party adds the missing hostings.
+func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party, error) {
+	if spec.Hint == "" || strings.Contains(spec.Hint, "::") {
+		return "", fault.New(fault.InvalidArgument, "invalid party hint %q", spec.Hint)
+	}
+	if len(spec.Hosts) == 0 {
+		return "", fault.New(fault.InvalidArgument, "party %s needs a hosting participant", spec.Hint)
+	}
+	ns := spec.Namespace
+	if ns == "" {
+		_, fp, ok := strings.Cut(strings.TrimPrefix(string(spec.Hosts[0].Participant), "PAR::"), "::")
+		if !ok {
+			return "", fault.New(fault.InvalidArgument, "invalid participant id %s", spec.Hosts[0].Participant)
+		}
+		ns = fp
+	}
+	party := PartyID(spec.Hint, ns)
+	var sync SynchronizerID
+	for _, h := range spec.Hosts {
+		if h.Synchronizer == "" && sync == "" {
+			var err error
+			if sync, err = n.defaultSynchronizer(ctx); err != nil {
+				return "", err
+			}
+		}
+	}
+	err := n.store.Write(ctx, func(w WriteTx) error {
+		for _, h := range spec.Hosts {
+			h.Party = party
+			if h.Synchronizer == "" {
+				h.Synchronizer = sync
+			}
+			if h.Permission == "" {
+				h.Permission = PermissionSubmission
+			}
+			if err := w.PutHosting(ctx, h); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return party, n.loadHostings(ctx)
+}
+
+// Command is a submission: Go code that exercises choices and creates
+// contracts inside a [Tx], acting as some parties.
+type Command struct {
+	// Participant submits the command; the ActAs parties must be hosted
+	// there.
+	Participant ParticipantID
+	UserID      string
+	ActAs       []daml.Party
+	ReadAs      []daml.Party
+	CommandID   string
+	WorkflowID  string
+	// Disclosed are contracts the submitters cannot see but may use, as
+	// with explicit disclosure on Canton.
+	Disclosed    []*Contract
+	Synchronizer SynchronizerID
+	TraceContext TraceContext
+	// Run is the command's body.
+	Run func(tx *Tx) error
+}
+
+type pending struct {
+	tx     *Transaction
+	inputs []daml.ContractID
+	done   chan error
+}
+
+// Submit interprets a command and commits the transaction it produces. It
+// returns the committed transaction, with final contract ids.
+func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error) {
+	if len(cmd.ActAs) == 0 {
+		return nil, fault.WithCode(fault.InvalidArgument, "MISSING_FIELD",
+			"The submitted command is missing a mandatory field: act_as")
+	}
+	for _, p := range cmd.ActAs {
+		if !n.hostedOn(p, cmd.Participant) {
+			return nil, fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER",
+				"Party not known on ledger: %s is not hosted on %s", p, cmd.Participant)
+		}
+	}
+	tx := &Tx{
+		ctx: ctx, net: n, now: n.clock.Now(),
+		actAs: union(cmd.ActAs), readAs: union(cmd.ReadAs),
+		disclosed: map[daml.ContractID]*Contract{},
+		auth:      [][]daml.Party{union(cmd.ActAs)},
+		created:   map[daml.ContractID]*Contract{},
+		consumed:  map[daml.ContractID]bool{},
+		inputs:    map[daml.ContractID]bool{},
+		cache:     map[daml.ContractID]Template{},
+	}
+	for _, c := range cmd.Disclosed {
+		tx.disclosed[c.ID] = c
+	}
+	if err := cmd.Run(tx); err != nil {
+		return nil, err
+	}
+	if len(tx.events) == 0 {
+		return nil, fault.New(fault.InvalidArgument, "the command produced an empty transaction")
+	}
+	tx.witnesses()
+	sync := cmd.Synchronizer
+	if sync == "" {
+		var err error
+		if sync, err = n.defaultSynchronizer(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p := &pending{
+		tx: &Transaction{
+			WorkflowID: cmd.WorkflowID,
+			Submission: Submission{Participant: cmd.Participant, UserID: cmd.UserID, ActAs: union(cmd.ActAs), CommandID: cmd.CommandID},
+			Synchronizer: sync, EffectiveAt: tx.now,
+			Events: tx.events, Roots: tx.roots(), TraceContext: cmd.TraceContext,
+		},
+		inputs: slices.Sorted(maps.Keys(tx.inputs)),
+		done:   make(chan error, 1),
+	}
+	select {
+	case n.submissions <- p:
+	case <-n.stop:
+		return nil, fault.New(fault.Unavailable, "the network is shutting down")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	// Once handed over, the outcome is the sequencer's: wait for it even if
+	// the caller gives up, so the result is never ambiguous to the engine.
+	if err := <-p.done; err != nil {
+		return nil, err
+	}
+	return p.tx, nil
+}
+
+func (n *Network) hostedOn(p daml.Party, on ParticipantID) bool {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	for _, h := range n.hostings[p] {
+		if h.Participant == on && h.Permission == PermissionSubmission {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *Network) defaultSynchronizer(ctx context.Context) (SynchronizerID, error) {
+	n.mu.RLock()
+	cached := n.sync
+	n.mu.RUnlock()
+	if cached != "" {
+		return cached, nil
+	}
+	syncs, err := n.store.Synchronizers(ctx)
+	if err != nil {
+		return "", err
+	}
+	head, err := n.store.Head(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range syncs {
+		if s.MigrationID == head.MigrationID {
+			n.mu.Lock()
+			n.sync = s.ID
+			n.mu.Unlock()
+			return s.ID, nil
+		}
+	}
+	return "", fault.New(fault.FailedPrecondition, "no synchronizer is connected")
+}
+
+// sequence is the sequencer loop: it takes submissions, batches what is
+// waiting, and commits each batch in one database transaction.
+func (n *Network) sequence() {
+	defer close(n.stopped)
+	for {
+		var batch []*pending
+		select {
+		case p := <-n.submissions:
+			batch = append(batch, p)
+		case <-n.stop:
+			return
+		}
+	drain:
+		for len(batch) < n.maxBatch {
+			select {
+			case p := <-n.submissions:
+				batch = append(batch, p)
+			default:
+				break drain
+			}
+		}
+		n.commit(batch)
+	}
+}
+
+// commit orders and stores a batch. A transaction whose inputs are no longer
+// active is rejected alone; a database failure fails the whole batch.
+func (n *Network) commit(batch []*pending) {
+	ctx := context.Background()
+	errs := make([]error, len(batch))
+	err := n.store.Write(ctx, func(w WriteTx) error {
+		clear(errs)
+		head, err := w.Head(ctx)
+		if err != nil {
+			return err
+		}
+		n.clock.setOffset(head.ClockOffset)
+		if head.Offsets == nil {
+			head.Offsets = map[ParticipantID]Offset{}
+		}
+		consumed := map[daml.ContractID]bool{}
+		for i, p := range batch {
+			if errs[i] = n.check(ctx, w, p, consumed); errs[i] != nil {
+				continue
+			}
+			head.Sequence++
+			t := p.tx
+			t.MigrationID = head.MigrationID
+			t.UpdateID = updateID(n.seed, head.MigrationID, head.Sequence)
+			t.RecordTime = max(n.clock.Now(), head.LastRecordTime+1)
+			head.LastRecordTime = t.RecordTime
+			finalizeIDs(t)
+			offsets := map[ParticipantID]Offset{}
+			for _, pid := range n.participantsOf(t.Informees()) {
+				head.Offsets[pid]++
+				offsets[pid] = head.Offsets[pid]
+			}
+			if err := w.AppendTransaction(ctx, t, offsets); err != nil {
+				return err
+			}
+			for _, cid := range t.Consumed() {
+				consumed[cid] = true
+			}
+		}
+		return nil
+	})
+	for i, p := range batch {
+		switch {
+		case err != nil:
+			p.done <- err
+		default:
+			p.done <- errs[i]
+		}
+	}
+	if err == nil {
+		n.committed.Notify()
+	} else {
+		n.log.Error("commit failed", "transactions", len(batch), "err", err)
+	}
+}
+
+func (n *Network) check(ctx context.Context, w WriteTx, p *pending, consumed map[daml.ContractID]bool) error {
+	for _, cid := range p.inputs {
+		if consumed[cid] {
+			return inactiveError([]daml.ContractID{cid})
+		}
+	}
+	inactive, err := w.Inactive(ctx, p.inputs)
+	if err != nil {
+		return err
+	}
+	if len(inactive) > 0 {
+		return inactiveError(inactive)
+	}
+	return nil
+}
+
+func inactiveError(ids []daml.ContractID) error {
+	return fault.WithCode(fault.Aborted, "LOCAL_VERDICT_INACTIVE_CONTRACTS",
+		"Rejected transaction as some of the referred contracts are inactive: %v", ids)
+}
+
+func (n *Network) participantsOf(parties []daml.Party) []ParticipantID {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	var out []ParticipantID
+	for _, p := range parties {
+		for _, h := range n.hostings[p] {
+			out = append(out, h.Participant)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// finalizeIDs replaces the provisional ids of the contracts a transaction
+// creates with final ones derived from its update id, everywhere they occur.
+func finalizeIDs(t *Transaction) {
+	ids := map[daml.ContractID]daml.ContractID{}
+	for i := range t.Events {
+		if c := t.Events[i].Created; c != nil && strings.HasPrefix(string(c.ID), provisionalPrefix) {
+			ids[c.ID] = contractID(t.UpdateID, t.Events[i].NodeID)
+		}
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if c := e.Created; c != nil {
+			c.ID = rewriteID(c.ID, ids)
+			c.CreatedBy = t.UpdateID
+			c.Synchronizer = t.Synchronizer
+			c.MigrationID = t.MigrationID
+			rewriteValue(c.Argument, ids)
+		}
+		if x := e.Exercised; x != nil {
+			x.ContractID = rewriteID(x.ContractID, ids)
+			x.ChoiceArgument = rewriteValue(x.ChoiceArgument, ids)
+			x.ExerciseResult = rewriteValue(x.ExerciseResult, ids)
+		}
+	}
+}
+
+func rewriteID(id daml.ContractID, ids map[daml.ContractID]daml.ContractID) daml.ContractID {
+	if final, ok := ids[id]; ok {
+		return final
+	}
+	return id
+}
+
+// rewriteValue replaces contract ids inside a value, in place where the
+// value is a container, and returns the result.
+func rewriteValue(v daml.Value, ids map[daml.ContractID]daml.ContractID) daml.Value {
+	switch v := v.(type) {
+	case daml.ContractID:
+		return rewriteID(v, ids)
+	case *daml.Record:
+		if v == nil {
+			return v
+		}
+		for i := range v.Fields {
+			v.Fields[i].Value = rewriteValue(v.Fields[i].Value, ids)
+		}
+	case *daml.Variant:
+		v.Value = rewriteValue(v.Value, ids)
+	case *daml.Optional:
+		if v != nil && v.Value != nil {
+			v.Value = rewriteValue(v.Value, ids)
+		}
+	case daml.List:
+		for i := range v {
+			v[i] = rewriteValue(v[i], ids)
+		}
+	case daml.TextMap:
+		for i := range v {
+			v[i].Value = rewriteValue(v[i].Value, ids)
+		}
+	case daml.GenMap:
+		for i := range v {
+			v[i].Key = rewriteValue(v[i].Key, ids)
+			v[i].Value = rewriteValue(v[i].Value, ids)
+		}
+	}
+	return v
+}
+
+// ErrClosed is returned by submissions after Close.
+var ErrClosed = errors.New("network closed")

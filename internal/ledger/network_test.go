@@ -1,0 +1,388 @@
+package ledger_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+)
+
+// Iou is a test template: an issuer owes an owner an amount.
+type Iou struct {
+	Issuer daml.Party   `daml:"issuer"`
+	Owner  daml.Party   `daml:"owner"`
+	Amount daml.Numeric `daml:"amount"`
+	// Viewers see the IOU without being bound by it.
+	Viewers []daml.Party `daml:"viewers"`
+}
+
+var iouID = ledger.TemplateID{
+	Identifier:  daml.Identifier{PackageID: "0000000000000000000000000000000000000000000000000000000000000001", ModuleName: "Test.Iou", EntityName: "Iou"},
+	PackageName: "test-iou",
+}
+
+func (Iou) TemplateID() ledger.TemplateID { return iouID }
+func (i Iou) Signatories() []daml.Party   { return []daml.Party{i.Issuer} }
+func (i Iou) Observers() []daml.Party     { return append([]daml.Party{i.Owner}, i.Viewers...) }
+func (i Iou) Ensure() error {
+	if i.Amount.Sign() <= 0 {
+		return fmt.Errorf("amount must be positive")
+	}
+	return nil
+}
+
+// Transfer moves an IOU to a new owner; the owner controls it.
+type Transfer struct {
+	NewOwner daml.Party `daml:"newOwner"`
+}
+
+// Split splits an IOU in two and returns both.
+type Split struct {
+	Amount daml.Numeric `daml:"splitAmount"`
+}
+
+// SplitResult is what Split returns.
+type SplitResult struct {
+	First  daml.ContractID `daml:"first"`
+	Second daml.ContractID `daml:"second"`
+}
+
+func testRegistry() *ledger.Registry {
+	r := ledger.NewRegistry()
+	ledger.RegisterTemplate[Iou](r)
+	ledger.AddChoice(r, "Iou_Transfer", true,
+		func(c Iou, _ Transfer) []daml.Party { return []daml.Party{c.Owner} },
+		func(tx *ledger.Tx, _ daml.ContractID, c Iou, a Transfer) (daml.ContractID, error) {
+			c.Owner = a.NewOwner
+			return ledger.Create(tx, c)
+		})
+	ledger.AddChoice(r, "Iou_Split", true,
+		func(c Iou, _ Split) []daml.Party { return []daml.Party{c.Owner} },
+		func(tx *ledger.Tx, _ daml.ContractID, c Iou, a Split) (SplitResult, error) {
+			if err := tx.Require(a.Amount.Cmp(c.Amount) < 0, "split amount %s must be below %s", a.Amount, c.Amount); err != nil {
+				return SplitResult{}, err
+			}
+			rest, err := c.Amount.Sub(a.Amount)
+			if err != nil {
+				return SplitResult{}, err
+			}
+			first, second := c, c
+			first.Amount, second.Amount = a.Amount, rest
+			f, err := ledger.Create(tx, first)
+			if err != nil {
+				return SplitResult{}, err
+			}
+			s, err := ledger.Create(tx, second)
+			return SplitResult{f, s}, err
+		})
+	return r
+}
+
+type bundle struct {
+	net              *ledger.Network
+	bank, alice, bob daml.Party
+	p1, p2           ledger.ParticipantID
+	wall             *atomic.Int64
+}
+
+// setup opens a network on a fresh SQLite store with two participants: p1
+// hosts the bank and alice, p2 hosts bob.
+func setup(t testing.TB) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlitestore.OpenLedger(ctx, filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	wall := &atomic.Int64{}
+	wall.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
+	net, err := ledger.Open(ctx, store, testRegistry(), ledger.Config{
+		Seed: "test", Wall: func() time.Time { return time.UnixMicro(wall.Load()) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { net.Close() })
+	b := &bundle{net: net, wall: wall}
+	p1, err := net.AddParticipant(ctx, "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := net.AddParticipant(ctx, "p2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.p1, b.p2 = p1.ID, p2.ID
+	if _, err := net.AddSynchronizer(ctx, "global-domain"); err != nil {
+		t.Fatal(err)
+	}
+	alloc := func(hint string, on ledger.ParticipantID) daml.Party {
+		p, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: hint, Hosts: []ledger.Hosting{{Participant: on}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	b.bank, b.alice, b.bob = alloc("bank", b.p1), alloc("alice", b.p1), alloc("bob", b.p2)
+	return b
+}
+
+func (b *bundle) issue(t testing.TB, owner daml.Party, amount string) daml.ContractID {
+	t.Helper()
+	tx, err := b.net.Submit(context.Background(), ledger.Command{
+		Participant: b.p1, ActAs: []daml.Party{b.bank},
+		Run: func(tx *ledger.Tx) error {
+			_, err := ledger.Create(tx, Iou{Issuer: b.bank, Owner: owner, Amount: daml.MustNumeric(amount)})
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx.Created()[0].ID
+}
+
+func TestSubmitCreatesAndOrders(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	cid := b.issue(t, b.alice, "10")
+	c, active, err := b.net.Store().Contract(ctx, cid)
+	if err != nil || !active {
+		t.Fatalf("contract %s: active=%v err=%v", cid, active, err)
+	}
+	if got := c.Argument.Get("amount"); got.(daml.Numeric).String() != "10.0000000000" {
+		t.Errorf("amount = %v", got)
+	}
+	// Transfer to bob: alice (p1) acts, bob on p2 now sees the new IOU.
+	tx, err := b.net.Submit(ctx, ledger.Command{
+		Participant: b.p1, ActAs: []daml.Party{b.alice}, CommandID: "transfer-1",
+		Run: func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[daml.ContractID](tx, cid, "Iou_Transfer", Transfer{NewOwner: b.bob})
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tx.Events) != 2 || tx.Events[0].Exercised == nil || tx.Events[1].Created == nil {
+		t.Fatalf("tree = %+v", tx.Events)
+	}
+	x := tx.Events[0].Exercised
+	if !x.Consuming || x.LastDescendant != 1 || len(x.Children) != 1 || x.Children[0] != 1 {
+		t.Errorf("exercise node = %+v", x)
+	}
+	newID := tx.Events[1].Created.ID
+	if res := x.ExerciseResult.(daml.ContractID); res != newID {
+		t.Errorf("result %s is not the final id %s", res, newID)
+	}
+	if _, active, _ := b.net.Store().Contract(ctx, cid); active {
+		t.Error("the transferred IOU is still active")
+	}
+	// The bank is a witness of the whole tree; bob sees the create only.
+	if w := tx.Events[1].Witnesses; len(w) != 3 {
+		t.Errorf("create witnesses = %v, want bank, alice, bob", w)
+	}
+	head, err := b.net.Store().Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.Offsets[b.p1] != 2 || head.Offsets[b.p2] != 1 {
+		t.Errorf("offsets = %v, want p1:2 p2:1", head.Offsets)
+	}
+	if tx.RecordTime <= 0 || tx.EffectiveAt > tx.RecordTime {
+		t.Errorf("record time %d, effective %d", tx.RecordTime, tx.EffectiveAt)
+	}
+}
+
+func TestSubmitFailures(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cid := b.issue(t, b.alice, "10")
+	tests := []struct {
+		name string
+		cmd  ledger.Command
+		want fault.Kind
+	}{
+		{"ensure fails", ledger.Command{Participant: b.p1, ActAs: []daml.Party{b.bank}, Run: func(tx *ledger.Tx) error {
+			_, err := ledger.Create(tx, Iou{Issuer: b.bank, Owner: b.alice, Amount: daml.MustNumeric("-1")})
+			return err
+		}}, fault.DamlPrecondition},
+		{"require fails", ledger.Command{Participant: b.p1, ActAs: []daml.Party{b.alice}, Run: func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[SplitResult](tx, cid, "Iou_Split", Split{Amount: daml.MustNumeric("11")})
+			return err
+		}}, fault.DamlPrecondition},
+		{"missing authorization", ledger.Command{Participant: b.p1, ActAs: []daml.Party{b.alice}, Run: func(tx *ledger.Tx) error {
+			_, err := ledger.Create(tx, Iou{Issuer: b.bank, Owner: b.alice, Amount: daml.MustNumeric("1")})
+			return err
+		}}, fault.InvalidArgument},
+		{"contract not visible", ledger.Command{Participant: b.p2, ActAs: []daml.Party{b.bob}, Run: func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[daml.ContractID](tx, cid, "Iou_Transfer", Transfer{NewOwner: b.bob})
+			return err
+		}}, fault.NotFound},
+		{"party not hosted", ledger.Command{Participant: b.p2, ActAs: []daml.Party{b.alice}, Run: func(tx *ledger.Tx) error {
+			return nil
+		}}, fault.NotFound},
+		{"empty transaction", ledger.Command{Participant: b.p1, ActAs: []daml.Party{b.alice}, Run: func(tx *ledger.Tx) error {
+			return nil
+		}}, fault.InvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := b.net.Submit(context.Background(), tt.cmd)
+			if got := fault.KindOf(err); err == nil || got != tt.want {
+				t.Fatalf("err = %v (%v), want kind %v", err, got, tt.want)
+			}
+		})
+	}
+	// Nothing above changed the contract.
+	if _, active, err := b.net.Store().Contract(context.Background(), cid); err != nil || !active {
+		t.Errorf("contract disturbed: active=%v err=%v", active, err)
+	}
+}
+
+// TestConsumeOnce races 16 submitters on one contract: exactly one wins.
+func TestConsumeOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cid := b.issue(t, b.alice, "10")
+	var wins, losses atomic.Int32
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			_, err := b.net.Submit(context.Background(), ledger.Command{
+				Participant: b.p1, ActAs: []daml.Party{b.alice},
+				Run: func(tx *ledger.Tx) error {
+					_, err := ledger.Exercise[daml.ContractID](tx, cid, "Iou_Transfer", Transfer{NewOwner: b.bob})
+					return err
+				},
+			})
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case fault.Is(err, fault.Aborted) || fault.Is(err, fault.NotFound):
+				losses.Add(1)
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 || losses.Load() != 15 {
+		t.Fatalf("wins=%d losses=%d, want 1 and 15", wins.Load(), losses.Load())
+	}
+}
+
+func TestRecordTimeStrictlyIncreases(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	// The wall clock stands still: record times must still increase.
+	var last daml.Timestamp
+	for i := range 5 {
+		tx, err := b.net.Submit(context.Background(), ledger.Command{
+			Participant: b.p1, ActAs: []daml.Party{b.bank},
+			Run: func(tx *ledger.Tx) error {
+				_, err := ledger.Create(tx, Iou{Issuer: b.bank, Owner: b.alice, Amount: daml.NumericFromInt(int64(i + 1))})
+				return err
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tx.RecordTime <= last {
+			t.Fatalf("record time %d after %d", tx.RecordTime, last)
+		}
+		last = tx.RecordTime
+	}
+}
+
+func TestAdvanceClock(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	before := b.net.Clock().Now()
+	advanced := b.net.Clock().Advanced()
+	now, err := b.net.AdvanceClock(ctx, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-advanced:
+	default:
+		t.Error("automation was not told about the advance")
+	}
+	if got := int64(now - before); got != time.Hour.Microseconds() {
+		t.Errorf("advanced by %dµs", got)
+	}
+	if _, err := b.net.AdvanceClock(ctx, -time.Second); !fault.Is(err, fault.InvalidArgument) {
+		t.Errorf("moving back: err = %v", err)
+	}
+	head, _ := b.net.Store().Head(ctx)
+	if head.ClockOffset != time.Hour.Microseconds() {
+		t.Errorf("stored offset = %d", head.ClockOffset)
+	}
+}
+
+func TestDeterministicIDs(t *testing.T) {
+	t.Parallel()
+	run := func() []daml.ContractID {
+		b := setup(t)
+		return []daml.ContractID{b.issue(t, b.alice, "1"), b.issue(t, b.bob, "2")}
+	}
+	a, c := run(), run()
+	for i := range a {
+		if a[i] != c[i] {
+			t.Errorf("contract %d: %s vs %s", i, a[i], c[i])
+		}
+	}
+}
+
+// BenchmarkSubmit measures commit throughput of simple transactions (one
+// create) through the whole engine: sequential, and with 16 concurrent
+// submitters whose transactions the sequencer group-commits.
+func BenchmarkSubmit(b *testing.B) {
+	for _, par := range []int{1, 16} {
+		b.Run(fmt.Sprintf("submitters=%d", par), func(b *testing.B) {
+			bb := setup(b)
+			cmd := ledger.Command{
+				Participant: bb.p1, ActAs: []daml.Party{bb.bank},
+				Run: func(tx *ledger.Tx) error {
+					_, err := ledger.Create(tx, Iou{Issuer: bb.bank, Owner: bb.alice, Amount: daml.MustNumeric("1")})
+					return err
+				},
+			}
+			// RunParallel starts parallelism×GOMAXPROCS goroutines.
+			b.SetParallelism(max(1, par/runtime.GOMAXPROCS(0)))
+			b.ResetTimer()
+			start := time.Now()
+			if par == 1 {
+				for b.Loop() {
+					if _, err := bb.net.Submit(context.Background(), cmd); err != nil {
+						b.Fatal(err)
+					}
+				}
+			} else {
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if _, err := bb.net.Submit(context.Background(), cmd); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "tx/s")
+		})
+	}
+}

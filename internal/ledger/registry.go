@@ -1,0 +1,191 @@
+package ledger
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/sandnet/sandnet/internal/daml"
+)
+
+// Template is implemented by the Go types that describe a Daml template's
+// payload. Field tags `daml:"label"` name the payload fields (see
+// daml.FromGo).
+type Template interface {
+	TemplateID() TemplateID
+	Signatories() []daml.Party
+	Observers() []daml.Party
+}
+
+// Ensurer is implemented by templates with a Daml `ensure` clause. A
+// creation whose Ensure fails is a fault.DamlPrecondition.
+type Ensurer interface {
+	Ensure() error
+}
+
+// Registry holds the templates the engine can run and their choices. sandnet
+// does not load Daml packages: the Splice templates are compiled in.
+type Registry struct {
+	templates map[daml.Identifier]*templateInfo
+	// byName indexes templates by package name, module and entity, the
+	// form ledger API and Scan filters use.
+	byName   map[nameKey]*templateInfo
+	packages map[string]string // package name → package id
+	// interfaces maps an interface id to the templates implementing it.
+	interfaces map[daml.Identifier][]*templateInfo
+}
+
+type nameKey struct{ pkg, module, entity string }
+
+type templateInfo struct {
+	id         TemplateID
+	goType     reflect.Type
+	choices    map[string]*choiceInfo
+	interfaces []daml.Identifier
+	// views computes the template's view for each interface it implements
+	// (see AddInterfaceView).
+	views map[daml.Identifier]func(Template) (any, error)
+}
+
+type choiceInfo struct {
+	name        string
+	consuming   bool
+	argType     reflect.Type
+	controllers func(c Template, arg any) []daml.Party
+	run         func(tx *Tx, self daml.ContractID, c Template, arg any) (any, error)
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{
+		templates:  map[daml.Identifier]*templateInfo{},
+		byName:     map[nameKey]*templateInfo{},
+		packages:   map[string]string{},
+		interfaces: map[daml.Identifier][]*templateInfo{},
+	}
+}
+
+// RegisterTemplate adds template T with the interfaces it implements and the
+// built-in Archive choice.
+func RegisterTemplate[T Template](r *Registry, implements ...daml.Identifier) {
+	var zero T
+	id := zero.TemplateID()
+	if _, dup := r.templates[id.Identifier]; dup {
+		panic(fmt.Sprintf("ledger: template %s registered twice", id.Identifier))
+	}
+	if pid, ok := r.packages[id.PackageName]; ok && pid != id.PackageID {
+		panic(fmt.Sprintf("ledger: package %s has two ids", id.PackageName))
+	}
+	info := &templateInfo{id: id, goType: reflect.TypeFor[T](), choices: map[string]*choiceInfo{}, interfaces: implements,
+		views: map[daml.Identifier]func(Template) (any, error){}}
+	r.templates[id.Identifier] = info
+	r.byName[nameKey{id.PackageName, id.ModuleName, id.EntityName}] = info
+	r.packages[id.PackageName] = id.PackageID
+	for _, i := range implements {
+		r.interfaces[i] = append(r.interfaces[i], info)
+	}
+	// Every Daml template has a consuming Archive choice controlled by its
+	// signatories.
+	AddChoice(r, "Archive", true,
+		func(c T, _ daml.Unit) []daml.Party { return c.Signatories() },
+		func(*Tx, daml.ContractID, T, daml.Unit) (daml.Unit, error) { return daml.Unit{}, nil })
+}
+
+// AddChoice adds a choice to template T. Controllers returns the parties
+// that must authorize an exercise; run is the choice body. Consuming choices
+// archive the contract before the body runs, as in Daml.
+func AddChoice[T Template, A, R any](r *Registry, name string, consuming bool,
+	controllers func(c T, arg A) []daml.Party,
+	run func(tx *Tx, self daml.ContractID, c T, arg A) (R, error),
+) {
+	var zero T
+	info := r.templates[zero.TemplateID().Identifier]
+	if info == nil {
+		panic(fmt.Sprintf("ledger: choice %s on unregistered template %T", name, zero))
+	}
+	if _, dup := info.choices[name]; dup {
+		panic(fmt.Sprintf("ledger: choice %s registered twice on %T", name, zero))
+	}
+	info.choices[name] = &choiceInfo{
+		name:        name,
+		consuming:   consuming,
+		argType:     reflect.TypeFor[A](),
+		controllers: func(c Template, arg any) []daml.Party { return controllers(c.(T), arg.(A)) },
+		run: func(tx *Tx, self daml.ContractID, c Template, arg any) (any, error) {
+			return run(tx, self, c.(T), arg.(A))
+		},
+	}
+}
+
+// Template returns the template with the given package id, module and
+// entity.
+func (r *Registry) Template(id daml.Identifier) (TemplateID, bool) {
+	info, ok := r.templates[id]
+	if !ok {
+		return TemplateID{}, false
+	}
+	return info.id, true
+}
+
+// TemplateByName resolves the package-name form of a template id.
+func (r *Registry) TemplateByName(pkg, module, entity string) (TemplateID, bool) {
+	info, ok := r.byName[nameKey{pkg, module, entity}]
+	if !ok {
+		return TemplateID{}, false
+	}
+	return info.id, true
+}
+
+// PackageID returns the id of a known package name.
+func (r *Registry) PackageID(name string) (string, bool) {
+	id, ok := r.packages[name]
+	return id, ok
+}
+
+// Implementations returns the templates implementing an interface.
+func (r *Registry) Implementations(iface daml.Identifier) []TemplateID {
+	var out []TemplateID
+	for _, info := range r.interfaces[iface] {
+		out = append(out, info.id)
+	}
+	return out
+}
+
+// Interfaces returns the interfaces a template implements.
+func (r *Registry) Interfaces(t daml.Identifier) []daml.Identifier {
+	if info := r.templates[t]; info != nil {
+		return slices.Clone(info.interfaces)
+	}
+	return nil
+}
+
+// Templates lists every registered template.
+func (r *Registry) Templates() []TemplateID {
+	out := make([]TemplateID, 0, len(r.templates))
+	for _, info := range r.templates {
+		out = append(out, info.id)
+	}
+	slices.SortFunc(out, func(a, b TemplateID) int {
+		return compareStrings(a.PackageName+":"+a.ModuleName+":"+a.EntityName, b.PackageName+":"+b.ModuleName+":"+b.EntityName)
+	})
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// decode turns a contract's payload into its Go template value.
+func (info *templateInfo) decode(arg *daml.Record) (Template, error) {
+	ptr := reflect.New(info.goType)
+	if err := daml.ToGo(arg, ptr.Interface()); err != nil {
+		return nil, fmt.Errorf("decode %s payload: %w", info.id.Identifier, err)
+	}
+	return ptr.Elem().Interface().(Template), nil
+}

@@ -1,0 +1,501 @@
+package splice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// AutomationConfig says which SV node runs the DSO's automation.
+type AutomationConfig struct {
+	// DSO is the DSO party.
+	DSO daml.Party
+	// SV is the SV party that submits, on Participant, which hosts both it
+	// and the DSO party.
+	SV          daml.Party
+	Participant ledger.ParticipantID
+	// UserID is the ledger user recorded as submitter.
+	UserID string
+	// Settle is how long the service waits after a commit before looking
+	// again, so that a burst of transactions costs one pass. Default 20 ms.
+	Settle time.Duration
+	// Logger receives failures of individual actions. Default: discard.
+	Logger *slog.Logger
+}
+
+// Automation is the DSO's automation, what Splice's SV apps do by
+// themselves as time passes:
+//
+//   - advance the mining rounds (DsoRules_AdvanceOpenMiningRounds), start
+//     issuing summarized rounds, close issuing rounds whose time is up
+//     (DsoRules_MiningRound_Close) and archive closed ones;
+//   - collect the first payment of a requested name (which creates the
+//     AnsEntry) and renewal payments (which renew it);
+//   - expire name entries and subscriptions whose time has passed
+//     (DsoRules_ExpireAnsEntry, DsoRules_ExpireSubscription).
+//
+// Each pass submits everything that is due in one transaction, so after
+// the clock jumps a month ahead the DSO catches up in a few transactions:
+// the open rounds move to one current set and round numbers continue.
+//
+// Splice runs the actions that need a quorum (starting to issue a round,
+// archiving a closed one, collecting a first name payment) through
+// confirmations by 2/3 of the SVs; sandnet's SVs all live in one process,
+// so it exercises the confirmed action directly as the DSO party.
+type Automation struct {
+	net *ledger.Network
+	cfg AutomationConfig
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	seq    int64
+}
+
+// NewAutomation returns the DSO automation; Start runs it, RunOnce runs
+// one pass.
+func NewAutomation(net *ledger.Network, cfg AutomationConfig) *Automation {
+	if cfg.Settle <= 0 {
+		cfg.Settle = 20 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Automation{net: net, cfg: cfg}
+}
+
+// PassResult reports what a pass did.
+type PassResult struct {
+	// Transactions and Actions count what the pass committed.
+	Transactions, Actions int
+	// Next is the ledger time at which something falls due, or 0 when
+	// nothing is scheduled.
+	Next daml.Timestamp
+}
+
+// Start runs the automation until Stop or until ctx is done. A pass runs
+// at start, after every clock advance, after commits (settled), and when
+// the next round boundary or expiry falls due, so nothing polls.
+func (a *Automation) Start(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		return fault.New(fault.FailedPrecondition, "DSO automation already started")
+	}
+	ctx, a.cancel = context.WithCancel(ctx)
+	a.done = make(chan struct{})
+	go a.loop(ctx, a.done)
+	return nil
+}
+
+// Stop stops the automation and waits for the running pass to end.
+func (a *Automation) Stop() {
+	a.mu.Lock()
+	cancel, done := a.cancel, a.done
+	a.cancel, a.done = nil, nil
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+func (a *Automation) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	clock := a.net.Clock()
+	backoff := 50 * time.Millisecond
+	for {
+		advanced, committed := clock.Advanced(), a.net.Committed()
+		res, err := a.RunOnce(ctx)
+		wait := time.Hour
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			a.cfg.Logger.Warn("DSO automation pass failed", "err", err)
+			wait = backoff
+			backoff = min(2*backoff, 5*time.Second)
+		default:
+			backoff = 50 * time.Millisecond
+			if res.Next != 0 {
+				wait = max(0, time.Duration(res.Next-clock.Now())*time.Microsecond)
+			}
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-advanced:
+		case <-timer.C:
+		case <-committed:
+			// Let a burst of commits settle into one pass.
+			select {
+			case <-ctx.Done():
+			case <-time.After(a.cfg.Settle):
+			}
+		}
+		timer.Stop()
+	}
+}
+
+// action is one thing the DSO does in a pass.
+type action struct {
+	name string
+	run  func(tx *ledger.Tx) error
+}
+
+// dsoState is the snapshot a pass plans from.
+type dsoState struct {
+	dsoRules    Contract[DsoRules]
+	amuletRules Contract[AmuletRules]
+	ansRules    []Contract[AnsRules]
+	open        []Contract[OpenMiningRound]
+	summarizing []Contract[SummarizingMiningRound]
+	issuing     []Contract[IssuingMiningRound]
+	closed      []Contract[ClosedMiningRound]
+	priceVotes  []Contract[AmuletPriceVote]
+	initial     []Contract[SubscriptionInitialPayment]
+	renewals    []Contract[SubscriptionPayment]
+	contexts    []Contract[AnsEntryContext]
+	entries     []Contract[AnsEntry]
+	idle        []Contract[SubscriptionIdleState]
+}
+
+func (a *Automation) load(ctx context.Context) (*dsoState, error) {
+	s := a.net.Store()
+	dso := a.cfg.DSO
+	st := &dsoState{}
+	var err error
+	if st.dsoRules, err = only[DsoRules](ctx, s, dso); err != nil {
+		return nil, err
+	}
+	if st.amuletRules, err = only[AmuletRules](ctx, s, dso); err != nil {
+		return nil, err
+	}
+	loads := []func() error{
+		func() (err error) { st.ansRules, err = Active[AnsRules](ctx, s, dso); return },
+		func() (err error) { st.open, err = Active[OpenMiningRound](ctx, s, dso); return },
+		func() (err error) { st.summarizing, err = Active[SummarizingMiningRound](ctx, s, dso); return },
+		func() (err error) { st.issuing, err = Active[IssuingMiningRound](ctx, s, dso); return },
+		func() (err error) { st.closed, err = Active[ClosedMiningRound](ctx, s, dso); return },
+		func() (err error) { st.priceVotes, err = Active[AmuletPriceVote](ctx, s, dso); return },
+		func() (err error) { st.initial, err = Active[SubscriptionInitialPayment](ctx, s, dso); return },
+		func() (err error) { st.renewals, err = Active[SubscriptionPayment](ctx, s, dso); return },
+		func() (err error) { st.contexts, err = Active[AnsEntryContext](ctx, s, dso); return },
+		func() (err error) { st.entries, err = Active[AnsEntry](ctx, s, dso); return },
+		func() (err error) { st.idle, err = Active[SubscriptionIdleState](ctx, s, dso); return },
+	}
+	for _, load := range loads {
+		if err := load(); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(st.open, func(x, y Contract[OpenMiningRound]) int {
+		return cmpInt(x.Payload.Round.Number, y.Payload.Round.Number)
+	})
+	return st, nil
+}
+
+// RunOnce runs one pass: it reads the DSO's state, and submits what is due
+// at the current ledger time in one transaction. If that transaction fails
+// on a Daml precondition, each action is retried alone, so that one stuck
+// contract does not block the others.
+func (a *Automation) RunOnce(ctx context.Context) (PassResult, error) {
+	now := a.net.Clock().Now()
+	st, err := a.load(ctx)
+	if err != nil {
+		return PassResult{}, err
+	}
+	actions, next := a.plan(st, now)
+	res := PassResult{Next: next}
+	if len(actions) == 0 {
+		return res, nil
+	}
+	if err := a.submit(ctx, actions); err == nil {
+		res.Transactions, res.Actions = 1, len(actions)
+		return res, nil
+	} else if !fault.Is(err, fault.DamlPrecondition) || len(actions) == 1 {
+		return res, err
+	}
+	var errs []error
+	for _, act := range actions {
+		if err := a.submit(ctx, []action{act}); err != nil {
+			a.cfg.Logger.Warn("DSO automation action failed", "action", act.name, "err", err)
+			errs = append(errs, fmt.Errorf("%s: %w", act.name, err))
+			continue
+		}
+		res.Transactions++
+		res.Actions++
+	}
+	if res.Transactions == 0 {
+		return res, errors.Join(errs...)
+	}
+	return res, nil
+}
+
+func (a *Automation) submit(ctx context.Context, actions []action) error {
+	a.mu.Lock()
+	a.seq++
+	seq := a.seq
+	a.mu.Unlock()
+	_, err := a.net.Submit(ctx, ledger.Command{
+		Participant: a.cfg.Participant,
+		UserID:      a.cfg.UserID,
+		ActAs:       []daml.Party{a.cfg.SV, a.cfg.DSO},
+		ReadAs:      []daml.Party{a.cfg.DSO},
+		CommandID:   fmt.Sprintf("sandnet-dso-automation-%d-%s", seq, actions[0].name),
+		WorkflowID:  "dso-automation",
+		Run: func(tx *ledger.Tx) error {
+			for _, act := range actions {
+				if err := act.run(tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+	return err
+}
+
+// plan lists what is due at now, and when the next thing falls due.
+func (a *Automation) plan(st *dsoState, now daml.Timestamp) ([]action, daml.Timestamp) {
+	var actions []action
+	var next daml.Timestamp
+	due := func(t daml.Timestamp) {
+		if t > now && (next == 0 || t < next) {
+			next = t
+		}
+	}
+	sv := a.cfg.SV
+	dsoRules, amuletRules := st.dsoRules.ID, st.amuletRules.ID
+
+	// Rounds: advance while the oldest open round is past its close, the
+	// latest has opened and the middle one has been open for a tick.
+	if len(st.open) >= 3 {
+		o, m, l := st.open[0].Payload, st.open[1].Payload, st.open[2].Payload
+		ready := max(o.TargetClosesAt, l.OpensAt, addRel(m.OpensAt, m.TickDuration))
+		if ready <= now {
+			votes := a.priceVotes(st)
+			actions = append(actions, action{"advance-rounds", func(tx *ledger.Tx) error {
+				return advanceRounds(tx, dsoRules, amuletRules, sv, votes, st.open)
+			}})
+		} else {
+			due(ready)
+		}
+	}
+	for _, r := range st.summarizing {
+		actions = append(actions, action{"start-issuing", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[AmuletRulesMiningRoundStartIssuingResult](tx, amuletRules, "AmuletRules_MiningRound_StartIssuing",
+				AmuletRulesMiningRoundStartIssuing{MiningRoundCid: r.ID, Summary: OpenMiningRoundSummary{OptTotalValidatorFaucetCoupons: ptr(int64(0))}})
+			return err
+		}})
+	}
+	for _, r := range st.issuing {
+		if r.Payload.TargetClosesAt > now {
+			due(r.Payload.TargetClosesAt)
+			continue
+		}
+		actions = append(actions, action{"close-round", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[DsoRulesMiningRoundCloseResult](tx, dsoRules, "DsoRules_MiningRound_Close",
+				DsoRulesMiningRoundClose{AmuletRulesCid: amuletRules, IssuingRoundCid: r.ID, Sv: &sv})
+			return err
+		}})
+	}
+	for _, r := range st.closed {
+		actions = append(actions, action{"archive-round", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[Empty](tx, amuletRules, "AmuletRules_MiningRound_Archive",
+				AmuletRulesMiningRoundArchive{ClosedRoundCid: r.ID})
+			return err
+		}})
+	}
+
+	// Name service.
+	if len(st.ansRules) == 1 {
+		actions = append(actions, a.planAns(st, now, due)...)
+	}
+	return actions, next
+}
+
+// priceVotes picks one AmuletPriceVote per current SV.
+func (a *Automation) priceVotes(st *dsoState) []daml.ContractID {
+	bySv := map[daml.Party]daml.ContractID{}
+	for _, v := range st.priceVotes {
+		if _, ok := st.dsoRules.Payload.Svs.Get(v.Payload.Sv); ok {
+			bySv[v.Payload.Sv] = v.ID
+		}
+	}
+	out := make([]daml.ContractID, 0, len(bySv))
+	for _, e := range st.dsoRules.Payload.Svs {
+		if cid, ok := bySv[e.Key]; ok {
+			out = append(out, cid)
+		}
+	}
+	return out
+}
+
+// advanceRounds advances the open rounds as far as the ledger time allows,
+// at most three times (then the newest round opens in the future).
+func advanceRounds(tx *ledger.Tx, dsoRules, amuletRules daml.ContractID, sv daml.Party, votes []daml.ContractID, open []Contract[OpenMiningRound]) error {
+	type round struct {
+		cid daml.ContractID
+		r   OpenMiningRound
+	}
+	rounds := make([]round, len(open))
+	for i, o := range open {
+		rounds[i] = round{o.ID, o.Payload}
+	}
+	now := tx.Now()
+	for range 3 {
+		if len(rounds) < 3 {
+			return nil
+		}
+		o, m, l := rounds[0], rounds[1], rounds[2]
+		if o.r.TargetClosesAt > now || l.r.OpensAt > now || addRel(m.r.OpensAt, m.r.TickDuration) > now {
+			return nil
+		}
+		res, err := ledger.Exercise[DsoRulesAdvanceOpenMiningRoundsResult](tx, dsoRules, "DsoRules_AdvanceOpenMiningRounds",
+			DsoRulesAdvanceOpenMiningRounds{
+				AmuletRulesCid: amuletRules, RoundToArchiveCid: o.cid, MiddleRoundCid: m.cid, LatestRoundCid: l.cid,
+				AmuletPriceVoteCids: votes, Sv: &sv,
+			})
+		if err != nil {
+			return err
+		}
+		created, err := ledger.Fetch[OpenMiningRound](tx, res.OpenRound)
+		if err != nil {
+			return err
+		}
+		rounds = append(rounds[1:], round{res.OpenRound, created})
+	}
+	return nil
+}
+
+func (a *Automation) planAns(st *dsoState, now daml.Timestamp, due func(daml.Timestamp)) []action {
+	var actions []action
+	dso, sv := a.cfg.DSO, a.cfg.SV
+	dsoRules, amuletRules, ansRules := st.dsoRules.ID, st.amuletRules.ID, st.ansRules[0].ID
+	contexts := map[daml.ContractID]Contract[AnsEntryContext]{}
+	for _, c := range st.contexts {
+		contexts[c.Payload.Reference] = c
+	}
+	openByNumber := map[int64]daml.ContractID{}
+	for _, r := range st.open {
+		openByNumber[r.Payload.Round.Number] = r.ID
+	}
+	var latestOpen daml.ContractID
+	for _, r := range st.open {
+		if r.Payload.OpensAt <= now {
+			latestOpen = r.ID
+		}
+	}
+	appContext := func(round daml.ContractID) AppTransferContext {
+		return AppTransferContext{AmuletRules: amuletRules, OpenMiningRound: round}
+	}
+
+	for _, p := range st.initial {
+		data := p.Payload.SubscriptionData
+		c, ok := contexts[p.Payload.Reference]
+		if !ok || data.Provider != dso || data.Receiver != dso {
+			continue
+		}
+		if round, ok := openByNumber[p.Payload.Round.Number]; ok {
+			actions = append(actions, action{"collect-ans-payment", func(tx *ledger.Tx) error {
+				_, err := ledger.Exercise[AnsEntryPaymentResult](tx, c.ID, "AnsEntryContext_CollectInitialEntryPayment",
+					AnsEntryContextCollectInitialEntryPayment{PaymentCid: p.ID, TransferContext: appContext(round), AnsRulesCid: ansRules})
+				return err
+			}})
+		} else if latestOpen != "" {
+			// The payment's round is gone: its holding fee can no longer be
+			// settled exactly, so Splice rejects it and the sender gets
+			// the amulet back.
+			actions = append(actions, action{"reject-ans-payment", func(tx *ledger.Tx) error {
+				_, err := ledger.Exercise[AmuletSumResult](tx, c.ID, "AnsEntryContext_RejectEntryInitialPayment",
+					AnsEntryContextRejectEntryInitialPayment{PaymentCid: p.ID, TransferContext: appContext(latestOpen), AnsRulesCid: ansRules})
+				return err
+			}})
+		}
+	}
+
+	expiring := map[daml.ContractID]bool{}
+	for _, e := range st.entries {
+		if e.Payload.DSO != dso {
+			continue
+		}
+		if e.Payload.ExpiresAt >= now {
+			due(e.Payload.ExpiresAt + 1)
+			continue
+		}
+		expiring[e.ID] = true
+		actions = append(actions, action{"expire-ans-entry", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[Empty](tx, dsoRules, "DsoRules_ExpireAnsEntry",
+				DsoRulesExpireAnsEntry{AnsEntryCid: e.ID, ChoiceArg: Actor{Actor: dso}, Sv: &sv})
+			return err
+		}})
+	}
+
+	for _, p := range st.renewals {
+		data := p.Payload.SubscriptionData
+		c, ok := contexts[p.Payload.Reference]
+		round, open := openByNumber[p.Payload.Round.Number]
+		if !ok || !open || data.Provider != dso {
+			continue
+		}
+		var entry daml.ContractID
+		for _, e := range st.entries {
+			if e.Payload.User == c.Payload.User && e.Payload.Name == c.Payload.Name &&
+				e.Payload.ExpiresAt == p.Payload.ThisPaymentDueAt && !expiring[e.ID] {
+				entry = e.ID
+			}
+		}
+		if entry == "" {
+			continue
+		}
+		actions = append(actions, action{"collect-ans-renewal", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[DsoRulesCollectEntryRenewalPaymentResult](tx, dsoRules, "DsoRules_CollectEntryRenewalPayment",
+				DsoRulesCollectEntryRenewalPayment{
+					AnsEntryContextCid: c.ID, Sv: &sv,
+					ChoiceArg: AnsEntryContextCollectEntryRenewalPayment{
+						PaymentCid: p.ID, EntryCid: entry, TransferContext: appContext(round), AnsRulesCid: ansRules,
+					},
+				})
+			return err
+		}})
+	}
+
+	for _, s := range st.idle {
+		c, ok := contexts[s.Payload.Reference]
+		if !ok || s.Payload.SubscriptionData.Provider != dso {
+			continue
+		}
+		if s.Payload.NextPaymentDueAt >= now {
+			due(s.Payload.NextPaymentDueAt + 1)
+			continue
+		}
+		actions = append(actions, action{"expire-subscription", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[Empty](tx, dsoRules, "DsoRules_ExpireSubscription", DsoRulesExpireSubscription{
+				AnsEntryContextCid: c.ID, SubscriptionIdleStateCid: s.ID, ChoiceArg: Actor{Actor: dso}, Sv: &sv,
+			})
+			return err
+		}})
+	}
+	return actions
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

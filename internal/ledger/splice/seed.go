@@ -1,0 +1,593 @@
+package splice
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// SeedConfig shapes the network Seed builds. The zero value is sandnet's
+// default network.
+type SeedConfig struct {
+	// SVs is the number of super validators (default 4).
+	SVs int
+	// Users are the wallet users of the validator, each with a party, a
+	// ledger API user and a wallet (default "alice" and "bob").
+	Users []string
+	// AnsAcronym is the name service's acronym: names end in
+	// ".unverified.<acronym>" (default "cns", the Canton Name Service).
+	AnsAcronym string
+	// AmuletPrice is the price of one amulet in USD (default 0.005).
+	AmuletPrice daml.Numeric
+	// TickDuration is the round tick (default 10 minutes).
+	TickDuration time.Duration
+	// TapAmount is the amulet every wallet user and the validator operator
+	// get from the DevNet faucet (default 2000).
+	TapAmount daml.Numeric
+	// NoAnsEntries skips registering "<user>.unverified.<acronym>" for
+	// every user.
+	NoAnsEntries bool
+	// BaseURL is where the SVs' Scans and sequencers are published in their
+	// node configuration (default http://127.0.0.1:7575): SV k's Scan is
+	// <BaseURL>/sv-k, its sequencer <BaseURL>/sv-k/sequencer.
+	BaseURL string
+}
+
+func (c *SeedConfig) defaults() {
+	if c.SVs <= 0 {
+		c.SVs = 4
+	}
+	if c.Users == nil {
+		c.Users = []string{"alice", "bob"}
+	}
+	if c.AnsAcronym == "" {
+		c.AnsAcronym = "cns"
+	}
+	if c.AmuletPrice.IsZero() {
+		c.AmuletPrice = num("0.005")
+	}
+	if c.TickDuration <= 0 {
+		c.TickDuration = DefaultTickDuration
+	}
+	if c.TapAmount.IsZero() {
+		c.TapAmount = num("2000.0")
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://127.0.0.1:7575"
+	}
+}
+
+// Seeded describes a seeded network: its ids, parties and users. Seed
+// stores it in the network's metadata, so a restarted sandnet gets it back.
+type Seeded struct {
+	Synchronizer ledger.SynchronizerID `json:"synchronizer"`
+	DSO          daml.Party            `json:"dso"`
+	SVs          []SeededSV            `json:"svs"`
+	Validator    SeededValidator       `json:"validator"`
+	Users        []SeededUser          `json:"users"`
+	AnsAcronym   string                `json:"ansAcronym"`
+	TickDuration time.Duration         `json:"tickDuration"`
+}
+
+// SeededSV is a super validator: its node (participant) hosts its party and
+// the DSO party.
+type SeededSV struct {
+	Name            string               `json:"name"`
+	Party           daml.Party           `json:"party"`
+	Participant     ledger.ParticipantID `json:"participant"`
+	ParticipantName string               `json:"participantName"`
+	// OperatorUser is the SV node's ledger API user (participant admin,
+	// acting as the SV party, reading as the DSO).
+	OperatorUser string       `json:"operatorUser"`
+	RewardWeight int64        `json:"rewardWeight"`
+	ScanURL      string       `json:"scanUrl"`
+	Sequencer    BftSequencer `json:"sequencer"`
+}
+
+// BftSequencer is an SV's BFT sequencer as Scan's /v0/sv-bft-sequencers
+// reports it. Splice reads it from the sequencer's admin API; sandnet keeps
+// it here and in the SV's SvNodeState (sequencer id and URL).
+type BftSequencer struct {
+	SerialID int64  `json:"serialId"`
+	ID       string `json:"id"`
+	P2PURL   string `json:"p2pUrl"`
+}
+
+// SeededValidator is the validator node: its operator party runs the
+// users' wallets.
+type SeededValidator struct {
+	Participant     ledger.ParticipantID `json:"participant"`
+	ParticipantName string               `json:"participantName"`
+	Party           daml.Party           `json:"party"`
+	// OperatorUser is the validator's ledger API user: participant admin,
+	// reading as any party, acting as the operator party. It is also the
+	// wallet user of the operator.
+	OperatorUser string `json:"operatorUser"`
+}
+
+// SeededUser is a wallet user of the validator.
+type SeededUser struct {
+	// Name is the ledger API user id and the wallet's end-user name.
+	Name  string     `json:"name"`
+	Party daml.Party `json:"party"`
+	// AnsName is the user's registered name, if any.
+	AnsName string `json:"ansName,omitempty"`
+}
+
+// AutomationConfig returns the configuration of the DSO automation, run
+// by the founding SV's node.
+func (s *Seeded) AutomationConfig() AutomationConfig {
+	sv := s.SVs[0]
+	return AutomationConfig{DSO: s.DSO, SV: sv.Party, Participant: sv.Participant, UserID: sv.OperatorUser}
+}
+
+// User returns the seeded wallet user with the given name.
+func (s *Seeded) User(name string) (SeededUser, bool) {
+	for _, u := range s.Users {
+		if u.Name == name {
+			return u, true
+		}
+	}
+	return SeededUser{}, false
+}
+
+// SeededMetaKey is the network setting holding the Seeded description.
+const SeededMetaKey = "splice/seeded"
+
+// OperatorUser is the ledger API user id of every node's operator, Canton's
+// default administrator.
+const OperatorUser = "participant_admin"
+
+// svName names the k-th SV (from 1) as Splice's DevNet does.
+func svName(k int) string {
+	if k == 1 {
+		return "Digital-Asset-2"
+	}
+	return fmt.Sprintf("Digital-Asset-Eng-%d", k)
+}
+
+// Seed builds a fresh network through the engine, every step a topology
+// change or a transaction in the update log, as Splice's bootstrap would
+// produce it:
+//
+//  1. the global synchronizer, a participant per SV and one for the
+//     validator; the DSO party (its own namespace) hosted on every SV
+//     participant; the SV, validator operator and user parties; ledger
+//     API users;
+//  2. the founding transaction: the first SV creates DsoBootstrap and
+//     exercises DsoBootstrap_Bootstrap (AmuletRules, AnsRules, DsoRules,
+//     the first three open rounds, the SV's node state with its sequencer);
+//  3. every other SV joins: the DSO confirms its onboarding
+//     (DsoRules_ConfirmSvOnboarding), the SV adds itself
+//     (DsoRules_AddConfirmedSv) and publishes its nodes
+//     (DsoRules_SetSynchronizerNodeConfig);
+//  4. the validator is onboarded (DsoRules_OnboardValidator) and installs a
+//     wallet (ValidatorRight, WalletAppInstall) for its operator and each
+//     user, who tap the faucet;
+//  5. each user registers "<user>.unverified.<acronym>" through the real
+//     request, pay and collect flow;
+//  6. the first SV requests a vote (to change the second SV's reward
+//     weight), which stays open.
+//
+// Ids derive from the network seed and the order of these steps, so the
+// same seed gives the same network. Seed on a store that was already
+// seeded changes nothing and returns its description; on a store with
+// other data it fails.
+func Seed(ctx context.Context, net *ledger.Network, cfg SeedConfig) (*Seeded, error) {
+	s := net.Store()
+	if raw, ok, err := s.Meta(ctx, SeededMetaKey); err != nil {
+		return nil, err
+	} else if ok {
+		var seeded Seeded
+		if err := json.Unmarshal([]byte(raw), &seeded); err != nil {
+			return nil, fmt.Errorf("read seeded network: %w", err)
+		}
+		return &seeded, nil
+	}
+	head, err := s.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if head.Sequence > 0 {
+		return nil, fault.New(fault.FailedPrecondition, "the ledger has transactions but was not seeded by sandnet; use an empty data directory")
+	}
+	cfg.defaults()
+	sd := &seeder{ctx: ctx, net: net, cfg: cfg}
+	if err := sd.run(); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	raw, err := json.Marshal(sd.out)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Write(ctx, func(w ledger.WriteTx) error { return w.SetMeta(ctx, SeededMetaKey, string(raw)) }); err != nil {
+		return nil, err
+	}
+	return sd.out, nil
+}
+
+type seeder struct {
+	ctx context.Context
+	net *ledger.Network
+	cfg SeedConfig
+	out *Seeded
+	seq int
+}
+
+func (sd *seeder) run() error {
+	ctx, net, cfg := sd.ctx, sd.net, sd.cfg
+	sync, err := net.AddSynchronizer(ctx, "global-domain")
+	if err != nil {
+		return err
+	}
+	out := &Seeded{Synchronizer: sync.ID, AnsAcronym: cfg.AnsAcronym, TickDuration: cfg.TickDuration}
+	sd.out = out
+
+	// Topology: participants and parties.
+	var dsoHosts []ledger.Hosting
+	for k := 1; k <= cfg.SVs; k++ {
+		p, err := net.AddParticipant(ctx, fmt.Sprintf("sv-%d", k))
+		if err != nil {
+			return err
+		}
+		out.SVs = append(out.SVs, SeededSV{
+			Name: svName(k), Participant: p.ID, ParticipantName: p.Name, OperatorUser: OperatorUser, RewardWeight: 10_000,
+		})
+		dsoHosts = append(dsoHosts, ledger.Hosting{Participant: p.ID, Synchronizer: sync.ID, Permission: ledger.PermissionSubmission})
+	}
+	if out.DSO, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "DSO", Namespace: net.Fingerprint("namespace/DSO"), Hosts: dsoHosts}); err != nil {
+		return err
+	}
+	for i := range out.SVs {
+		sv := &out.SVs[i]
+		host := ledger.Hosting{Participant: sv.Participant, Synchronizer: sync.ID, Permission: ledger.PermissionSubmission}
+		if sv.Party, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: sv.Name, Hosts: []ledger.Hosting{host}}); err != nil {
+			return err
+		}
+		sv.ScanURL = fmt.Sprintf("%s/%s", cfg.BaseURL, sv.ParticipantName)
+		sv.Sequencer = BftSequencer{
+			SerialID: 0,
+			ID:       "SEQ::" + sv.ParticipantName + "::" + net.Fingerprint("sequencer/"+sv.ParticipantName),
+			P2PURL:   fmt.Sprintf("%s/%s/sequencer-p2p", cfg.BaseURL, sv.ParticipantName),
+		}
+		if err := net.PutUser(ctx, ledger.User{
+			ID: OperatorUser, Participant: sv.Participant, PrimaryParty: sv.Party,
+			Rights: []ledger.Right{
+				{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
+				{Kind: ledger.CanActAs, Party: sv.Party}, {Kind: ledger.CanReadAs, Party: out.DSO},
+			},
+		}); err != nil {
+			return err
+		}
+	}
+	vp, err := net.AddParticipant(ctx, "validator")
+	if err != nil {
+		return err
+	}
+	vhost := ledger.Hosting{Participant: vp.ID, Synchronizer: sync.ID, Permission: ledger.PermissionSubmission}
+	out.Validator = SeededValidator{Participant: vp.ID, ParticipantName: vp.Name, OperatorUser: OperatorUser}
+	if out.Validator.Party, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "validator", Hosts: []ledger.Hosting{vhost}}); err != nil {
+		return err
+	}
+	if err := net.PutUser(ctx, ledger.User{
+		ID: OperatorUser, Participant: vp.ID, PrimaryParty: out.Validator.Party,
+		Rights: []ledger.Right{
+			{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
+			{Kind: ledger.CanActAs, Party: out.Validator.Party},
+		},
+	}); err != nil {
+		return err
+	}
+	for _, name := range cfg.Users {
+		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: name, Hosts: []ledger.Hosting{vhost}})
+		if err != nil {
+			return err
+		}
+		if err := net.PutUser(ctx, ledger.User{
+			ID: name, Participant: vp.ID, PrimaryParty: party,
+			Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: party}, {Kind: ledger.CanReadAs, Party: party}},
+		}); err != nil {
+			return err
+		}
+		out.Users = append(out.Users, SeededUser{Name: name, Party: party})
+	}
+
+	if err := sd.found(); err != nil {
+		return fmt.Errorf("found the DSO: %w", err)
+	}
+	for i := 1; i < len(out.SVs); i++ {
+		if err := sd.join(i); err != nil {
+			return fmt.Errorf("add SV %s: %w", out.SVs[i].Name, err)
+		}
+	}
+	if err := sd.onboardValidator(); err != nil {
+		return fmt.Errorf("onboard the validator: %w", err)
+	}
+	if !cfg.NoAnsEntries {
+		if err := sd.registerNames(); err != nil {
+			return fmt.Errorf("register names: %w", err)
+		}
+	}
+	if err := sd.requestVote(); err != nil {
+		return fmt.Errorf("request a vote: %w", err)
+	}
+	return nil
+}
+
+// submit runs a seeding command with a deterministic command id.
+func (sd *seeder) submit(participant ledger.ParticipantID, user string, actAs, readAs []daml.Party, disclosed []*ledger.Contract, run func(tx *ledger.Tx) error) error {
+	_, err := sd.submitTx(participant, user, actAs, readAs, disclosed, run)
+	return err
+}
+
+func (sd *seeder) submitTx(participant ledger.ParticipantID, user string, actAs, readAs []daml.Party, disclosed []*ledger.Contract, run func(tx *ledger.Tx) error) (*ledger.Transaction, error) {
+	sd.seq++
+	return sd.net.Submit(sd.ctx, ledger.Command{
+		Participant: participant, UserID: user, ActAs: actAs, ReadAs: readAs,
+		CommandID: fmt.Sprintf("sandnet-seed-%d", sd.seq), WorkflowID: "sandnet-seed",
+		Disclosed: disclosed, Run: run,
+	})
+}
+
+// CreatedIn returns the ids of the contracts of template tid that a
+// committed transaction created, in node order. Commands only see
+// provisional ids; the committed transaction has the final ones.
+func CreatedIn(t *ledger.Transaction, tid ledger.TemplateID) []daml.ContractID {
+	var out []daml.ContractID
+	for _, c := range t.Created() {
+		if sameTemplate(c.Template, tid) {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}
+
+func (sd *seeder) nodeConfig(sv SeededSV) SynchronizerNodeConfig {
+	now := sd.net.Clock().Now()
+	name := sv.ParticipantName
+	return SynchronizerNodeConfig{
+		CometBft: CometBftConfig{Nodes: daml.Map[string, CometBftNodeConfig]{}, GovernanceKeys: []GovernanceKeyConfig{}, SequencingKeys: []SequencingKeyConfig{}},
+		Sequencer: &SequencerConfig{
+			MigrationID: 0, SequencerID: sv.Sequencer.ID,
+			URL: fmt.Sprintf("%s/%s/sequencer", sd.cfg.BaseURL, name), AvailableAfter: &now,
+		},
+		Mediator: &MediatorConfig{MediatorID: "MED::" + name + "::" + sd.net.Fingerprint("mediator/"+name)},
+		Scan:     &ScanConfig{PublicURL: sv.ScanURL},
+	}
+}
+
+func (sd *seeder) found() error {
+	out, cfg := sd.out, sd.cfg
+	sv1 := out.SVs[0]
+	syncID := string(out.Synchronizer)
+	boot := DsoBootstrap{
+		DSO: out.DSO, Sv1Party: sv1.Party, Sv1Name: sv1.Name, Sv1RewardWeight: sv1.RewardWeight,
+		Sv1ParticipantID:     string(sv1.Participant),
+		Sv1SynchronizerNodes: daml.Map[string, SynchronizerNodeConfig]{{Key: syncID, Value: sd.nodeConfig(sv1)}},
+		Round0Duration:       Rel(cfg.TickDuration),
+		AmuletConfig:         DefaultAmuletConfig(syncID, cfg.TickDuration),
+		AmuletPrice:          cfg.AmuletPrice,
+		AnsRulesConfig:       DefaultAnsRulesConfig(cfg.AnsAcronym),
+		Config:               DefaultDsoRulesConfig(syncID),
+		InitialTrafficState:  daml.Map[string, TrafficState]{},
+		IsDevNet:             true,
+	}
+	return sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSO}, nil, nil, func(tx *ledger.Tx) error {
+		cid, err := ledger.Create(tx, boot)
+		if err != nil {
+			return err
+		}
+		_, err = ledger.Exercise[Empty](tx, cid, "DsoBootstrap_Bootstrap", Empty{})
+		return err
+	})
+}
+
+// join adds the i-th SV (from 0) the way a joining SV node does.
+func (sd *seeder) join(i int) error {
+	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
+	sv1, sv := out.SVs[0], out.SVs[i]
+	rules, err := only[DsoRules](ctx, s, out.DSO)
+	if err != nil {
+		return err
+	}
+	if err := sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSO}, nil, nil, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[DsoRulesConfirmSvOnboardingResult](tx, rules.ID, "DsoRules_ConfirmSvOnboarding", DsoRulesConfirmSvOnboarding{
+			NewSvParty: sv.Party, NewSvName: sv.Name, NewParticipantID: string(sv.Participant),
+			NewSvRewardWeight: sv.RewardWeight, Reason: "sandnet seed: " + sv.Name + " joins",
+		})
+		return err
+	}); err != nil {
+		return err
+	}
+	confirmed, err := Active[SvOnboardingConfirmed](ctx, s, sv.Party)
+	if err != nil || len(confirmed) != 1 {
+		return fmt.Errorf("find the onboarding confirmation: %d found, %v", len(confirmed), err)
+	}
+	amuletRules, err := only[AmuletRules](ctx, s, out.DSO)
+	if err != nil {
+		return err
+	}
+	rounds, err := Active[OpenMiningRound](ctx, s, out.DSO)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(rounds, func(x, y Contract[OpenMiningRound]) int {
+		return cmpInt(x.Payload.Round.Number, y.Payload.Round.Number)
+	})
+	if len(rounds) < 3 {
+		return fmt.Errorf("expected three open rounds, found %d", len(rounds))
+	}
+	actAs, readAs := []daml.Party{sv.Party}, []daml.Party{out.DSO}
+	if err := sd.submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[NewDsoRulesResult](tx, rules.ID, "DsoRules_AddConfirmedSv", DsoRulesAddConfirmedSv{
+			Sv: sv.Party, SvOnboardingConfirmedCid: confirmed[0].ID,
+			EarliestRoundCid: rounds[0].ID, MiddleRoundCid: rounds[1].ID, LatestRoundCid: rounds[2].ID,
+			AmuletRulesCid: amuletRules.ID,
+		})
+		return err
+	}); err != nil {
+		return err
+	}
+	rules, err = only[DsoRules](ctx, s, out.DSO)
+	if err != nil {
+		return err
+	}
+	var nodeState daml.ContractID
+	states, err := Active[SvNodeState](ctx, s, out.DSO)
+	if err != nil {
+		return err
+	}
+	for _, st := range states {
+		if st.Payload.Sv == sv.Party {
+			nodeState = st.ID
+		}
+	}
+	return sd.submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[DsoRulesSetSynchronizerNodeConfigResult](tx, rules.ID, "DsoRules_SetSynchronizerNodeConfig", DsoRulesSetSynchronizerNodeConfig{
+			Sv: sv.Party, SynchronizerID: string(out.Synchronizer), NewNodeConfig: sd.nodeConfig(sv), NodeStateCid: nodeState,
+		})
+		return err
+	})
+}
+
+func (sd *seeder) onboardValidator() error {
+	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
+	sv1, v := out.SVs[0], out.Validator
+	rules, err := only[DsoRules](ctx, s, out.DSO)
+	if err != nil {
+		return err
+	}
+	version, contact := "sandnet", ""
+	if err := sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{sv1.Party}, []daml.Party{out.DSO}, nil, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[DsoRulesOnboardValidatorResult](tx, rules.ID, "DsoRules_OnboardValidator", DsoRulesOnboardValidator{
+			Sponsor: sv1.Party, Validator: v.Party, Version: &version, ContactPoint: &contact,
+		})
+		return err
+	}); err != nil {
+		return err
+	}
+
+	// Wallets: the operator's own, then one per user, each with the
+	// ValidatorRight Splice's validator creates on onboarding.
+	wallets := append([]SeededUser{{Name: v.OperatorUser, Party: v.Party}}, out.Users...)
+	for _, u := range wallets {
+		if err := sd.submit(v.Participant, v.OperatorUser, slices.Compact([]daml.Party{v.Party, u.Party}), nil, nil, func(tx *ledger.Tx) error {
+			if _, err := ledger.Create(tx, ValidatorRight{DSO: out.DSO, User: u.Party, Validator: v.Party}); err != nil {
+				return err
+			}
+			_, err := ledger.Create(tx, WalletAppInstall{DSOParty: out.DSO, ValidatorParty: v.Party, EndUserName: u.Name, EndUserParty: u.Party})
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	for _, u := range wallets {
+		if err := sd.tap(u); err != nil {
+			return fmt.Errorf("tap for %s: %w", u.Name, err)
+		}
+	}
+	return nil
+}
+
+func (sd *seeder) tap(u SeededUser) error {
+	ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), sd.out.DSO, sd.net.Clock().Now())
+	if err != nil {
+		return err
+	}
+	return sd.submit(sd.out.Validator.Participant, u.Name, []daml.Party{u.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[AmuletRulesDevNetTapResult](tx, ac.AmuletRules.ID, "AmuletRules_DevNet_Tap", AmuletRulesDevNetTap{
+			Receiver: u.Party, Amount: sd.cfg.TapAmount, OpenRound: ac.OpenRound.ID,
+		})
+		return err
+	})
+}
+
+// registerNames runs the name-service flow for every user: the request,
+// the wallet's first payment, and the DSO collecting it.
+func (sd *seeder) registerNames() error {
+	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
+	ansRules, err := only[AnsRules](ctx, s, out.DSO)
+	if err != nil {
+		return err
+	}
+	v := out.Validator
+	for i := range out.Users {
+		u := &out.Users[i]
+		name := u.Name + ".unverified." + out.AnsAcronym
+		url := "https://" + u.Name + ".example.com"
+		description := "Seeded name of " + u.Name
+		if err := ValidateAnsEntryRequest(out.AnsAcronym, name, url, description); err != nil {
+			return err
+		}
+		t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, []*ledger.Contract{ansRules.Contract}, func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[AnsRulesRequestEntryResult](tx, ansRules.ID, "AnsRules_RequestEntry", AnsRulesRequestEntry{
+				Name: name, URL: url, Description: description, User: u.Party,
+			})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		request := CreatedIn(t, SubscriptionRequest{}.TemplateID())[0]
+		ac, err := LoadAmuletContext(ctx, s, out.DSO, sd.net.Clock().Now())
+		if err != nil {
+			return err
+		}
+		amulets, err := Holdings(ctx, s, u.Party)
+		if err != nil {
+			return err
+		}
+		inputs := make([]TransferInput, len(amulets))
+		for i, a := range amulets {
+			inputs[i] = InputAmulet(a.ID)
+		}
+		if err := sd.submit(v.Participant, v.OperatorUser, []daml.Party{u.Party, v.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[SubscriptionMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", SubscriptionPaymentArgs{
+				Inputs: inputs, Context: ac.PaymentContext(), WalletProvider: v.Party,
+			})
+			return err
+		}); err != nil {
+			return err
+		}
+		u.AnsName = name
+	}
+	// The DSO collects the payments, creating the entries.
+	res, err := NewAutomation(sd.net, out.AutomationConfig()).RunOnce(ctx)
+	if err != nil {
+		return err
+	}
+	if res.Actions < len(out.Users) {
+		return fmt.Errorf("the DSO collected %d of %d name payments", res.Actions, len(out.Users))
+	}
+	return nil
+}
+
+func (sd *seeder) requestVote() error {
+	ctx, out := sd.ctx, sd.out
+	sv1 := out.SVs[0]
+	target := sv1
+	if len(out.SVs) > 1 {
+		target = out.SVs[1]
+	}
+	rules, err := only[DsoRules](ctx, sd.net.Store(), out.DSO)
+	if err != nil {
+		return err
+	}
+	return sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{sv1.Party}, []daml.Party{out.DSO}, nil, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[VoteRequestResult](tx, rules.ID, "DsoRules_RequestVote", DsoRulesRequestVote{
+			Requester: sv1.Party,
+			Action:    ActionUpdateSvRewardWeight(target.Party, 2*target.RewardWeight),
+			Reason: Reason{
+				URL:  "https://sandnet.example/votes/1",
+				Body: "Seeded example vote: double the reward weight of " + target.Name + ".",
+			},
+		})
+		return err
+	})
+}

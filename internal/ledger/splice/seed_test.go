@@ -1,0 +1,314 @@
+package splice_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+)
+
+func TestSeedBuildsTheNetwork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	start := time.Now()
+	s := seedNetwork(t, splice.SeedConfig{})
+	t.Logf("seeded in %s", time.Since(start))
+	st := s.net.Store()
+
+	head, err := st.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d transactions", head.Sequence)
+
+	if len(s.SVs) != 4 || len(s.Users) != 2 {
+		t.Fatalf("got %d SVs and %d users, want 4 and 2", len(s.SVs), len(s.Users))
+	}
+	if !strings.HasPrefix(string(s.DSO), "DSO::1220") || !strings.HasPrefix(string(s.Synchronizer), "global-domain::1220") {
+		t.Errorf("ids: DSO %s, synchronizer %s", s.DSO, s.Synchronizer)
+	}
+
+	// The DSO party is hosted on every SV participant; each SV party on its
+	// own.
+	hosts := s.net.HostingsOf(s.DSO)
+	if len(hosts) != len(s.SVs) {
+		t.Errorf("DSO hosted on %d participants, want %d", len(hosts), len(s.SVs))
+	}
+	for _, sv := range s.SVs {
+		if !strings.HasPrefix(string(sv.Participant), "PAR::"+sv.ParticipantName+"::1220") {
+			t.Errorf("participant id %s", sv.Participant)
+		}
+		if hs := s.net.HostingsOf(sv.Party); len(hs) != 1 || hs[0].Participant != sv.Participant {
+			t.Errorf("%s hosted on %v", sv.Name, hs)
+		}
+	}
+
+	// DsoRules lists every SV; each has published its sequencer.
+	rules, err := splice.Active[splice.DsoRules](ctx, st, s.DSO)
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("DsoRules: %d, %v", len(rules), err)
+	}
+	nodes, err := splice.Active[splice.SvNodeState](ctx, st, s.DSO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sv := range s.SVs {
+		info, ok := rules[0].Payload.Svs.Get(sv.Party)
+		if !ok || info.Name != sv.Name || info.ParticipantID != string(sv.Participant) {
+			t.Errorf("DsoRules has %+v for %s", info, sv.Name)
+		}
+		found := false
+		for _, n := range nodes {
+			cfg, ok := n.Payload.State.SynchronizerNodes.Get(string(s.Synchronizer))
+			if n.Payload.Sv == sv.Party && ok && cfg.Sequencer != nil && cfg.Sequencer.SequencerID == sv.Sequencer.ID {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no sequencer published for %s", sv.Name)
+		}
+	}
+
+	// Users, wallets, coin and names.
+	for _, u := range s.Users {
+		user, err := st.User(ctx, s.Validator.Participant, u.Name)
+		if err != nil || !user.CanAct(u.Party) || user.PrimaryParty != u.Party {
+			t.Errorf("user %s: %+v, %v", u.Name, user, err)
+		}
+		if got := s.balance(t, u.Party); got.Cmp(num("1800.0")) != 0 {
+			t.Errorf("%s holds %s, want 1800 (2000 tapped, 200 paid for a name)", u.Name, got)
+		}
+		if u.AnsName != u.Name+".unverified.cns" {
+			t.Errorf("%s's name is %q", u.Name, u.AnsName)
+		}
+	}
+	admin, err := st.User(ctx, s.Validator.Participant, splice.OperatorUser)
+	if err != nil || !admin.IsAdmin() || !admin.CanAct(s.Validator.Party) || !admin.CanRead(s.Users[0].Party) {
+		t.Errorf("validator operator user: %+v, %v", admin, err)
+	}
+	for _, sv := range s.SVs {
+		op, err := st.User(ctx, sv.Participant, splice.OperatorUser)
+		if err != nil || !op.IsAdmin() || !op.CanAct(sv.Party) || !op.CanRead(s.DSO) {
+			t.Errorf("SV operator user of %s: %+v, %v", sv.Name, op, err)
+		}
+	}
+	counts := map[string]int{}
+	all, err := st.ActiveContracts(ctx, ledger.ContractFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range all {
+		counts[c.Template.EntityName]++
+	}
+	want := map[string]int{
+		"AmuletRules": 1, "AnsRules": 1, "DsoRules": 1, "OpenMiningRound": 3, "AnsEntry": 2, "AnsEntryContext": 2,
+		"SubscriptionIdleState": 2, "Subscription": 2, "VoteRequest": 1, "ValidatorLicense": 1, "WalletAppInstall": 3,
+		"ValidatorRight": 3, "Amulet": 3, "SvNodeState": 4, "SvRewardState": 4, "SvStatusReport": 4, "AmuletPriceVote": 4,
+	}
+	if !reflect.DeepEqual(counts, want) {
+		t.Errorf("active contracts by template:\n got %v\nwant %v", counts, want)
+	}
+}
+
+// The Scan recognizes the founding transaction (a root create of
+// DsoBootstrap whose first field is the DSO party) and an SV's joining
+// transaction (a root DsoRules_AddConfirmedSv whose first argument is the
+// SV's party).
+func TestSeedFoundingAndJoiningTransactions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := seedNetwork(t, splice.SeedConfig{SVs: 2, Users: []string{"carol"}})
+	ups, err := s.net.Store().Updates(ctx, ledger.UpdateQuery{Participant: s.SVs[1].Participant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ups) == 0 {
+		t.Fatal("sv-2 sees nothing")
+	}
+	first := ups[0].Transaction
+	root := first.Events[first.Roots[0]]
+	if root.Created == nil || root.Created.Template.EntityName != "DsoBootstrap" ||
+		root.Created.Argument.Fields[0].Value != daml.Party(s.DSO) {
+		t.Errorf("first transaction's root is %+v", root)
+	}
+	joined := false
+	for _, u := range ups {
+		for _, r := range u.Transaction.Roots {
+			x := u.Transaction.Events[r].Exercised
+			if x != nil && x.Choice == "DsoRules_AddConfirmedSv" {
+				arg := x.ChoiceArgument.(*daml.Record)
+				joined = joined || arg.Fields[0].Value == daml.Party(s.SVs[1].Party)
+			}
+		}
+	}
+	if !joined {
+		t.Error("no joining transaction for sv-2")
+	}
+}
+
+// ledgerDump is everything a network's ids depend on, per participant.
+type ledgerDump struct {
+	updates   []string
+	contracts []daml.ContractID
+	times     []daml.Timestamp
+}
+
+func dump(t *testing.T, net *ledger.Network) map[ledger.ParticipantID]ledgerDump {
+	t.Helper()
+	ctx := context.Background()
+	ps, err := net.Store().Participants(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[ledger.ParticipantID]ledgerDump{}
+	for _, p := range ps {
+		ups, err := net.Store().Updates(ctx, ledger.UpdateQuery{Participant: p.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d ledgerDump
+		for _, u := range ups {
+			d.updates = append(d.updates, u.Transaction.UpdateID)
+			d.times = append(d.times, u.Transaction.RecordTime)
+			for _, c := range u.Transaction.Created() {
+				d.contracts = append(d.contracts, c.ID)
+			}
+		}
+		out[p.ID] = d
+	}
+	return out
+}
+
+func TestSeedIsDeterministic(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	seedOn := func(seed string) (*splice.Seeded, map[ledger.ParticipantID]ledgerDump) {
+		net := openNetwork(t, seed)
+		s, err := splice.Seed(ctx, net, splice.SeedConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, dump(t, net)
+	}
+	a, da := seedOn("same")
+	b, db := seedOn("same")
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("the same seed gave different networks:\n%+v\n%+v", a, b)
+	}
+	if !reflect.DeepEqual(da, db) {
+		t.Errorf("the same seed gave different update ids, contract ids or record times")
+	}
+	n := 0
+	for _, d := range da {
+		n += len(d.contracts)
+	}
+	if n == 0 {
+		t.Fatal("no contracts to compare")
+	}
+	c, dc := seedOn("other")
+	if c.DSO == a.DSO || reflect.DeepEqual(dc, da) {
+		t.Error("a different seed gave the same ids")
+	}
+}
+
+func TestSeedIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	open := func() (*ledger.Network, func()) {
+		st, err := sqlitestore.OpenLedger(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, err := ledger.Open(ctx, st, splice.NewRegistry(), ledger.Config{Seed: "idem", Wall: pinned(epoch)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return net, func() { net.Close(); st.Close() }
+	}
+	net, closeNet := open()
+	first, err := splice.Seed(ctx, net, splice.SeedConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head1, _ := net.Store().Head(ctx)
+	again, err := splice.Seed(ctx, net, splice.SeedConfig{SVs: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeNet()
+
+	net, closeNet = open() // a restarted sandnet
+	defer closeNet()
+	restarted, err := splice.Seed(ctx, net, splice.SeedConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head2, _ := net.Store().Head(ctx)
+	if head2.Sequence != head1.Sequence {
+		t.Errorf("seeding again committed %d transactions", head2.Sequence-head1.Sequence)
+	}
+	if !reflect.DeepEqual(first, again) || !reflect.DeepEqual(first, restarted) {
+		t.Errorf("seeding again described another network")
+	}
+}
+
+func TestSeedRefusesALedgerWithOtherData(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	net := openNetwork(t, "foreign")
+	if _, err := net.AddSynchronizer(ctx, "global-domain"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := net.AddParticipant(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: "x", Hosts: []ledger.Hosting{{Participant: p.ID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := net.Submit(ctx, ledger.Command{Participant: p.ID, ActAs: []daml.Party{party}, Run: func(tx *ledger.Tx) error {
+		_, err := ledger.Create(tx, splice.ValidatorRight{DSO: party, User: party, Validator: party})
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = splice.Seed(ctx, net, splice.SeedConfig{})
+	wantKind(t, err, fault.FailedPrecondition)
+}
+
+func TestSeedConfig(t *testing.T) {
+	t.Parallel()
+	s := seedNetwork(t, splice.SeedConfig{SVs: 1, Users: []string{"dave"}, AnsAcronym: "ans", NoAnsEntries: true, TapAmount: num("5.0")})
+	if len(s.SVs) != 1 || s.Users[0].AnsName != "" || s.AnsAcronym != "ans" {
+		t.Fatalf("seeded %+v", s.Seeded)
+	}
+	if got := s.balance(t, s.Users[0].Party); got.Cmp(num("5.0")) != 0 {
+		t.Errorf("dave holds %s", got)
+	}
+	entries, err := splice.Active[splice.AnsEntry](context.Background(), s.net.Store(), s.DSO)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("entries: %d, %v", len(entries), err)
+	}
+}
+
+func BenchmarkSeed(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		net := openNetwork(b, "bench")
+		b.StartTimer()
+		if _, err := splice.Seed(context.Background(), net, splice.SeedConfig{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+

@@ -1,0 +1,129 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/sandnet/sandnet/internal/daml"
+)
+
+// Head is the tip of the network as the next commit extends it.
+type Head struct {
+	// MigrationID is the current hard-migration generation.
+	MigrationID int64
+	// Sequence counts the updates the network has ordered, over all
+	// migrations; update ids derive from it.
+	Sequence int64
+	// LastRecordTime is the record time of the last update of the current
+	// migration, or 0 when there is none.
+	LastRecordTime daml.Timestamp
+	// ClockOffset is how far the admin API has moved ledger time ahead of
+	// wall time, in microseconds. It never decreases.
+	ClockOffset int64
+	// Offsets holds every participant's last offset (0: none yet).
+	Offsets map[ParticipantID]Offset
+}
+
+// ParticipantUpdate is an update as one participant's stream numbers it.
+type ParticipantUpdate struct {
+	Participant ParticipantID
+	Offset      Offset
+	Transaction *Transaction
+}
+
+// ContractFilter selects active contracts. Zero fields do not filter.
+type ContractFilter struct {
+	// Templates restricts to these templates (matched by module and entity
+	// and package name, whatever the package id).
+	Templates []TemplateID
+	// Stakeholder restricts to contracts this party is a stakeholder of.
+	Stakeholder daml.Party
+	// After is a keyset cursor: only contracts created after this one, in
+	// the store's creation order.
+	After daml.ContractID
+	// Limit caps the result; 0 means no limit.
+	Limit int
+}
+
+// UpdateQuery selects a range of one participant's update stream.
+type UpdateQuery struct {
+	Participant ParticipantID
+	// After is exclusive, Until inclusive (0: up to the ledger end).
+	After, Until Offset
+	Limit        int
+	Descending   bool
+}
+
+// Store is the persistence seam of the network engine. Adapters exist for
+// SQLite and PostgreSQL; both pass the same conformance suite
+// (internal/store/storetest).
+//
+// Reads see only committed state. Writes go through [Store.Write], which
+// runs one database transaction under the network's single-writer lock, so
+// that offsets and record times are allocated in one total order even when
+// several processes share one PostgreSQL database.
+type Store interface {
+	// Write runs fn in the single write transaction and commits it when fn
+	// returns nil. Nothing fn wrote survives an error.
+	Write(ctx context.Context, fn func(WriteTx) error) error
+
+	// Head returns the committed tip of the network.
+	Head(ctx context.Context) (Head, error)
+	// Contract returns a contract, active or archived, and whether it is
+	// active. A contract never created is a fault.NotFound.
+	Contract(ctx context.Context, id daml.ContractID) (*Contract, bool, error)
+	// ActiveContracts lists active contracts in creation order.
+	ActiveContracts(ctx context.Context, f ContractFilter) ([]*Contract, error)
+	// CountActiveContracts counts active contracts.
+	CountActiveContracts(ctx context.Context) (int64, error)
+	// Transaction returns a committed transaction by update id.
+	Transaction(ctx context.Context, updateID string) (*Transaction, error)
+	// Updates returns a range of a participant's stream in offset order.
+	Updates(ctx context.Context, q UpdateQuery) ([]ParticipantUpdate, error)
+
+	// Participants lists the participants in creation order.
+	Participants(ctx context.Context) ([]Participant, error)
+	// Synchronizers lists the synchronizers in creation order.
+	Synchronizers(ctx context.Context) ([]Synchronizer, error)
+	// Hostings lists who hosts which party, optionally for one party.
+	Hostings(ctx context.Context, party daml.Party) ([]Hosting, error)
+	// Users lists a participant's users ordered by id, after a cursor.
+	Users(ctx context.Context, p ParticipantID, after string, limit int) ([]User, error)
+	// User returns one user; an unknown user is a fault.NotFound.
+	User(ctx context.Context, p ParticipantID, id string) (*User, error)
+	// Meta reads a network setting; ok is false when it is unset.
+	Meta(ctx context.Context, key string) (value string, ok bool, err error)
+
+	// Close releases the store's resources.
+	Close() error
+}
+
+// WriteTx is the write side of a [Store], valid inside [Store.Write].
+type WriteTx interface {
+	// Head returns the tip as this transaction sees it.
+	Head(ctx context.Context) (Head, error)
+	// Inactive returns those of ids that are not active: archived or never
+	// created.
+	Inactive(ctx context.Context, ids []daml.ContractID) ([]daml.ContractID, error)
+	// AppendTransaction stores a transaction, applies it to the active
+	// contract set (creates, consumes) and records it at the given offset
+	// in each listed participant's stream. It advances the head: sequence,
+	// last record time and the participants' offsets.
+	AppendTransaction(ctx context.Context, tx *Transaction, offsets map[ParticipantID]Offset) error
+	// SetClockOffset stores the clock offset. The engine never lowers it.
+	SetClockOffset(ctx context.Context, micros int64) error
+
+	// PutParticipant adds a participant; adding it again is a no-op.
+	PutParticipant(ctx context.Context, p Participant) error
+	// PutSynchronizer adds a synchronizer; adding it again is a no-op.
+	PutSynchronizer(ctx context.Context, s Synchronizer) error
+	// PutHosting records that a participant hosts a party (replacing the
+	// permission if it already does).
+	PutHosting(ctx context.Context, h Hosting) error
+	// PutUser creates or replaces a user with its rights, bumping its
+	// resource version.
+	PutUser(ctx context.Context, u User) error
+	// DeleteUser removes a user; an unknown user is a fault.NotFound.
+	DeleteUser(ctx context.Context, p ParticipantID, id string) error
+	// SetMeta writes a network setting.
+	SetMeta(ctx context.Context, key, value string) error
+}

@@ -1,0 +1,333 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+)
+
+// Tx is a transaction being interpreted: choices run inside it, and it
+// records the tree of created and exercised events. Nothing is visible to
+// anybody until the engine commits it.
+//
+// Contracts created in a Tx get provisional ids ("sandnet:tx:<node>") that
+// the sequencer replaces with their final ids, derived from the update id,
+// when it orders the transaction, as Canton suffixes contract ids at
+// commit. So ids depend only on the network seed and the order of
+// transactions.
+type Tx struct {
+	ctx context.Context
+	net *Network
+	now daml.Timestamp
+
+	actAs, readAs []daml.Party
+	disclosed     map[daml.ContractID]*Contract
+
+	events    []Event
+	informees [][]daml.Party // per node: the node's own informees
+	stack     []int32        // open exercise nodes
+	auth      [][]daml.Party // authorizers, innermost last
+
+	created  map[daml.ContractID]*Contract
+	consumed map[daml.ContractID]bool
+	// inputs are the contracts read from the active contract set (or
+	// disclosed); the sequencer checks they are still active at commit.
+	inputs map[daml.ContractID]bool
+	cache  map[daml.ContractID]Template
+}
+
+// Now returns the transaction's ledger effective time.
+func (tx *Tx) Now() daml.Timestamp { return tx.now }
+
+// Context returns the context of the command being interpreted.
+func (tx *Tx) Context() context.Context { return tx.ctx }
+
+// ActAs returns the parties the command acts as.
+func (tx *Tx) ActAs() []daml.Party { return tx.actAs }
+
+// Require fails the transaction with a Daml precondition error unless cond
+// holds, like Daml's `require`.
+func (tx *Tx) Require(cond bool, format string, args ...any) error {
+	if cond {
+		return nil
+	}
+	return fault.WithCode(fault.DamlPrecondition, "DAML_INTERPRETATION_ERROR", format, args...)
+}
+
+func (tx *Tx) authorizers() []daml.Party { return tx.auth[len(tx.auth)-1] }
+
+func (tx *Tx) authorized(parties []daml.Party) error {
+	auth := tx.authorizers()
+	for _, p := range parties {
+		if !slices.Contains(auth, p) {
+			return fault.WithCode(fault.InvalidArgument, "DAML_AUTHORIZATION_ERROR",
+				"Interpretation error: Error: node requires authorizers %v, but only %v were given", parties, auth)
+		}
+	}
+	return nil
+}
+
+// appendNode adds a node under the innermost open exercise and returns its id.
+func (tx *Tx) appendNode(e Event, informees []daml.Party) int32 {
+	id := int32(len(tx.events))
+	e.NodeID = id
+	tx.events = append(tx.events, e)
+	tx.informees = append(tx.informees, informees)
+	if n := len(tx.stack); n > 0 {
+		parent := tx.events[tx.stack[n-1]].Exercised
+		parent.Children = append(parent.Children, id)
+	}
+	return id
+}
+
+// Create creates a contract of template t, which its signatories must
+// authorize, and returns its (provisional) id.
+func Create[T Template](tx *Tx, t T) (daml.ContractID, error) {
+	return tx.create(t)
+}
+
+func (tx *Tx) create(t Template) (daml.ContractID, error) {
+	id := t.TemplateID()
+	if _, ok := tx.net.registry.templates[id.Identifier]; !ok {
+		return "", fault.WithCode(fault.NotFound, "TEMPLATES_OR_INTERFACES_NOT_FOUND", "Unknown template %s", id.Identifier)
+	}
+	if e, ok := t.(Ensurer); ok {
+		if err := e.Ensure(); err != nil {
+			return "", fault.Wrap(fault.DamlPrecondition, err, "Template precondition violated in %s", id.EntityName)
+		}
+	}
+	sigs := union(t.Signatories())
+	if len(sigs) == 0 {
+		return "", fault.New(fault.InvalidArgument, "template %s has no signatories", id.EntityName)
+	}
+	if err := tx.authorized(sigs); err != nil {
+		return "", err
+	}
+	v, err := daml.FromGo(t)
+	if err != nil {
+		return "", fault.Wrap(fault.Internal, err, "encode %s", id.EntityName)
+	}
+	rec, ok := v.(*daml.Record)
+	if !ok {
+		return "", fault.New(fault.Internal, "template %T does not encode to a record", t)
+	}
+	node := int32(len(tx.events))
+	cid := provisionalID(node)
+	c := &Contract{
+		ID: cid, Template: id, Argument: rec,
+		Signatories: sigs, Observers: union(t.Observers()),
+		CreatedAt: tx.now,
+	}
+	tx.appendNode(Event{Created: c}, c.Stakeholders())
+	tx.created[cid] = c
+	tx.cache[cid] = t
+	return cid, nil
+}
+
+const provisionalPrefix = "sandnet:tx:"
+
+func provisionalID(node int32) daml.ContractID {
+	return daml.ContractID(provisionalPrefix + strconv.Itoa(int(node)))
+}
+
+// contract finds a contract the transaction may use: created earlier in it,
+// disclosed with the command, or active and visible to the authorizers.
+func (tx *Tx) contract(cid daml.ContractID) (*Contract, error) {
+	if tx.consumed[cid] {
+		return nil, fault.WithCode(fault.DamlPrecondition, "CONTRACT_NOT_ACTIVE",
+			"Interpretation error: Error: Update failed due to fetch of an inactive contract %s", cid)
+	}
+	if c := tx.created[cid]; c != nil {
+		return c, nil
+	}
+	if c := tx.disclosed[cid]; c != nil {
+		tx.inputs[cid] = true
+		return c, nil
+	}
+	c, active, err := tx.net.store.Contract(tx.ctx, cid)
+	if err != nil || !active {
+		if err == nil || fault.Is(err, fault.NotFound) {
+			return nil, fault.WithCode(fault.NotFound, "CONTRACT_NOT_FOUND",
+				"Contract could not be found with id %s", cid)
+		}
+		return nil, err
+	}
+	// A party sees a contract it is a stakeholder of; at the top level the
+	// command's readers count, below it the choice's authorizers do.
+	readers := tx.authorizers()
+	if len(tx.stack) == 0 {
+		readers = union(tx.actAs, tx.readAs)
+	}
+	if !intersects(c.Stakeholders(), readers) {
+		return nil, fault.WithCode(fault.NotFound, "CONTRACT_NOT_FOUND",
+			"Contract could not be found with id %s", cid)
+	}
+	tx.inputs[cid] = true
+	return c, nil
+}
+
+func (tx *Tx) template(c *Contract) (Template, *templateInfo, error) {
+	info := tx.net.registry.templates[c.Template.Identifier]
+	if info == nil {
+		return nil, nil, fault.WithCode(fault.NotFound, "TEMPLATES_OR_INTERFACES_NOT_FOUND", "Unknown template %s", c.Template.Identifier)
+	}
+	if t, ok := tx.cache[c.ID]; ok {
+		return t, info, nil
+	}
+	t, err := info.decode(c.Argument)
+	if err != nil {
+		return nil, nil, fault.Wrap(fault.Internal, err, "decode contract %s", c.ID)
+	}
+	tx.cache[c.ID] = t
+	return t, info, nil
+}
+
+// Fetch reads an active contract of template T.
+func Fetch[T Template](tx *Tx, cid daml.ContractID) (T, error) {
+	var zero T
+	c, err := tx.contract(cid)
+	if err != nil {
+		return zero, err
+	}
+	t, _, err := tx.template(c)
+	if err != nil {
+		return zero, err
+	}
+	out, ok := t.(T)
+	if !ok {
+		return zero, fault.WithCode(fault.DamlPrecondition, "WRONGLY_TYPED_CONTRACT",
+			"Contract %s has template %s, not %s", cid, c.Template.Identifier, zero.TemplateID().Identifier)
+	}
+	return out, nil
+}
+
+// FetchContract returns the contract instance behind an id, with the same
+// visibility rules as [Fetch].
+func (tx *Tx) FetchContract(cid daml.ContractID) (*Contract, error) {
+	return tx.contract(cid)
+}
+
+// Exercise runs a choice on a contract and returns its result. The choice's
+// controllers must be among the current authorizers; inside the choice the
+// contract's signatories and the controllers authorize.
+func Exercise[R any](tx *Tx, cid daml.ContractID, choice string, arg any) (R, error) {
+	var zero R
+	res, err := tx.exercise(cid, choice, arg)
+	if err != nil {
+		return zero, err
+	}
+	out, ok := res.(R)
+	if !ok {
+		return zero, fault.New(fault.Internal, "choice %s returns %T, not %T", choice, res, zero)
+	}
+	return out, nil
+}
+
+// Archive exercises the Archive choice.
+func (tx *Tx) Archive(cid daml.ContractID) error {
+	_, err := tx.exercise(cid, "Archive", daml.Unit{})
+	return err
+}
+
+func (tx *Tx) exercise(cid daml.ContractID, choice string, arg any) (any, error) {
+	c, err := tx.contract(cid)
+	if err != nil {
+		return nil, err
+	}
+	t, info, err := tx.template(c)
+	if err != nil {
+		return nil, err
+	}
+	ch := info.choices[choice]
+	if ch == nil {
+		return nil, fault.WithCode(fault.InvalidArgument, "INVALID_ARGUMENT",
+			"The submitted request has invalid arguments: Couldn't find requested choice %s for template %s", choice, c.Template.Identifier)
+	}
+	if reflect.TypeOf(arg) != ch.argType {
+		return nil, fault.New(fault.Internal, "choice %s takes %v, got %T", choice, ch.argType, arg)
+	}
+	controllers := union(ch.controllers(t, arg))
+	if err := tx.authorized(controllers); err != nil {
+		return nil, err
+	}
+	argValue, err := daml.FromGo(arg)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode argument of %s", choice)
+	}
+	informees := union(c.Signatories, controllers)
+	if ch.consuming {
+		informees = union(c.Stakeholders(), controllers)
+		tx.consumed[cid] = true
+	}
+	node := tx.appendNode(Event{Exercised: &Exercised{
+		ContractID: cid, Template: c.Template, Choice: choice, ChoiceArgument: argValue,
+		ActingParties: controllers, Consuming: ch.consuming, Stakeholders: c.Stakeholders(),
+		Children: []int32{},
+	}}, informees)
+	tx.stack = append(tx.stack, node)
+	tx.auth = append(tx.auth, union(c.Signatories, controllers))
+	res, err := ch.run(tx, cid, t, arg)
+	tx.stack = tx.stack[:len(tx.stack)-1]
+	tx.auth = tx.auth[:len(tx.auth)-1]
+	if err != nil {
+		return nil, err
+	}
+	resValue, err := daml.FromGo(res)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode result of %s", choice)
+	}
+	x := tx.events[node].Exercised
+	x.ExerciseResult = resValue
+	x.LastDescendant = int32(len(tx.events) - 1)
+	return res, nil
+}
+
+// witnesses computes every node's witnesses: its informees and those of its
+// ancestors, since a party that sees an exercise sees its whole subtree.
+func (tx *Tx) witnesses() {
+	var visit func(id int32, inherited []daml.Party)
+	visit = func(id int32, inherited []daml.Party) {
+		w := union(inherited, tx.informees[id])
+		tx.events[id].Witnesses = w
+		if x := tx.events[id].Exercised; x != nil {
+			for _, c := range x.Children {
+				visit(c, w)
+			}
+		}
+	}
+	for _, r := range tx.roots() {
+		visit(r, nil)
+	}
+}
+
+func (tx *Tx) roots() []int32 {
+	var roots []int32
+	for i := int32(0); i < int32(len(tx.events)); {
+		roots = append(roots, i)
+		if x := tx.events[i].Exercised; x != nil {
+			i = x.LastDescendant + 1
+		} else {
+			i++
+		}
+	}
+	return roots
+}
+
+func intersects(a, b []daml.Party) bool {
+	for _, p := range a {
+		if slices.Contains(b, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// String describes the transaction for logs.
+func (tx *Tx) String() string {
+	return fmt.Sprintf("tx{actAs=%v nodes=%d}", tx.actAs, len(tx.events))
+}

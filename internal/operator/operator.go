@@ -1,0 +1,45 @@
+// Package operator does what a real network does by itself, or what its
+// operators do through their own consoles, on behalf of sandnet's admin API
+// and CLI: create users and parties, tap coin, move ledger time, describe
+// the network.
+package operator
+
+import (
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// NetworkInfo describes a running network.
+type NetworkInfo struct {
+	DSOParty      daml.Party
+	MigrationID   int64
+	Now           daml.Timestamp
+	ClockOffset   int64
+	Synchronizers []ledger.Synchronizer
+	Participants  []ParticipantInfo
+	SVs           []SVInfo
+	Users         []UserInfo
+}
+
+// ParticipantInfo is a participant and the parties it hosts.
+type ParticipantInfo struct {
+	ledger.Participant
+	Parties   []daml.Party
+	LedgerEnd ledger.Offset
+}
+
+// SVInfo is a super validator.
+type SVInfo struct {
+	Name        string
+	Party       daml.Party
+	Participant ledger.ParticipantID
+}
+
+// UserInfo is a ledger API user.
+type UserInfo struct {
+	ID           string
+	Participant  ledger.ParticipantID
+	PrimaryParty daml.Party
+	Rights       []ledger.Right
+	Deactivated  bool
+}

@@ -1,0 +1,51 @@
+// Package sqlitestore implements the ledger's [ledger.Store] seam over an
+// embedded SQLite file (modernc.org/sqlite, pure Go, behind database/sql).
+// It is sandnet's default storage: `sandnet start` keeps the ledger in one
+// file of the data directory.
+//
+// # One writer, many readers
+//
+// SQLite has a single writer. The store opens the file twice: a write pool
+// with exactly one connection whose transactions start with BEGIN IMMEDIATE
+// (DSN `_txlock=immediate`), and a read pool with several connections.
+// Taking the write lock at BEGIN rather than on the first write matters: a
+// deferred transaction that upgrades from read to write fails at once with
+// SQLITE_BUSY, ignoring busy_timeout. With one write connection, writers in
+// this process queue in database/sql, and readers never wait for them
+// because WAL gives each read transaction a snapshot.
+//
+// Pragmas are set per connection through the DSN (a PRAGMA executed on a
+// pool reaches only one connection), busy_timeout first so that the pragmas
+// after it wait rather than fail while another connection holds a lock.
+//
+// # Durability
+//
+// The journal is WAL with synchronous=NORMAL. At commit, the transaction's
+// pages are appended to the WAL file with write(2); WAL is fsynced only at
+// checkpoints. A committed transaction is therefore in the operating
+// system's page cache before Write returns, and killing the process (kill
+// -9, a panic, an OOM kill) loses nothing that was committed: the next open
+// replays the WAL. Only an operating-system crash or power loss can lose
+// the last transactions before a checkpoint, and even then the database
+// stays consistent (it rolls back to a committed state). synchronous=FULL
+// would close that window at the price of an fsync per commit; for a local
+// development network NORMAL is the right trade (see the package's
+// benchmarks for the measured difference). TestKill9KeepsCommitted checks
+// the process-crash guarantee with a real SIGKILL.
+//
+// # One process per file
+//
+// The store takes an exclusive flock on "<path>.lock" before it touches the
+// database, so that a second sandnet on the same data directory fails at
+// once with a clear error instead of fighting over the write lock (SQLite
+// would allow it, and both processes would allocate offsets). The lock is
+// released by the kernel when the process dies, so a killed sandnet never
+// leaves a stale lock behind. Leadership ([Ledger.TryLead]) is therefore
+// decided within the process.
+//
+// # Times and order
+//
+// Times are INTEGER microseconds. Creation order of contracts is the
+// contracts table's rowid, and every list is paginated by keyset on an
+// indexed column, never by OFFSET.
+package sqlitestore

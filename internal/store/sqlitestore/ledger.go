@@ -1,0 +1,639 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/store"
+)
+
+// busyTimeoutMS is how long a connection waits for a lock held by another
+// connection before SQLITE_BUSY. Within one process the write pool has one
+// connection, so this is only reached by readers during a checkpoint and by
+// a stray external tool (the sqlite3 shell) holding the file.
+const busyTimeoutMS = 5000
+
+// Ledger is the SQLite implementation of [ledger.Store]. It also
+// implements [store.Leader].
+type Ledger struct {
+	path string
+	w    *sql.DB // exactly one connection, BEGIN IMMEDIATE
+	r    *sql.DB // read-only snapshots
+	lock *fileLock
+
+	closeOnce sync.Once
+	closeErr  error
+	closing   chan struct{}
+	leases    sync.WaitGroup
+
+	wc    *stmtCache // hotStatements, prepared on w at open
+	rc    *stmtCache // prepared on r on first use
+	read  runner     // r through rc
+
+	leadMu  sync.Mutex // guards leading and closed, and orders leases.Add before Close's Wait
+	leading bool
+	closed  bool
+}
+
+var (
+	_ ledger.Store = (*Ledger)(nil)
+	_ store.Leader = (*Ledger)(nil)
+)
+
+// OpenLedger opens (creating if needed) the ledger database at path and
+// applies pending migrations. It fails with a fault.FailedPrecondition if
+// another process has the same file open.
+func OpenLedger(ctx context.Context, path string) (*Ledger, error) {
+	return openLedger(ctx, path, "NORMAL")
+}
+
+// openLedger is OpenLedger with the synchronous setting as a parameter, so
+// that the benchmarks can measure FULL against the NORMAL we ship.
+func openLedger(ctx context.Context, path, synchronous string) (*Ledger, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open ledger: %w", err)
+	}
+	lock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	l := &Ledger{path: path, lock: lock, closing: make(chan struct{})}
+	ok := false
+	defer func() {
+		if !ok {
+			l.closeDBs()
+		}
+	}()
+
+	// synchronous only matters for the connection that commits; the
+	// readers get query_only so that a bug cannot write around the single
+	// writer.
+	l.w, err = sql.Open("sqlite", dsn(path,
+		"_pragma=journal_mode(WAL)", "_pragma=synchronous("+synchronous+")", "_pragma=foreign_keys(1)",
+		"_txlock=immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	l.w.SetMaxOpenConns(1)
+	l.w.SetMaxIdleConns(1)
+	l.w.SetConnMaxLifetime(0)
+	l.w.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, l.w); err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	l.wc = newStmtCache(l.w, false)
+	if err := l.wc.prepare(ctx, hotStatements...); err != nil {
+		return nil, fmt.Errorf("open ledger %s: prepare: %w", path, err)
+	}
+
+	l.r, err = sql.Open("sqlite", dsn(path, "_pragma=foreign_keys(1)", "_pragma=query_only(1)"))
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	l.r.SetMaxOpenConns(n)
+	l.r.SetMaxIdleConns(n)
+	if err := l.r.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	l.rc = newStmtCache(l.r, true)
+	l.read = runner{db: l.r, cache: l.rc}
+	ok = true
+	return l, nil
+}
+
+// dsn builds a modernc DSN for path with busy_timeout first: the driver
+// applies it before the other pragmas, so that journal_mode(WAL) waits for a
+// lock instead of failing with SQLITE_BUSY.
+func dsn(path string, params ...string) string {
+	q := append([]string{fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeoutMS)}, params...)
+	u := url.URL{Scheme: "file", Opaque: url.PathEscape(path)}
+	return u.String() + "?" + strings.Join(q, "&")
+}
+
+// Path returns the database file's path.
+func (l *Ledger) Path() string { return l.path }
+
+// Close ends any leadership, closes both pools and releases the file lock.
+// It is safe to call more than once.
+func (l *Ledger) Close() error {
+	l.closeOnce.Do(func() {
+		l.leadMu.Lock()
+		l.closed = true
+		l.leadMu.Unlock()
+		close(l.closing)
+		l.leases.Wait()
+		if l.w != nil {
+			// Let SQLite refresh its planner statistics for the next open,
+			// as its documentation recommends before closing a connection.
+			_, _ = l.w.Exec("PRAGMA optimize")
+		}
+		l.closeErr = l.closeDBs()
+	})
+	return l.closeErr
+}
+
+func (l *Ledger) closeDBs() error {
+	var errs []error
+	for _, c := range []*stmtCache{l.rc, l.wc} {
+		if c != nil {
+			errs = append(errs, c.close())
+		}
+	}
+	if l.r != nil {
+		errs = append(errs, l.r.Close())
+	}
+	if l.w != nil {
+		errs = append(errs, l.w.Close())
+	}
+	if l.lock != nil {
+		errs = append(errs, l.lock.release())
+	}
+	return errors.Join(errs...)
+}
+
+// Write runs fn in one IMMEDIATE transaction on the single write
+// connection and commits it if fn returns nil. fn must not call Write
+// itself: the write connection is busy with fn's own transaction.
+func (l *Ledger) Write(ctx context.Context, fn func(ledger.WriteTx) error) (err error) {
+	tx, err := l.w.BeginTx(ctx, nil)
+	if err != nil {
+		return interpret(err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
+	if err := fn(&writeTx{runner{db: l.w, tx: tx, cache: l.wc}}); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return interpret(err)
+	}
+	committed = true
+	return nil
+}
+
+// Head returns the committed tip, read in one snapshot.
+func (l *Ledger) Head(ctx context.Context) (ledger.Head, error) {
+	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return ledger.Head{}, interpret(err)
+	}
+	defer tx.Rollback()
+	return readHead(ctx, runner{db: l.r, tx: tx, cache: l.rc})
+}
+
+// queryer is what reads need from *sql.DB and *sql.Tx, so that a read helper
+// serves both the read pool and the write transaction.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// The head's statements, shared by readers and the write path.
+const (
+	sqlHead        = `SELECT migration_id, sequence, last_record_time, clock_offset FROM head WHERE id = 1`
+	sqlHeadOffsets = `SELECT id, last_offset FROM participants ORDER BY ordinal`
+)
+
+func readHead(ctx context.Context, q queryer) (ledger.Head, error) {
+	var h ledger.Head
+	var rt int64
+	err := q.QueryRowContext(ctx, sqlHead).Scan(&h.MigrationID, &h.Sequence, &rt, &h.ClockOffset)
+	if err != nil {
+		return h, interpret(err)
+	}
+	h.LastRecordTime = daml.Timestamp(rt)
+	rows, err := q.QueryContext(ctx, sqlHeadOffsets)
+	if err != nil {
+		return h, interpret(err)
+	}
+	defer rows.Close()
+	h.Offsets = map[ledger.ParticipantID]ledger.Offset{}
+	for rows.Next() {
+		var p string
+		var o int64
+		if err := rows.Scan(&p, &o); err != nil {
+			return h, interpret(err)
+		}
+		h.Offsets[ledger.ParticipantID(p)] = ledger.Offset(o)
+	}
+	return h, interpret(rows.Err())
+}
+
+// Contract returns a contract, active or archived.
+func (l *Ledger) Contract(ctx context.Context, id daml.ContractID) (*ledger.Contract, bool, error) {
+	var body []byte
+	var active bool
+	err := l.read.QueryRowContext(ctx,
+		`SELECT body, archived_update_id IS NULL FROM contracts WHERE contract_id = ?`, string(id)).Scan(&body, &active)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, store.ContractNotFound(id)
+	}
+	if err != nil {
+		return nil, false, interpret(err)
+	}
+	c, err := ledger.DecodeContract(body)
+	if err != nil {
+		return nil, false, err
+	}
+	return c, active, nil
+}
+
+// ActiveContracts lists active contracts in creation order.
+//
+// Plans (EXPLAIN QUERY PLAN, checked by TestQueryPlans):
+//   - no filter: SEARCH c USING INDEX contracts_active (seq>?);
+//   - one template: SEARCH c USING INDEX contracts_active_template
+//     (package_name=? AND module=? AND entity=? AND seq>?), already in seq
+//     order;
+//   - stakeholder: SEARCH s USING PRIMARY KEY (party=? AND seq>?), then
+//     SEARCH c USING INTEGER PRIMARY KEY (rowid=?);
+//   - the cursor: a SCALAR SUBQUERY on the contract_id index, run once.
+//
+// Several templates: one contracts_active_template range per template, each
+// cut at the page size, then merged (a sort of at most templates × limit
+// rows).
+func (l *Ledger) ActiveContracts(ctx context.Context, f ledger.ContractFilter) ([]*ledger.Contract, error) {
+	query, args := activeQuery(f)
+	rows, err := l.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer rows.Close()
+	var out []*ledger.Contract
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return nil, interpret(err)
+		}
+		c, err := ledger.DecodeContract(body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, interpret(err)
+	}
+	if len(out) == 0 && f.After != "" {
+		// An unknown cursor also gives an empty page; tell them apart only
+		// when it matters.
+		var exists bool
+		if err := l.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM contracts WHERE contract_id = ?)`,
+			string(f.After)).Scan(&exists); err != nil {
+			return nil, interpret(err)
+		}
+		if !exists {
+			return nil, store.CursorNotFound(f.After)
+		}
+	}
+	return out, nil
+}
+
+// activeQuery builds the ActiveContracts statement for f. The cursor is
+// resolved to its seq by a constant scalar subquery, which SQLite evaluates
+// once and uses as the index bound; a contract never leaves the table, so
+// its seq is a stable keyset position even once archived.
+func activeQuery(f ledger.ContractFilter) (string, []any) {
+	var args []any
+	cursor := "0"
+	if f.After != "" {
+		cursor = "(SELECT seq FROM contracts WHERE contract_id = ?)"
+	}
+	tmpls := store.TemplateKeys(f.Templates)
+	limit := ""
+	if f.Limit > 0 {
+		limit = " LIMIT ?"
+	}
+
+	if f.Stakeholder == "" && len(tmpls) > 1 {
+		// One index range per template, each cut at the page size, merged:
+		// an OR would make SQLite walk every active contract in seq order
+		// and filter, which is slow when the templates asked for are rare.
+		arms := make([]string, len(tmpls))
+		for i, t := range tmpls {
+			arms[i] = `SELECT * FROM (SELECT c.seq, c.body FROM contracts c WHERE c.archived_update_id IS NULL
+AND c.seq > ` + cursor + ` AND c.package_name = ? AND c.module = ? AND c.entity = ? ORDER BY c.seq` + limit + `)`
+			if f.After != "" {
+				args = append(args, string(f.After))
+			}
+			args = append(args, t.PackageName, t.ModuleName, t.EntityName)
+			if f.Limit > 0 {
+				args = append(args, f.Limit)
+			}
+		}
+		if f.Limit > 0 {
+			args = append(args, f.Limit)
+		}
+		return "SELECT body FROM (" + strings.Join(arms, " UNION ALL ") + ") ORDER BY seq" + limit, args
+	}
+
+	var b strings.Builder
+	if f.Stakeholder != "" {
+		// Driven by the party's (party, seq) range of active contracts; a
+		// template filter is applied to those rows.
+		b.WriteString(`SELECT c.body FROM contract_stakeholders s JOIN contracts c ON c.seq = s.seq
+WHERE s.party = ? AND s.seq > ` + cursor + ` AND c.archived_update_id IS NULL`)
+		args = append(args, string(f.Stakeholder))
+	} else {
+		b.WriteString(`SELECT c.body FROM contracts c WHERE c.archived_update_id IS NULL AND c.seq > ` + cursor)
+	}
+	if f.After != "" {
+		args = append(args, string(f.After))
+	}
+	if len(tmpls) > 0 {
+		b.WriteString(" AND (")
+		for i, t := range tmpls {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString("(c.package_name = ? AND c.module = ? AND c.entity = ?)")
+			args = append(args, t.PackageName, t.ModuleName, t.EntityName)
+		}
+		b.WriteString(")")
+	}
+	if f.Stakeholder != "" {
+		// Order by the driving table's column so that the (party, seq)
+		// primary key delivers the rows in order and the LIMIT stops early.
+		b.WriteString(" ORDER BY s.seq")
+	} else {
+		b.WriteString(" ORDER BY c.seq")
+	}
+	b.WriteString(limit)
+	if f.Limit > 0 {
+		args = append(args, f.Limit)
+	}
+	return b.String(), args
+}
+
+// CountActiveContracts counts active contracts, over the partial index.
+func (l *Ledger) CountActiveContracts(ctx context.Context) (int64, error) {
+	var n int64
+	err := l.read.QueryRowContext(ctx, `SELECT count(*) FROM contracts WHERE archived_update_id IS NULL`).Scan(&n)
+	return n, interpret(err)
+}
+
+// Transaction returns a committed transaction by update id.
+func (l *Ledger) Transaction(ctx context.Context, updateID string) (*ledger.Transaction, error) {
+	var body []byte
+	err := l.read.QueryRowContext(ctx, `SELECT body FROM transactions WHERE update_id = ?`, updateID).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.UpdateNotFound(updateID)
+	}
+	if err != nil {
+		return nil, interpret(err)
+	}
+	return ledger.DecodeTransaction(body)
+}
+
+// Updates returns a range of a participant's stream, a range scan of
+// participant_updates' primary key (SEARCH pu USING PRIMARY KEY
+// (participant=? AND ledger_offset>? AND ledger_offset<?)) in either
+// direction.
+func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.ParticipantUpdate, error) {
+	var ordinal int64
+	err := l.read.QueryRowContext(ctx, `SELECT ordinal FROM participants WHERE id = ?`, string(q.Participant)).Scan(&ordinal)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.ParticipantNotFound(q.Participant)
+	}
+	if err != nil {
+		return nil, interpret(err)
+	}
+	until := int64(q.Until)
+	if until <= 0 {
+		until = 1<<63 - 1
+	}
+	query := `SELECT pu.ledger_offset, t.body FROM participant_updates pu JOIN transactions t ON t.sequence = pu.sequence
+WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDER BY pu.ledger_offset`
+	if q.Descending {
+		query += " DESC"
+	}
+	args := []any{ordinal, int64(q.After), until}
+	if q.Limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, q.Limit)
+	}
+	rows, err := l.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer rows.Close()
+	var out []ledger.ParticipantUpdate
+	for rows.Next() {
+		var off int64
+		var body []byte
+		if err := rows.Scan(&off, &body); err != nil {
+			return nil, interpret(err)
+		}
+		tx, err := ledger.DecodeTransaction(body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ledger.ParticipantUpdate{Participant: q.Participant, Offset: ledger.Offset(off), Transaction: tx})
+	}
+	return out, interpret(rows.Err())
+}
+
+// Participants lists the participants in creation order.
+func (l *Ledger) Participants(ctx context.Context) ([]ledger.Participant, error) {
+	rows, err := l.read.QueryContext(ctx, `SELECT id, name FROM participants ORDER BY ordinal`)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer rows.Close()
+	var out []ledger.Participant
+	for rows.Next() {
+		var p ledger.Participant
+		if err := rows.Scan(&p.ID, &p.Name); err != nil {
+			return nil, interpret(err)
+		}
+		out = append(out, p)
+	}
+	return out, interpret(rows.Err())
+}
+
+// Synchronizers lists the synchronizers in creation order.
+func (l *Ledger) Synchronizers(ctx context.Context) ([]ledger.Synchronizer, error) {
+	rows, err := l.read.QueryContext(ctx, `SELECT id, alias, migration_id FROM synchronizers ORDER BY ordinal`)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer rows.Close()
+	var out []ledger.Synchronizer
+	for rows.Next() {
+		var s ledger.Synchronizer
+		if err := rows.Scan(&s.ID, &s.Alias, &s.MigrationID); err != nil {
+			return nil, interpret(err)
+		}
+		out = append(out, s)
+	}
+	return out, interpret(rows.Err())
+}
+
+// Hostings lists hostings ordered by party, participant and synchronizer;
+// for one party when party is not empty.
+func (l *Ledger) Hostings(ctx context.Context, party daml.Party) ([]ledger.Hosting, error) {
+	query := `SELECT party, participant_id, synchronizer_id, permission FROM hostings`
+	var args []any
+	if party != "" {
+		query += ` WHERE party = ?`
+		args = append(args, string(party))
+	}
+	query += ` ORDER BY party, participant_id, synchronizer_id`
+	rows, err := l.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer rows.Close()
+	var out []ledger.Hosting
+	for rows.Next() {
+		var h ledger.Hosting
+		if err := rows.Scan(&h.Party, &h.Participant, &h.Synchronizer, &h.Permission); err != nil {
+			return nil, interpret(err)
+		}
+		out = append(out, h)
+	}
+	return out, interpret(rows.Err())
+}
+
+// Users lists a participant's users ordered by id, after a cursor. The
+// users and their rights are read in one snapshot: the rights of the page
+// are one range of user_rights' primary key.
+func (l *Ledger) Users(ctx context.Context, p ledger.ParticipantID, after string, limit int) ([]ledger.User, error) {
+	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer tx.Rollback()
+	return readUsers(ctx, runner{db: l.r, tx: tx, cache: l.rc}, p, after, "", limit)
+}
+
+// User returns one user.
+func (l *Ledger) User(ctx context.Context, p ledger.ParticipantID, id string) (*ledger.User, error) {
+	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer tx.Rollback()
+	us, err := readUsers(ctx, runner{db: l.r, tx: tx, cache: l.rc}, p, "", id, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(us) == 0 {
+		return nil, store.UserNotFound(p, id)
+	}
+	return &us[0], nil
+}
+
+// readUsers reads users of p with ids after `after` (or exactly `only`),
+// with their rights.
+func readUsers(ctx context.Context, q queryer, p ledger.ParticipantID, after, only string, limit int) ([]ledger.User, error) {
+	query := `SELECT id, primary_party, deactivated, annotations, resource_version FROM users WHERE participant_id = ?`
+	args := []any{string(p)}
+	if only != "" {
+		query += ` AND id = ?`
+		args = append(args, only)
+	} else {
+		query += ` AND id > ?`
+		args = append(args, after)
+	}
+	query += ` ORDER BY id`
+	if limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	var out []ledger.User
+	byID := map[string]int{}
+	for rows.Next() {
+		u := ledger.User{Participant: p}
+		var ann string
+		if err := rows.Scan(&u.ID, &u.PrimaryParty, &u.Deactivated, &ann, &u.ResourceVersion); err != nil {
+			rows.Close()
+			return nil, interpret(err)
+		}
+		if u.Annotations, err = store.DecodeAnnotations(ann); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[u.ID] = len(out)
+		out = append(out, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, interpret(err)
+	}
+	rows, err = q.QueryContext(ctx, `SELECT user_id, kind, party FROM user_rights
+WHERE participant_id = ? AND user_id >= ? AND user_id <= ? ORDER BY user_id, ordinal`,
+		string(p), out[0].ID, out[len(out)-1].ID)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var r ledger.Right
+		if err := rows.Scan(&id, &r.Kind, &r.Party); err != nil {
+			return nil, interpret(err)
+		}
+		if i, ok := byID[id]; ok {
+			out[i].Rights = append(out[i].Rights, r)
+		}
+	}
+	return out, interpret(rows.Err())
+}
+
+// Meta reads a network setting.
+func (l *Ledger) Meta(ctx context.Context, key string) (string, bool, error) {
+	var v string
+	err := l.read.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, interpret(err)
+	}
+	return v, true, nil
+}
+
+// interpret classifies driver errors: constraint violations become the
+// domain's AlreadyExists/NotFound, a cancelled context stays recognisable
+// with errors.Is, and anything else is internal.
+func interpret(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fault.Wrap(fault.AlreadyExists, err, "already exists")
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fault.Wrap(fault.NotFound, err, "refers to an unknown participant, synchronizer or user")
+		case sqlite3.SQLITE_BUSY:
+			return fault.Wrap(fault.Unavailable, err, "database is busy")
+		}
+	}
+	return err
+}

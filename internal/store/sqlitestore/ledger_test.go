@@ -1,0 +1,72 @@
+package sqlitestore_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+	"github.com/sandnet/sandnet/internal/store/storetest"
+)
+
+// openAt opens the ledger at path and closes it when the test ends.
+func openAt(t testing.TB, path string) *sqlitestore.Ledger {
+	t.Helper()
+	l, err := sqlitestore.OpenLedger(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return l
+}
+
+func open(t *testing.T) ledger.Store {
+	return openAt(t, filepath.Join(t.TempDir(), "ledger.db"))
+}
+
+func reopen(t *testing.T, s ledger.Store) ledger.Store {
+	l := s.(*sqlitestore.Ledger)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return openAt(t, l.Path())
+}
+
+func TestLedger(t *testing.T) {
+	storetest.Exercise(t, open, reopen)
+}
+
+// TestSecondOpenRefused checks the data directory lock: a second store on
+// the same file fails clearly while the first is open (flock conflicts
+// between descriptors even within one process), and succeeds after it is
+// closed.
+func TestSecondOpenRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	first, err := sqlitestore.OpenLedger(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqlitestore.OpenLedger(t.Context(), path)
+	if !fault.Is(err, fault.FailedPrecondition) || !strings.Contains(err.Error(), "data directory is in use by another sandnet process") {
+		t.Fatalf("second open: error = %v; want the data directory to be in use", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	openAt(t, path)
+}
+
+func BenchmarkAppendTransaction(b *testing.B) {
+	storetest.BenchmarkAppend(b, openAt(b, filepath.Join(b.TempDir(), "ledger.db")), 1)
+}
+
+func BenchmarkAppendTransactionParallel(b *testing.B) {
+	storetest.BenchmarkAppend(b, openAt(b, filepath.Join(b.TempDir(), "ledger.db")), 16)
+}

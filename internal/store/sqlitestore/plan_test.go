@@ -1,0 +1,164 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// TestQueryPlans pins the plans of the hot queries: each must be an index
+// search, and none may sort unless it says so (a sort reads the whole
+// matching set before the first row of a page). This is what keeps the cost
+// of a page flat as the ledger grows.
+func TestQueryPlans(t *testing.T) {
+	t.Parallel()
+	l, err := OpenLedger(t.Context(), filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	amulet := ledger.TemplateID{PackageName: "splice-amulet"}
+	amulet.ModuleName, amulet.EntityName = "Splice.Amulet", "Amulet"
+	locked := amulet
+	locked.EntityName = "LockedAmulet"
+
+	type plan struct {
+		name  string
+		query string
+		args  []any
+		want  []string // substrings of the plan, in order
+		sorts bool     // the plan may sort
+	}
+	stmt := func(name, query string, args []any, want ...string) plan {
+		return plan{name: name, query: query, args: args, want: want}
+	}
+	active := func(name string, f ledger.ContractFilter, want ...string) plan {
+		q, args := activeQuery(f)
+		return plan{name: name, query: q, args: args, want: want}
+	}
+	const (
+		byActive   = "SEARCH c USING INDEX contracts_active (seq>?)"
+		byTemplate = "SEARCH c USING INDEX contracts_active_template (package_name=? AND module=? AND entity=? AND seq>?)"
+		byParty    = "SEARCH s USING PRIMARY KEY (party=? AND seq>?)"
+		byRowid    = "SEARCH c USING INTEGER PRIMARY KEY (rowid=?)"
+		byCursor   = "SEARCH contracts USING COVERING INDEX sqlite_autoindex_contracts_1 (contract_id=?)"
+		byID       = "SEARCH contracts USING INDEX sqlite_autoindex_contracts_1 (contract_id=?)"
+	)
+	two := active("active, two templates", ledger.ContractFilter{Templates: []ledger.TemplateID{amulet, locked}, After: "00ab", Limit: 100},
+		byTemplate, byTemplate)
+	two.sorts = true // merging at most 2 × 100 rows
+	plans := []plan{
+		active("active, all", ledger.ContractFilter{Limit: 100}, byActive),
+		active("active, after cursor", ledger.ContractFilter{After: "00ab", Limit: 100}, byActive, byCursor),
+		active("active, one template", ledger.ContractFilter{Templates: []ledger.TemplateID{amulet}, After: "00ab", Limit: 100}, byTemplate),
+		two,
+		active("active, stakeholder", ledger.ContractFilter{Stakeholder: "alice::1220", After: "00ab", Limit: 100}, byParty, byRowid),
+		active("active, stakeholder and template", ledger.ContractFilter{Stakeholder: "alice::1220", Templates: []ledger.TemplateID{amulet}}, byParty, byRowid),
+		stmt("updates", `SELECT pu.ledger_offset, t.body FROM participant_updates pu JOIN transactions t ON t.sequence = pu.sequence
+WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDER BY pu.ledger_offset DESC LIMIT ?`,
+			[]any{1, 0, 100, 10},
+			"SEARCH pu USING PRIMARY KEY (participant=? AND ledger_offset>? AND ledger_offset<?)",
+			"SEARCH t USING INTEGER PRIMARY KEY (rowid=?)"),
+		stmt("contract", `SELECT body, archived_update_id IS NULL FROM contracts WHERE contract_id = ?`, []any{"00ab"}, byID),
+		stmt("transaction", `SELECT body FROM transactions WHERE update_id = ?`, []any{"1220"},
+			"SEARCH transactions USING INDEX sqlite_autoindex_transactions_1 (update_id=?)"),
+		stmt("consume", `UPDATE contracts SET archived_update_id = ? WHERE contract_id = ? AND archived_update_id IS NULL RETURNING seq`,
+			[]any{"u", "00ab"}, byID),
+		stmt("unindex stakeholders", `DELETE FROM contract_stakeholders WHERE seq = ?`, []any{1},
+			"SEARCH contract_stakeholders USING COVERING INDEX contract_stakeholders_seq (seq=?)"),
+		stmt("inactive", `SELECT contract_id FROM contracts
+WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS NULL`, []any{`["00ab"]`}, byID),
+		stmt("count active", `SELECT count(*) FROM contracts WHERE archived_update_id IS NULL`, nil,
+			"SCAN contracts USING INDEX contracts_active"),
+		stmt("users page", `SELECT id, primary_party, deactivated, annotations, resource_version FROM users
+WHERE participant_id = ? AND id > ? ORDER BY id LIMIT ?`, []any{"p", "", 10},
+			"SEARCH users USING PRIMARY KEY (participant_id=? AND id>?)"),
+	}
+	for _, p := range plans {
+		t.Run(p.name, func(t *testing.T) {
+			rows, err := l.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+p.query, p.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var lines []string
+			for rows.Next() {
+				var id, parent, notused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				lines = append(lines, detail)
+			}
+			got := strings.Join(lines, "\n")
+			rest := got
+			for _, w := range p.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Errorf("plan lacks %q:\n%s", w, got)
+					return
+				}
+				rest = rest[i+len(w):]
+			}
+			if strings.Contains(got, "TEMP B-TREE") && !p.sorts {
+				t.Errorf("plan sorts:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestNewerSchemaRefused checks that a database migrated by a newer
+// sandnet (a schema version this binary does not know) is not opened.
+func TestNewerSchemaRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l, err := OpenLedger(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.w.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if _, err := OpenLedger(t.Context(), path); !fault.Is(err, fault.FailedPrecondition) {
+		t.Fatalf("open: error = %v; want FailedPrecondition", err)
+	}
+}
+
+// TestPragmas checks the settings the package documentation promises on
+// each pool.
+func TestPragmas(t *testing.T) {
+	t.Parallel()
+	l, err := OpenLedger(t.Context(), filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, tc := range []struct {
+		db     *sql.DB
+		pragma string
+		want   string
+	}{
+		{l.w, "journal_mode", "wal"},
+		{l.w, "synchronous", "1"}, // NORMAL
+		{l.w, "foreign_keys", "1"},
+		{l.w, "busy_timeout", "5000"},
+		{l.r, "query_only", "1"},
+		{l.r, "busy_timeout", "5000"},
+	} {
+		var got string
+		if err := tc.db.QueryRow("PRAGMA " + tc.pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("PRAGMA %s = %s; want %s", tc.pragma, got, tc.want)
+		}
+	}
+	if _, err := l.r.Exec(`INSERT INTO meta (key, value) VALUES ('x', 'y')`); err == nil {
+		t.Error("read pool accepted a write")
+	}
+}
