@@ -101,25 +101,27 @@ func (AnsEntry) Observers() []daml.Party { return nil }
 
 func (a AnsEntry) dsoParty() daml.Party { return a.DSO }
 
-// The limits Splice's name-service API enforces on a request.
+// The limits Splice's name-service API enforces on a request (its
+// validator's AnsUtil).
 const (
+	MaxAnsNameLength        = 60
 	MaxAnsURLLength         = 255
 	MaxAnsDescriptionLength = 140
 )
 
 // ValidateAnsEntryRequest checks a name request the way Splice's
 // validator does before it exercises AnsRules_RequestEntry (the Daml choice
-// itself checks nothing): users may only register names ending in
-// ".unverified.<acronym>", the URL is at most 255 characters and the
-// description at most 140.
+// itself checks nothing): users may only register names of at most 60
+// characters ending in ".unverified.<acronym>", made of lower-case letters,
+// digits, '-' and '_'; the URL is empty or an http(s) URL of at most 255
+// characters; the description has at most 140.
 func ValidateAnsEntryRequest(acronym, name, url, description string) error {
-	suffix := ".unverified." + strings.ToLower(acronym)
+	suffix := ".unverified." + acronym
 	label, ok := strings.CutSuffix(name, suffix)
 	switch {
-	case !ok || label == "":
-		return fault.New(fault.InvalidArgument, "Entry name %q must end with %q", name, suffix)
-	case !validAnsLabel(label):
-		return fault.New(fault.InvalidArgument, "Entry name %q is not valid: use lower-case letters, digits, '-' and '_'", name)
+	case !ok || label == "" || len(name) > MaxAnsNameLength || !validAnsLabel(label):
+		return fault.New(fault.InvalidArgument, "Entry name %q is not valid: it must match [a-z0-9_-]{1,%d}%s",
+			name, MaxAnsNameLength-len(suffix), suffix)
 	case utf8.RuneCountInString(url) > MaxAnsURLLength:
 		return fault.New(fault.InvalidArgument, "Entry url is longer than %d characters", MaxAnsURLLength)
 	case url != "" && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://"):
@@ -132,7 +134,7 @@ func ValidateAnsEntryRequest(acronym, name, url, description string) error {
 
 func validAnsLabel(s string) bool {
 	for _, c := range s {
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}

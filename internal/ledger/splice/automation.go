@@ -60,8 +60,8 @@ type Automation struct {
 	seq    int64
 }
 
-// NewAutomation returns the DSO automation; Start runs it, RunOnce runs
-// one pass.
+// NewAutomation returns the DSO automation; Run or Start runs it,
+// RunOnce runs one pass.
 func NewAutomation(net *ledger.Network, cfg AutomationConfig) *Automation {
 	if cfg.Settle <= 0 {
 		cfg.Settle = 20 * time.Millisecond
@@ -81,35 +81,20 @@ type PassResult struct {
 	Next daml.Timestamp
 }
 
-// Start runs the automation until Stop or until ctx is done. A pass runs
-// at start, after every clock advance, after commits (settled), and when
-// the next round boundary or expiry falls due, so nothing polls.
-func (a *Automation) Start(ctx context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cancel != nil {
-		return fault.New(fault.FailedPrecondition, "DSO automation already started")
-	}
-	ctx, a.cancel = context.WithCancel(ctx)
-	a.done = make(chan struct{})
-	go a.loop(ctx, a.done)
-	return nil
+// NewDSOAutomation returns the DSO automation of a seeded network, run by
+// its founding SV's node.
+func NewDSOAutomation(net *ledger.Network, s *Seeded, log *slog.Logger) *Automation {
+	cfg := s.AutomationConfig()
+	cfg.Logger = log
+	return NewAutomation(net, cfg)
 }
 
-// Stop stops the automation and waits for the running pass to end.
-func (a *Automation) Stop() {
-	a.mu.Lock()
-	cancel, done := a.cancel, a.done
-	a.cancel, a.done = nil, nil
-	a.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
-	}
-}
-
-func (a *Automation) loop(ctx context.Context, done chan struct{}) {
-	defer close(done)
+// Run runs the automation until ctx is done, then returns nil. A pass runs
+// at once, after every clock advance, after commits (settled), and when the
+// next round boundary or expiry falls due, so nothing polls. A failing pass
+// is logged and retried with backoff. Run suits a leader-elected service:
+// cancel ctx when leadership is lost.
+func (a *Automation) Run(ctx context.Context) error {
 	clock := a.net.Clock()
 	backoff := 50 * time.Millisecond
 	for {
@@ -118,7 +103,7 @@ func (a *Automation) loop(ctx context.Context, done chan struct{}) {
 		wait := time.Hour
 		switch {
 		case ctx.Err() != nil:
-			return
+			return nil
 		case err != nil:
 			a.cfg.Logger.Warn("DSO automation pass failed", "err", err)
 			wait = backoff
@@ -133,7 +118,7 @@ func (a *Automation) loop(ctx context.Context, done chan struct{}) {
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return
+			return nil
 		case <-advanced:
 		case <-timer.C:
 		case <-committed:
@@ -144,6 +129,37 @@ func (a *Automation) loop(ctx context.Context, done chan struct{}) {
 			}
 		}
 		timer.Stop()
+	}
+}
+
+// Start runs the automation in the background until Stop or until ctx is
+// done (see Run).
+func (a *Automation) Start(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		return fault.New(fault.FailedPrecondition, "DSO automation already started")
+	}
+	ctx, a.cancel = context.WithCancel(ctx)
+	done := make(chan struct{})
+	a.done = done
+	go func() {
+		defer close(done)
+		_ = a.Run(ctx)
+	}()
+	return nil
+}
+
+// Stop stops the automation started by Start and waits for the running
+// pass to end.
+func (a *Automation) Stop() {
+	a.mu.Lock()
+	cancel, done := a.cancel, a.done
+	a.cancel, a.done = nil, nil
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
 	}
 }
 

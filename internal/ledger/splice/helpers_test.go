@@ -68,7 +68,7 @@ func (s seeded) now() daml.Timestamp { return s.net.Clock().Now() }
 
 func (s seeded) amuletContext(t testing.TB) splice.AmuletContext {
 	t.Helper()
-	ac, err := splice.LoadAmuletContext(context.Background(), s.net.Store(), s.DSO, s.now())
+	ac, err := splice.LoadAmuletContext(context.Background(), s.net.Store(), s.DSOParty, s.now())
 	if err != nil {
 		t.Fatalf("amulet context: %v", err)
 	}
@@ -128,6 +128,7 @@ func wantKind(t testing.TB, err error, kind fault.Kind) {
 	if err == nil {
 		t.Fatalf("want a %s error, got success", kind)
 	}
+	t.Logf("expected error: %v", err)
 	if got := fault.KindOf(err); got != kind {
 		t.Fatalf("want a %s error, got %s: %v", kind, got, err)
 	}

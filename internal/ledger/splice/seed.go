@@ -67,7 +67,7 @@ func (c *SeedConfig) defaults() {
 // stores it in the network's metadata, so a restarted sandnet gets it back.
 type Seeded struct {
 	Synchronizer ledger.SynchronizerID `json:"synchronizer"`
-	DSO          daml.Party            `json:"dso"`
+	DSOParty     daml.Party            `json:"dsoParty"`
 	SVs          []SeededSV            `json:"svs"`
 	Validator    SeededValidator       `json:"validator"`
 	Users        []SeededUser          `json:"users"`
@@ -124,7 +124,7 @@ type SeededUser struct {
 // by the founding SV's node.
 func (s *Seeded) AutomationConfig() AutomationConfig {
 	sv := s.SVs[0]
-	return AutomationConfig{DSO: s.DSO, SV: sv.Party, Participant: sv.Participant, UserID: sv.OperatorUser}
+	return AutomationConfig{DSO: s.DSOParty, SV: sv.Party, Participant: sv.Participant, UserID: sv.OperatorUser}
 }
 
 // User returns the seeded wallet user with the given name.
@@ -241,7 +241,7 @@ func (sd *seeder) run() error {
 		})
 		dsoHosts = append(dsoHosts, ledger.Hosting{Participant: p.ID, Synchronizer: sync.ID, Permission: ledger.PermissionSubmission})
 	}
-	if out.DSO, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "DSO", Namespace: net.Fingerprint("namespace/DSO"), Hosts: dsoHosts}); err != nil {
+	if out.DSOParty, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "DSO", Namespace: net.Fingerprint("namespace/DSO"), Hosts: dsoHosts}); err != nil {
 		return err
 	}
 	for i := range out.SVs {
@@ -260,7 +260,7 @@ func (sd *seeder) run() error {
 			ID: OperatorUser, Participant: sv.Participant, PrimaryParty: sv.Party,
 			Rights: []ledger.Right{
 				{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
-				{Kind: ledger.CanActAs, Party: sv.Party}, {Kind: ledger.CanReadAs, Party: out.DSO},
+				{Kind: ledger.CanActAs, Party: sv.Party}, {Kind: ledger.CanReadAs, Party: out.DSOParty},
 			},
 		}); err != nil {
 			return err
@@ -367,7 +367,7 @@ func (sd *seeder) found() error {
 	sv1 := out.SVs[0]
 	syncID := string(out.Synchronizer)
 	boot := DsoBootstrap{
-		DSO: out.DSO, Sv1Party: sv1.Party, Sv1Name: sv1.Name, Sv1RewardWeight: sv1.RewardWeight,
+		DSO: out.DSOParty, Sv1Party: sv1.Party, Sv1Name: sv1.Name, Sv1RewardWeight: sv1.RewardWeight,
 		Sv1ParticipantID:     string(sv1.Participant),
 		Sv1SynchronizerNodes: daml.Map[string, SynchronizerNodeConfig]{{Key: syncID, Value: sd.nodeConfig(sv1)}},
 		Round0Duration:       Rel(cfg.TickDuration),
@@ -378,7 +378,7 @@ func (sd *seeder) found() error {
 		InitialTrafficState:  daml.Map[string, TrafficState]{},
 		IsDevNet:             true,
 	}
-	return sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSO}, nil, nil, func(tx *ledger.Tx) error {
+	return sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSOParty}, nil, nil, func(tx *ledger.Tx) error {
 		cid, err := ledger.Create(tx, boot)
 		if err != nil {
 			return err
@@ -392,11 +392,11 @@ func (sd *seeder) found() error {
 func (sd *seeder) join(i int) error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
 	sv1, sv := out.SVs[0], out.SVs[i]
-	rules, err := only[DsoRules](ctx, s, out.DSO)
+	rules, err := only[DsoRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
-	if err := sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSO}, nil, nil, func(tx *ledger.Tx) error {
+	if err := sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSOParty}, nil, nil, func(tx *ledger.Tx) error {
 		_, err := ledger.Exercise[DsoRulesConfirmSvOnboardingResult](tx, rules.ID, "DsoRules_ConfirmSvOnboarding", DsoRulesConfirmSvOnboarding{
 			NewSvParty: sv.Party, NewSvName: sv.Name, NewParticipantID: string(sv.Participant),
 			NewSvRewardWeight: sv.RewardWeight, Reason: "sandnet seed: " + sv.Name + " joins",
@@ -409,11 +409,11 @@ func (sd *seeder) join(i int) error {
 	if err != nil || len(confirmed) != 1 {
 		return fmt.Errorf("find the onboarding confirmation: %d found, %v", len(confirmed), err)
 	}
-	amuletRules, err := only[AmuletRules](ctx, s, out.DSO)
+	amuletRules, err := only[AmuletRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
-	rounds, err := Active[OpenMiningRound](ctx, s, out.DSO)
+	rounds, err := Active[OpenMiningRound](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
@@ -423,7 +423,7 @@ func (sd *seeder) join(i int) error {
 	if len(rounds) < 3 {
 		return fmt.Errorf("expected three open rounds, found %d", len(rounds))
 	}
-	actAs, readAs := []daml.Party{sv.Party}, []daml.Party{out.DSO}
+	actAs, readAs := []daml.Party{sv.Party}, []daml.Party{out.DSOParty}
 	if err := sd.submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
 		_, err := ledger.Exercise[NewDsoRulesResult](tx, rules.ID, "DsoRules_AddConfirmedSv", DsoRulesAddConfirmedSv{
 			Sv: sv.Party, SvOnboardingConfirmedCid: confirmed[0].ID,
@@ -434,12 +434,12 @@ func (sd *seeder) join(i int) error {
 	}); err != nil {
 		return err
 	}
-	rules, err = only[DsoRules](ctx, s, out.DSO)
+	rules, err = only[DsoRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
 	var nodeState daml.ContractID
-	states, err := Active[SvNodeState](ctx, s, out.DSO)
+	states, err := Active[SvNodeState](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
@@ -459,12 +459,12 @@ func (sd *seeder) join(i int) error {
 func (sd *seeder) onboardValidator() error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
 	sv1, v := out.SVs[0], out.Validator
-	rules, err := only[DsoRules](ctx, s, out.DSO)
+	rules, err := only[DsoRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
 	version, contact := "sandnet", ""
-	if err := sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{sv1.Party}, []daml.Party{out.DSO}, nil, func(tx *ledger.Tx) error {
+	if err := sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{sv1.Party}, []daml.Party{out.DSOParty}, nil, func(tx *ledger.Tx) error {
 		_, err := ledger.Exercise[DsoRulesOnboardValidatorResult](tx, rules.ID, "DsoRules_OnboardValidator", DsoRulesOnboardValidator{
 			Sponsor: sv1.Party, Validator: v.Party, Version: &version, ContactPoint: &contact,
 		})
@@ -478,10 +478,10 @@ func (sd *seeder) onboardValidator() error {
 	wallets := append([]SeededUser{{Name: v.OperatorUser, Party: v.Party}}, out.Users...)
 	for _, u := range wallets {
 		if err := sd.submit(v.Participant, v.OperatorUser, slices.Compact([]daml.Party{v.Party, u.Party}), nil, nil, func(tx *ledger.Tx) error {
-			if _, err := ledger.Create(tx, ValidatorRight{DSO: out.DSO, User: u.Party, Validator: v.Party}); err != nil {
+			if _, err := ledger.Create(tx, ValidatorRight{DSO: out.DSOParty, User: u.Party, Validator: v.Party}); err != nil {
 				return err
 			}
-			_, err := ledger.Create(tx, WalletAppInstall{DSOParty: out.DSO, ValidatorParty: v.Party, EndUserName: u.Name, EndUserParty: u.Party})
+			_, err := ledger.Create(tx, WalletAppInstall{DSOParty: out.DSOParty, ValidatorParty: v.Party, EndUserName: u.Name, EndUserParty: u.Party})
 			return err
 		}); err != nil {
 			return err
@@ -496,7 +496,7 @@ func (sd *seeder) onboardValidator() error {
 }
 
 func (sd *seeder) tap(u SeededUser) error {
-	ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), sd.out.DSO, sd.net.Clock().Now())
+	ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), sd.out.DSOParty, sd.net.Clock().Now())
 	if err != nil {
 		return err
 	}
@@ -512,7 +512,7 @@ func (sd *seeder) tap(u SeededUser) error {
 // the wallet's first payment, and the DSO collecting it.
 func (sd *seeder) registerNames() error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
-	ansRules, err := only[AnsRules](ctx, s, out.DSO)
+	ansRules, err := only[AnsRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
@@ -535,7 +535,7 @@ func (sd *seeder) registerNames() error {
 			return err
 		}
 		request := CreatedIn(t, SubscriptionRequest{}.TemplateID())[0]
-		ac, err := LoadAmuletContext(ctx, s, out.DSO, sd.net.Clock().Now())
+		ac, err := LoadAmuletContext(ctx, s, out.DSOParty, sd.net.Clock().Now())
 		if err != nil {
 			return err
 		}
@@ -575,11 +575,11 @@ func (sd *seeder) requestVote() error {
 	if len(out.SVs) > 1 {
 		target = out.SVs[1]
 	}
-	rules, err := only[DsoRules](ctx, sd.net.Store(), out.DSO)
+	rules, err := only[DsoRules](ctx, sd.net.Store(), out.DSOParty)
 	if err != nil {
 		return err
 	}
-	return sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{sv1.Party}, []daml.Party{out.DSO}, nil, func(tx *ledger.Tx) error {
+	return sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{sv1.Party}, []daml.Party{out.DSOParty}, nil, func(tx *ledger.Tx) error {
 		_, err := ledger.Exercise[VoteRequestResult](tx, rules.ID, "DsoRules_RequestVote", DsoRulesRequestVote{
 			Requester: sv1.Party,
 			Action:    ActionUpdateSvRewardWeight(target.Party, 2*target.RewardWeight),

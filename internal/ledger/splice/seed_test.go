@@ -32,13 +32,13 @@ func TestSeedBuildsTheNetwork(t *testing.T) {
 	if len(s.SVs) != 4 || len(s.Users) != 2 {
 		t.Fatalf("got %d SVs and %d users, want 4 and 2", len(s.SVs), len(s.Users))
 	}
-	if !strings.HasPrefix(string(s.DSO), "DSO::1220") || !strings.HasPrefix(string(s.Synchronizer), "global-domain::1220") {
-		t.Errorf("ids: DSO %s, synchronizer %s", s.DSO, s.Synchronizer)
+	if !strings.HasPrefix(string(s.DSOParty), "DSO::1220") || !strings.HasPrefix(string(s.Synchronizer), "global-domain::1220") {
+		t.Errorf("ids: DSO %s, synchronizer %s", s.DSOParty, s.Synchronizer)
 	}
 
 	// The DSO party is hosted on every SV participant; each SV party on its
 	// own.
-	hosts := s.net.HostingsOf(s.DSO)
+	hosts := s.net.HostingsOf(s.DSOParty)
 	if len(hosts) != len(s.SVs) {
 		t.Errorf("DSO hosted on %d participants, want %d", len(hosts), len(s.SVs))
 	}
@@ -52,11 +52,11 @@ func TestSeedBuildsTheNetwork(t *testing.T) {
 	}
 
 	// DsoRules lists every SV; each has published its sequencer.
-	rules, err := splice.Active[splice.DsoRules](ctx, st, s.DSO)
+	rules, err := splice.Active[splice.DsoRules](ctx, st, s.DSOParty)
 	if err != nil || len(rules) != 1 {
 		t.Fatalf("DsoRules: %d, %v", len(rules), err)
 	}
-	nodes, err := splice.Active[splice.SvNodeState](ctx, st, s.DSO)
+	nodes, err := splice.Active[splice.SvNodeState](ctx, st, s.DSOParty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestSeedBuildsTheNetwork(t *testing.T) {
 	}
 	for _, sv := range s.SVs {
 		op, err := st.User(ctx, sv.Participant, splice.OperatorUser)
-		if err != nil || !op.IsAdmin() || !op.CanAct(sv.Party) || !op.CanRead(s.DSO) {
+		if err != nil || !op.IsAdmin() || !op.CanAct(sv.Party) || !op.CanRead(s.DSOParty) {
 			t.Errorf("SV operator user of %s: %+v, %v", sv.Name, op, err)
 		}
 	}
@@ -136,7 +136,7 @@ func TestSeedFoundingAndJoiningTransactions(t *testing.T) {
 	first := ups[0].Transaction
 	root := first.Events[first.Roots[0]]
 	if root.Created == nil || root.Created.Template.EntityName != "DsoBootstrap" ||
-		root.Created.Argument.Fields[0].Value != daml.Party(s.DSO) {
+		root.Created.Argument.Fields[0].Value != daml.Party(s.DSOParty) {
 		t.Errorf("first transaction's root is %+v", root)
 	}
 	joined := false
@@ -214,7 +214,7 @@ func TestSeedIsDeterministic(t *testing.T) {
 		t.Fatal("no contracts to compare")
 	}
 	c, dc := seedOn("other")
-	if c.DSO == a.DSO || reflect.DeepEqual(dc, da) {
+	if c.DSOParty == a.DSOParty || reflect.DeepEqual(dc, da) {
 		t.Error("a different seed gave the same ids")
 	}
 }
@@ -295,7 +295,7 @@ func TestSeedConfig(t *testing.T) {
 	if got := s.balance(t, s.Users[0].Party); got.Cmp(num("5.0")) != 0 {
 		t.Errorf("dave holds %s", got)
 	}
-	entries, err := splice.Active[splice.AnsEntry](context.Background(), s.net.Store(), s.DSO)
+	entries, err := splice.Active[splice.AnsEntry](context.Background(), s.net.Store(), s.DSOParty)
 	if err != nil || len(entries) != 0 {
 		t.Errorf("entries: %d, %v", len(entries), err)
 	}
@@ -311,4 +311,3 @@ func BenchmarkSeed(b *testing.B) {
 		}
 	}
 }
-

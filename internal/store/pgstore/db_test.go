@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	neturl "net/url"
 	"os"
 	"sync"
 	"testing"
@@ -46,10 +47,14 @@ func databaseURL(t testing.TB) string {
 		conn.Close(ctx)
 	})
 	if reachErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL at %s is unreachable: %v", url, reachErr)
+		shown := url // never print a password into test logs
+		if u, err := neturl.Parse(url); err == nil {
+			shown = u.Redacted()
 		}
-		t.Skipf("PostgreSQL at %s is unreachable (%v); set SANDNET_TEST_DATABASE_URL, or CI=true to make this fatal", url, reachErr)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL at %s is unreachable: %v", shown, reachErr)
+		}
+		t.Skipf("PostgreSQL at %s is unreachable (%v); set SANDNET_TEST_DATABASE_URL, or CI=true to make this fatal", shown, reachErr)
 	}
 	return url
 }

@@ -40,6 +40,16 @@
 // applied at open in one transaction, under a session advisory lock, so that
 // two processes starting together do not migrate at once.
 //
+// # Durability
+//
+// A commit returns once PostgreSQL has flushed it (synchronous_commit=on,
+// the server's default), and the write lock is held until then, so the
+// append rate is bounded by the disk's flush latency. For a throwaway
+// network, add synchronous_commit=off to the URL (pgx passes unknown URL
+// parameters to the server as session settings): a server crash may then
+// lose the last commits, never consistency. See the benchmarks in this
+// package.
+//
 // # Pool
 //
 // The pool has 10 connections unless the URL says otherwise

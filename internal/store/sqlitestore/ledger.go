@@ -40,9 +40,9 @@ type Ledger struct {
 	closing   chan struct{}
 	leases    sync.WaitGroup
 
-	wc    *stmtCache // hotStatements, prepared on w at open
-	rc    *stmtCache // prepared on r on first use
-	read  runner     // r through rc
+	wc   *stmtCache // hotStatements, prepared on w at open
+	rc   *stmtCache // prepared on r on first use
+	read runner     // r through rc
 
 	leadMu  sync.Mutex // guards leading and closed, and orders leases.Add before Close's Wait
 	leading bool
@@ -118,7 +118,9 @@ func openLedger(ctx context.Context, path, synchronous string) (*Ledger, error) 
 
 // dsn builds a modernc DSN for path with busy_timeout first: the driver
 // applies it before the other pragmas, so that journal_mode(WAL) waits for a
-// lock instead of failing with SQLITE_BUSY.
+// lock instead of failing with SQLITE_BUSY. The path is percent-escaped so
+// that a '?' or '#' in a directory name cannot cut the DSN short; SQLite
+// decodes URI file names.
 func dsn(path string, params ...string) string {
 	q := append([]string{fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeoutMS)}, params...)
 	u := url.URL{Scheme: "file", Opaque: url.PathEscape(path)}
@@ -200,8 +202,8 @@ func (l *Ledger) Head(ctx context.Context) (ledger.Head, error) {
 	return readHead(ctx, runner{db: l.r, tx: tx, cache: l.rc})
 }
 
-// queryer is what reads need from *sql.DB and *sql.Tx, so that a read helper
-// serves both the read pool and the write transaction.
+// queryer is what reads need from a [runner], so that a read helper serves
+// the read pool, a read transaction and the write transaction alike.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
