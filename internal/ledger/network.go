@@ -299,8 +299,8 @@ func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error)
 	}
 	p := &pending{
 		tx: &Transaction{
-			WorkflowID: cmd.WorkflowID,
-			Submission: Submission{Participant: cmd.Participant, UserID: cmd.UserID, ActAs: union(cmd.ActAs), CommandID: cmd.CommandID},
+			WorkflowID:   cmd.WorkflowID,
+			Submission:   Submission{Participant: cmd.Participant, UserID: cmd.UserID, ActAs: union(cmd.ActAs), CommandID: cmd.CommandID},
 			Synchronizer: sync, EffectiveAt: tx.now,
 			Events: tx.events, Roots: tx.roots(), TraceContext: cmd.TraceContext,
 		},

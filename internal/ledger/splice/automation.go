@@ -236,7 +236,7 @@ func (a *Automation) RunOnce(ctx context.Context) (PassResult, error) {
 	if len(actions) == 0 {
 		return res, nil
 	}
-	if err := a.submit(ctx, actions); err == nil {
+	if err := a.submit(ctx, now, actions); err == nil {
 		res.Transactions, res.Actions = 1, len(actions)
 		return res, nil
 	} else if !fault.Is(err, fault.DamlPrecondition) || len(actions) == 1 {
@@ -244,7 +244,7 @@ func (a *Automation) RunOnce(ctx context.Context) (PassResult, error) {
 	}
 	var errs []error
 	for _, act := range actions {
-		if err := a.submit(ctx, []action{act}); err != nil {
+		if err := a.submit(ctx, now, []action{act}); err != nil {
 			a.cfg.Logger.Warn("DSO automation action failed", "action", act.name, "err", err)
 			errs = append(errs, fmt.Errorf("%s: %w", act.name, err))
 			continue
@@ -258,7 +258,7 @@ func (a *Automation) RunOnce(ctx context.Context) (PassResult, error) {
 	return res, nil
 }
 
-func (a *Automation) submit(ctx context.Context, actions []action) error {
+func (a *Automation) submit(ctx context.Context, now daml.Timestamp, actions []action) error {
 	a.mu.Lock()
 	a.seq++
 	seq := a.seq
@@ -268,7 +268,7 @@ func (a *Automation) submit(ctx context.Context, actions []action) error {
 		UserID:      a.cfg.UserID,
 		ActAs:       []daml.Party{a.cfg.SV, a.cfg.DSO},
 		ReadAs:      []daml.Party{a.cfg.DSO},
-		CommandID:   fmt.Sprintf("sandnet-dso-automation-%d-%s", seq, actions[0].name),
+		CommandID:   fmt.Sprintf("sandnet-dso-automation-%d-%d-%s", now, seq, actions[0].name),
 		WorkflowID:  "dso-automation",
 		Run: func(tx *ledger.Tx) error {
 			for _, act := range actions {

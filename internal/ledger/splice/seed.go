@@ -91,12 +91,26 @@ type SeededSV struct {
 }
 
 // BftSequencer is an SV's BFT sequencer as Scan's /v0/sv-bft-sequencers
-// reports it. Splice reads it from the sequencer's admin API; sandnet keeps
-// it here and in the SV's SvNodeState (sequencer id and URL).
+// reports it. Splice reads it from the sequencer's admin API, which sandnet
+// does not have: the SV publishes its sequencer in its SvNodeState (as
+// Splice's SVs do), and BftSequencerOf derives the entry from that, so a
+// Scan can serve it from what it ingests.
 type BftSequencer struct {
 	SerialID int64  `json:"serialId"`
 	ID       string `json:"id"`
 	P2PURL   string `json:"p2pUrl"`
+}
+
+// BftSequencerOf returns the BFT sequencer an SV's node state publishes for
+// a synchronizer: its id, the synchronizer serial (sandnet's synchronizers
+// are not upgraded in place, so 0) and the peer-to-peer endpoint, which
+// sandnet places at the public sequencer URL plus "-p2p".
+func BftSequencerOf(state SvNodeState, synchronizerID string) (BftSequencer, bool) {
+	cfg, ok := state.State.SynchronizerNodes.Get(synchronizerID)
+	if !ok || cfg.Sequencer == nil {
+		return BftSequencer{}, false
+	}
+	return BftSequencer{SerialID: 0, ID: cfg.Sequencer.SequencerID, P2PURL: cfg.Sequencer.URL + "-p2p"}, true
 }
 
 // SeededValidator is the validator node: its operator party runs the
@@ -251,11 +265,9 @@ func (sd *seeder) run() error {
 			return err
 		}
 		sv.ScanURL = fmt.Sprintf("%s/%s", cfg.BaseURL, sv.ParticipantName)
-		sv.Sequencer = BftSequencer{
-			SerialID: 0,
-			ID:       "SEQ::" + sv.ParticipantName + "::" + net.Fingerprint("sequencer/"+sv.ParticipantName),
-			P2PURL:   fmt.Sprintf("%s/%s/sequencer-p2p", cfg.BaseURL, sv.ParticipantName),
-		}
+		sv.Sequencer, _ = BftSequencerOf(SvNodeState{State: NodeState{
+			SynchronizerNodes: daml.Map[string, SynchronizerNodeConfig]{{Key: string(sync.ID), Value: sd.nodeConfig(*sv)}},
+		}}, string(sync.ID))
 		if err := net.PutUser(ctx, ledger.User{
 			ID: OperatorUser, Participant: sv.Participant, PrimaryParty: sv.Party,
 			Rights: []ledger.Right{
@@ -348,13 +360,15 @@ func CreatedIn(t *ledger.Transaction, tid ledger.TemplateID) []daml.ContractID {
 	return out
 }
 
+// nodeConfig is the node configuration an SV publishes: its sequencer,
+// mediator and Scan, with ids derived from the network seed.
 func (sd *seeder) nodeConfig(sv SeededSV) SynchronizerNodeConfig {
 	now := sd.net.Clock().Now()
 	name := sv.ParticipantName
 	return SynchronizerNodeConfig{
 		CometBft: CometBftConfig{Nodes: daml.Map[string, CometBftNodeConfig]{}, GovernanceKeys: []GovernanceKeyConfig{}, SequencingKeys: []SequencingKeyConfig{}},
 		Sequencer: &SequencerConfig{
-			MigrationID: 0, SequencerID: sv.Sequencer.ID,
+			MigrationID: 0, SequencerID: "SEQ::" + name + "::" + sd.net.Fingerprint("sequencer/"+name),
 			URL: fmt.Sprintf("%s/%s/sequencer", sd.cfg.BaseURL, name), AvailableAfter: &now,
 		},
 		Mediator: &MediatorConfig{MediatorID: "MED::" + name + "::" + sd.net.Fingerprint("mediator/"+name)},

@@ -67,8 +67,9 @@ func TestSeedBuildsTheNetwork(t *testing.T) {
 		}
 		found := false
 		for _, n := range nodes {
-			cfg, ok := n.Payload.State.SynchronizerNodes.Get(string(s.Synchronizer))
-			if n.Payload.Sv == sv.Party && ok && cfg.Sequencer != nil && cfg.Sequencer.SequencerID == sv.Sequencer.ID {
+			seq, ok := splice.BftSequencerOf(n.Payload, string(s.Synchronizer))
+			if n.Payload.Sv == sv.Party && ok && seq == sv.Sequencer && strings.HasPrefix(seq.ID, "SEQ::"+sv.ParticipantName+"::1220") &&
+				strings.HasSuffix(seq.P2PURL, "/"+sv.ParticipantName+"/sequencer-p2p") {
 				found = true
 			}
 		}

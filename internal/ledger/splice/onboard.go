@@ -1,0 +1,60 @@
+package splice
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// OnboardWallet gives a user of the validator participant a wallet, as
+// Splice's validator does when it onboards a user: a ValidatorRight and a
+// WalletAppInstall, signed by the validator operator and the user's party.
+func OnboardWallet(ctx context.Context, net *ledger.Network, s *Seeded, user string, party daml.Party) error {
+	v := s.Validator
+	_, err := net.Submit(ctx, ledger.Command{
+		Participant: v.Participant, UserID: v.OperatorUser,
+		ActAs:     slices.Compact([]daml.Party{v.Party, party}),
+		CommandID: commandID("onboard-" + user),
+		Run: func(tx *ledger.Tx) error {
+			if _, err := ledger.Create(tx, ValidatorRight{DSO: s.DSOParty, User: party, Validator: v.Party}); err != nil {
+				return err
+			}
+			_, err := ledger.Create(tx, WalletAppInstall{DSOParty: s.DSOParty, ValidatorParty: v.Party, EndUserName: user, EndUserParty: party})
+			return err
+		},
+	})
+	return err
+}
+
+// TapFor mints amount CC for a party of the validator participant through
+// AmuletRules_DevNet_Tap, with the amulet rules and the open round
+// disclosed, as a wallet taps. It returns the new Amulet.
+func TapFor(ctx context.Context, net *ledger.Network, s *Seeded, user string, party daml.Party, amount daml.Numeric) (daml.ContractID, error) {
+	ac, err := LoadAmuletContext(ctx, net.Store(), s.DSOParty, net.Clock().Now())
+	if err != nil {
+		return "", err
+	}
+	t, err := net.Submit(ctx, ledger.Command{
+		Participant: s.Validator.Participant, UserID: user, ActAs: []daml.Party{party},
+		CommandID: commandID("tap-" + user), Disclosed: ac.Disclosed(),
+		Run: func(tx *ledger.Tx) error {
+			_, err := Tap(tx, ac, party, amount)
+			return err
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	return CreatedIn(t, Amulet{}.TemplateID())[0], nil
+}
+
+// commandID makes a unique command id with a readable prefix.
+func commandID(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return prefix + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,184 @@
+package operator
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+)
+
+// Operator acts on a seeded network.
+type Operator struct {
+	net    *ledger.Network
+	seeded *splice.Seeded
+}
+
+// New returns an operator for a seeded network.
+func New(net *ledger.Network, seeded *splice.Seeded) *Operator {
+	return &Operator{net: net, seeded: seeded}
+}
+
+// Network describes the network as it is now.
+func (o *Operator) Network(ctx context.Context) (*NetworkInfo, error) {
+	s := o.net.Store()
+	head, err := s.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	syncs, err := s.Synchronizers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := s.Participants(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hostings, err := s.Hostings(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	info := &NetworkInfo{
+		DSOParty: o.seeded.DSOParty, MigrationID: head.MigrationID,
+		Now: o.net.Clock().Now(), ClockOffset: o.net.Clock().Offset(),
+		Synchronizers: syncs,
+	}
+	for _, p := range parts {
+		pi := ParticipantInfo{Participant: p, LedgerEnd: head.Offsets[p.ID]}
+		for _, h := range hostings {
+			if h.Participant == p.ID {
+				pi.Parties = append(pi.Parties, h.Party)
+			}
+		}
+		slices.Sort(pi.Parties)
+		pi.Parties = slices.Compact(pi.Parties)
+		info.Participants = append(info.Participants, pi)
+		users, err := allUsers(ctx, s, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range users {
+			info.Users = append(info.Users, UserInfo{
+				ID: u.ID, Participant: u.Participant, PrimaryParty: u.PrimaryParty,
+				Rights: u.Rights, Deactivated: u.Deactivated,
+			})
+		}
+	}
+	for _, sv := range o.seeded.SVs {
+		info.SVs = append(info.SVs, SVInfo{Name: sv.Name, Party: sv.Party, Participant: sv.Participant})
+	}
+	return info, nil
+}
+
+// allUsers pages through a participant's users.
+func allUsers(ctx context.Context, s ledger.Store, p ledger.ParticipantID) ([]ledger.User, error) {
+	var out []ledger.User
+	after := ""
+	for {
+		page, err := s.Users(ctx, p, after, 1000)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < 1000 {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// CreateUser allocates a party on the validator participant, creates a
+// ledger API user acting as it, and installs its wallet, as a validator
+// onboarding a user does.
+func (o *Operator) CreateUser(ctx context.Context, name, partyHint string) (*UserInfo, error) {
+	if !validUserID(name) {
+		return nil, fault.New(fault.InvalidArgument,
+			"invalid user id %q: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:", name)
+	}
+	if partyHint == "" {
+		partyHint = name
+	}
+	v := o.seeded.Validator
+	if _, err := o.net.Store().User(ctx, v.Participant, name); err == nil {
+		return nil, fault.WithCode(fault.AlreadyExists, "USER_ALREADY_EXISTS", "User %s already exists", name)
+	} else if !fault.Is(err, fault.NotFound) {
+		return nil, err
+	}
+	party, err := o.net.AllocateParty(ctx, ledger.PartySpec{Hint: partyHint, Hosts: []ledger.Hosting{{Participant: v.Participant}}})
+	if err != nil {
+		return nil, err
+	}
+	u := ledger.User{
+		ID: name, Participant: v.Participant, PrimaryParty: party,
+		Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: party}, {Kind: ledger.CanReadAs, Party: party}},
+	}
+	if err := o.net.PutUser(ctx, u); err != nil {
+		return nil, err
+	}
+	if err := splice.OnboardWallet(ctx, o.net, o.seeded, name, party); err != nil {
+		return nil, err
+	}
+	return &UserInfo{ID: u.ID, Participant: u.Participant, PrimaryParty: party, Rights: u.Rights}, nil
+}
+
+// validUserID checks Canton's user id syntax.
+func validUserID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case r < 128 && contains("@^$.!`-#+'~_|:", byte(r)):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func contains(set string, b byte) bool {
+	for i := range len(set) {
+		if set[i] == b {
+			return true
+		}
+	}
+	return false
+}
+
+// Tap mints amount CC for a user of the validator participant through
+// AmuletRules_DevNet_Tap.
+func (o *Operator) Tap(ctx context.Context, user string, amount daml.Numeric) (daml.ContractID, error) {
+	u, err := o.net.Store().User(ctx, o.seeded.Validator.Participant, user)
+	if err != nil {
+		if fault.Is(err, fault.NotFound) {
+			return "", fault.New(fault.NotFound, "No user %s on the validator participant", user)
+		}
+		return "", err
+	}
+	if u.PrimaryParty == "" {
+		return "", fault.New(fault.FailedPrecondition, "user %s has no primary party", user)
+	}
+	return splice.TapFor(ctx, o.net, o.seeded, user, u.PrimaryParty, amount)
+}
+
+// AdvanceClock moves ledger time forward.
+func (o *Operator) AdvanceClock(ctx context.Context, d time.Duration) (daml.Timestamp, error) {
+	return o.net.AdvanceClock(ctx, d)
+}
+
+// IsOperator reports whether the user administers the validator
+// participant.
+func (o *Operator) IsOperator(ctx context.Context, user string) (bool, error) {
+	u, err := o.net.Store().User(ctx, o.seeded.Validator.Participant, user)
+	if err != nil {
+		if fault.Is(err, fault.NotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	return !u.Deactivated && u.IsAdmin(), nil
+}
