@@ -33,6 +33,7 @@ type StartCmd struct {
 	Listen      string   `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
 	DataDir     string   `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
 	DatabaseURL string   `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
+	DBSchema    string   `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
 	NetworkSeed string   `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
 	SVs         int      `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
 	Auth        string   `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
@@ -136,15 +137,21 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = srv.Shutdown(shutdownCtx)
 	}()
 
-	seeded, err := splice.Seed(ctx, network, splice.SeedConfig{SVs: cfg.SVs})
+	seeded, err := seedOnce(ctx, network, leader, splice.SeedConfig{SVs: cfg.SVs})
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}
 	op := operator.New(network, seeded)
 	admin.New(op, authn).Register(mux)
 
+	// One lease covers all automation: with several processes on one
+	// PostgreSQL database, exactly one of them runs it.
 	automation := splice.NewDSOAutomation(network, seeded, log)
-	go runWhileLeader(ctx, leader, log, "dso automation", automation.Run)
+	leading := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sandnet_automation_leader", Help: "1 while this process runs the network's automation.",
+	})
+	reg.MustRegister(leading)
+	go runWhileLeader(ctx, leader, log, leading, automation.Run)
 
 	m.ready.Store(true)
 	log.Info("sandnet is ready",
@@ -245,7 +252,7 @@ func (m *Main) openLedgerStore(ctx context.Context) (ledger.Store, leaderStore, 
 		if !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 			return nil, nil, errors.New("--database-url must be a postgres:// URL")
 		}
-		s, err := pgstore.OpenLedger(ctx, cfg.DatabaseURL, "sandnet_ledger")
+		s, err := pgstore.OpenLedger(ctx, cfg.DatabaseURL, cfg.DBSchema+"_ledger")
 		if err != nil {
 			return nil, nil, fmt.Errorf("open PostgreSQL: %w", err)
 		}
@@ -260,14 +267,14 @@ func (m *Main) openLedgerStore(ctx context.Context) (ledger.Store, leaderStore, 
 
 // runWhileLeader runs fn whenever this process leads, so that with several
 // processes on one PostgreSQL database exactly one runs automation.
-func runWhileLeader(ctx context.Context, l leaderStore, log *slog.Logger, name string, fn func(context.Context) error) {
+func runWhileLeader(ctx context.Context, l leaderStore, log *slog.Logger, leading prometheus.Gauge, fn func(context.Context) error) {
 	for ctx.Err() == nil {
 		lctx, cancel := context.WithCancel(ctx)
 		lost, ok, err := l.TryLead(lctx)
 		if err != nil || !ok {
 			cancel()
 			if err != nil {
-				log.Warn("leader election failed", "service", name, "err", err)
+				log.Warn("leader election failed", "err", err)
 			}
 			select {
 			case <-ctx.Done():
@@ -275,15 +282,48 @@ func runWhileLeader(ctx context.Context, l leaderStore, log *slog.Logger, name s
 			}
 			continue
 		}
-		log.Debug("leading", "service", name)
+		log.Info("this process runs automation")
+		leading.Set(1)
 		go func() {
 			<-lost
 			cancel()
 		}()
 		if err := fn(lctx); err != nil && lctx.Err() == nil {
-			log.Error("automation stopped", "service", name, "err", err)
+			log.Error("automation stopped", "err", err)
 		}
 		cancel()
 		<-lost
+		leading.Set(0)
+	}
+}
+
+// seedOnce seeds a new network, or loads the seeded one. With several
+// processes starting together on one PostgreSQL database, only the leader
+// seeds; the others wait until it is done.
+func seedOnce(ctx context.Context, net *ledger.Network, l leaderStore, cfg splice.SeedConfig) (*splice.Seeded, error) {
+	for {
+		if _, ok, err := net.Store().Meta(ctx, splice.SeededMetaKey); err != nil {
+			return nil, err
+		} else if ok {
+			return splice.Seed(ctx, net, cfg) // loads what is stored
+		}
+		lctx, cancel := context.WithCancel(ctx)
+		lost, ok, err := l.TryLead(lctx)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		if ok {
+			seeded, err := splice.Seed(lctx, net, cfg)
+			cancel()
+			<-lost
+			return seeded, err
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }

@@ -14,8 +14,8 @@ import (
 // TokenCmd mints an HS256 token with the same secret the server verifies
 // with: the one in the data directory, or --auth-secret.
 type TokenCmd struct {
-	User       string        `required:"" help:"Ledger API user the token acts for (its sub claim)."`
-	TTL        time.Duration `name:"ttl" default:"24h" help:"How long the token is valid."`
+	User       string        `required:"" env:"SANDNET_TOKEN_USER" help:"Ledger API user the token acts for (its sub claim)."`
+	TTL        time.Duration `name:"ttl" default:"24h" env:"SANDNET_TOKEN_TTL" help:"How long the token is valid."`
 	DataDir    string        `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Data directory of the sandnet whose secret signs the token."`
 	AuthSecret string        `env:"SANDNET_AUTH_SECRET" help:"HS256 secret, when the server was started with --auth-secret."`
 	AuthAud    string        `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience to put in aud."`

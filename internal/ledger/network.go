@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -266,6 +265,13 @@ func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error)
 	}
 	for _, p := range cmd.ActAs {
 		if !n.hostedOn(p, cmd.Participant) {
+			// Another process sharing the database may have allocated
+			// the party since the topology was loaded.
+			if err := n.loadHostings(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if !n.hostedOn(p, cmd.Participant) {
 			return nil, fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER",
 				"Party not known on ledger: %s is not hosted on %s", p, cmd.Participant)
 		}
@@ -412,7 +418,13 @@ func (n *Network) commit(batch []*pending) {
 			head.LastRecordTime = t.RecordTime
 			finalizeIDs(t)
 			offsets := map[ParticipantID]Offset{}
-			for _, pid := range n.participantsOf(t.Informees()) {
+			informees := t.Informees()
+			if !n.knowsAll(informees) {
+				if err := n.loadHostings(ctx); err != nil {
+					return err
+				}
+			}
+			for _, pid := range n.participantsOf(informees) {
 				head.Offsets[pid]++
 				offsets[pid] = head.Offsets[pid]
 			}
@@ -459,6 +471,18 @@ func (n *Network) check(ctx context.Context, w WriteTx, p *pending, consumed map
 func inactiveError(ids []daml.ContractID) error {
 	return fault.WithCode(fault.Aborted, "LOCAL_VERDICT_INACTIVE_CONTRACTS",
 		"Rejected transaction as some of the referred contracts are inactive: %v", ids)
+}
+
+// knowsAll reports whether the topology cache knows every party.
+func (n *Network) knowsAll(parties []daml.Party) bool {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	for _, p := range parties {
+		if len(n.hostings[p]) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *Network) participantsOf(parties []daml.Party) []ParticipantID {
@@ -542,6 +566,3 @@ func rewriteValue(v daml.Value, ids map[daml.ContractID]daml.ContractID) daml.Va
 	}
 	return v
 }
-
-// ErrClosed is returned by submissions after Close.
-var ErrClosed = errors.New("network closed")

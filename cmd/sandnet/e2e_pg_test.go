@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func testDatabaseURL(t *testing.T) string {
+	t.Helper()
+	url := os.Getenv("SANDNET_TEST_DATABASE_URL")
+	if url == "skip" {
+		t.Skip("SANDNET_TEST_DATABASE_URL=skip")
+	}
+	if url == "" {
+		url = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL at %s: %v", url, err)
+		}
+		t.Skipf("no PostgreSQL at %s: %v", url, err)
+	}
+	conn.Close(ctx)
+	return url
+}
+
+// TestPostgresReplicas runs two sandnet processes on one PostgreSQL
+// database: both serve and commit, exactly one runs automation, and when it
+// is killed the other takes over.
+func TestPostgresReplicas(t *testing.T) {
+	t.Parallel()
+	url := testDatabaseURL(t)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := "e2e_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			return
+		}
+		defer conn.Close(context.Background())
+		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+prefix+"_ledger CASCADE")
+	})
+	secret := strings.Repeat("s", 32)
+	args := []string{"--database-url", url, "--database-schema", prefix, "--auth-secret", secret}
+
+	// Both start at once: one seeds, the other waits for it.
+	var wg sync.WaitGroup
+	procs := make([]*proc, 2)
+	for i := range procs {
+		wg.Go(func() { procs[i] = startSandnet(t, t.TempDir(), args...) })
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	tok, err := runCLI(t, "token", "--user", "participant_admin", "--auth-secret", secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok = strings.TrimSpace(tok)
+	for i, p := range procs {
+		var tap struct {
+			ContractID string `json:"contract_id"`
+		}
+		if code := call(t, "POST", p.url("/api/sandnet/v0/tap"), tok, map[string]string{"user": "alice", "amount": "5.0"}, &tap); code != 200 {
+			t.Fatalf("tap on process %d: %d", i, code)
+		}
+	}
+	leaders := func() []int {
+		var out []int
+		for i, p := range procs {
+			if p.cmd.ProcessState != nil {
+				continue
+			}
+			if leaderGauge(t, p) == 1 {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	var lead []int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if lead = leaders(); len(lead) == 1 {
+			break
+		}
+	}
+	if len(lead) != 1 {
+		t.Fatalf("leaders = %v, want exactly one", lead)
+	}
+	procs[lead[0]].kill(t)
+	other := 1 - lead[0]
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if leaderGauge(t, procs[other]) == 1 {
+			return
+		}
+	}
+	t.Fatalf("process %d did not take over automation", other)
+}
+
+func leaderGauge(t *testing.T, p *proc) int {
+	t.Helper()
+	resp, err := http.Get(p.url("/metrics"))
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(body), "\n") {
+		var v int
+		if _, err := fmt.Sscanf(line, "sandnet_automation_leader %d", &v); err == nil {
+			return v
+		}
+	}
+	return -1
+}
