@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -102,15 +103,17 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	defer store.Close()
 
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
 	registry := splice.NewRegistry()
-	network, err := ledger.Open(ctx, store, registry, ledger.Config{Seed: cfg.NetworkSeed, Logger: log})
+	network, err := ledger.Open(ctx, store, registry, ledger.Config{
+		Seed: cfg.NetworkSeed, Logger: log, Observer: newEngineMetrics(reg),
+	})
 	if err != nil {
 		return err
 	}
 	defer network.Close()
-
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	authn := &web.Authenticator{Verifier: verifier, Disabled: cfg.Auth == "none"}
 
 	mux := http.NewServeMux()
@@ -151,7 +154,12 @@ func (m *Main) Run(ctx context.Context) error {
 		Name: "sandnet_automation_leader", Help: "1 while this process runs the network's automation.",
 	})
 	reg.MustRegister(leading)
-	go runWhileLeader(ctx, leader, log, leading, automation.Run)
+	autoCtx, stopAutomation := context.WithCancel(ctx)
+	var automationDone sync.WaitGroup
+	automationDone.Go(func() { runWhileLeader(autoCtx, leader, log, leading, automation.Run) })
+	// Stop automation before the engine and the store close under it.
+	defer automationDone.Wait()
+	defer stopAutomation()
 
 	m.ready.Store(true)
 	log.Info("sandnet is ready",

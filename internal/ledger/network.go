@@ -25,6 +25,17 @@ type Config struct {
 	// database transaction (group commit). Default 64.
 	MaxBatch int
 	Logger   *slog.Logger
+	// Observer, when set, is told about every batch the sequencer commits.
+	Observer Observer
+}
+
+// Observer receives the engine's measurements. The engine knows nothing of
+// metrics systems; cmd/sandnet feeds these to Prometheus.
+type Observer interface {
+	// BatchCommitted reports a sequencer batch: how many transactions it
+	// committed and rejected, how long the database transaction took, and
+	// whether it failed as a whole.
+	BatchCommitted(committed, rejected int, elapsed time.Duration, err error)
 }
 
 // Network is the engine: it interprets commands, orders the resulting
@@ -37,6 +48,7 @@ type Network struct {
 	seed     string
 	maxBatch int
 	log      *slog.Logger
+	observer Observer
 
 	submissions chan *pending
 	committed   *Signal
@@ -65,7 +77,7 @@ func Open(ctx context.Context, store Store, registry *Registry, cfg Config) (*Ne
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	n := &Network{
-		store: store, registry: registry, seed: cfg.Seed, maxBatch: cfg.MaxBatch, log: cfg.Logger,
+		store: store, registry: registry, seed: cfg.Seed, maxBatch: cfg.MaxBatch, log: cfg.Logger, observer: cfg.Observer,
 		clock:       NewClock(cfg.Wall, head.ClockOffset),
 		submissions: make(chan *pending),
 		committed:   NewSignal(),
@@ -394,6 +406,7 @@ func (n *Network) sequence() {
 // active is rejected alone; a database failure fails the whole batch.
 func (n *Network) commit(batch []*pending) {
 	ctx := context.Background()
+	start := time.Now()
 	errs := make([]error, len(batch))
 	err := n.store.Write(ctx, func(w WriteTx) error {
 		clear(errs)
@@ -449,6 +462,19 @@ func (n *Network) commit(batch []*pending) {
 		n.committed.Notify()
 	} else {
 		n.log.Error("commit failed", "transactions", len(batch), "err", err)
+	}
+	if n.observer != nil {
+		rejected := 0
+		for _, e := range errs {
+			if e != nil {
+				rejected++
+			}
+		}
+		committed := len(batch) - rejected
+		if err != nil {
+			committed, rejected = 0, len(batch)
+		}
+		n.observer.BatchCommitted(committed, rejected, time.Since(start), err)
 	}
 }
 
