@@ -128,7 +128,7 @@ func (m *Main) Run(ctx context.Context) error {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 
 	srv := &http.Server{
-		Handler:           web.Chain(mux, web.Recover, web.NewMetrics(reg).Middleware, web.CORS(cfg.CORSOrigins), web.TraceContext),
+		Handler:           web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

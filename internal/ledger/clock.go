@@ -36,6 +36,15 @@ func (c *Clock) Now() daml.Timestamp {
 	return daml.Timestamp(c.wall().UnixMicro() + off)
 }
 
+// Read returns the ledger time and the offset it was computed with, as one
+// consistent pair.
+func (c *Clock) Read() (now daml.Timestamp, offset int64) {
+	c.mu.Lock()
+	offset = c.offset
+	c.mu.Unlock()
+	return daml.Timestamp(c.wall().UnixMicro() + offset), offset
+}
+
 // Offset returns how far ledger time runs ahead of wall time, in µs.
 func (c *Clock) Offset() int64 {
 	c.mu.Lock()

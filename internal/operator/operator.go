@@ -43,3 +43,11 @@ type UserInfo struct {
 	Rights       []ledger.Right
 	Deactivated  bool
 }
+
+// Clock is the network's ledger time and how far it runs ahead of wall
+// time.
+type Clock struct {
+	Now daml.Timestamp
+	// Offset is in microseconds.
+	Offset int64
+}

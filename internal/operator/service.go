@@ -165,9 +165,22 @@ func (o *Operator) Tap(ctx context.Context, user string, amount daml.Numeric) (d
 	return splice.TapFor(ctx, o.net, o.seeded, user, u.PrimaryParty, amount)
 }
 
-// AdvanceClock moves ledger time forward.
-func (o *Operator) AdvanceClock(ctx context.Context, d time.Duration) (daml.Timestamp, error) {
-	return o.net.AdvanceClock(ctx, d)
+// Clock reads the ledger clock.
+func (o *Operator) Clock(context.Context) Clock {
+	now, off := o.net.Clock().Read()
+	return Clock{Now: now, Offset: off}
+}
+
+// AdvanceClock moves ledger time forward by d, at least a microsecond (the
+// ledger's resolution), and returns the clock after the move.
+func (o *Operator) AdvanceClock(ctx context.Context, d time.Duration) (Clock, error) {
+	if d < time.Microsecond {
+		return Clock{}, fault.New(fault.InvalidArgument, "the clock moves by at least 1µs, its resolution; got %s", d)
+	}
+	if _, err := o.net.AdvanceClock(ctx, d); err != nil {
+		return Clock{}, err
+	}
+	return o.Clock(ctx), nil
 }
 
 // IsOperator reports whether the user administers the validator

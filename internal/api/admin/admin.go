@@ -7,7 +7,9 @@ package admin
 
 import (
 	"context"
+	_ "embed"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/api/web"
@@ -19,12 +21,23 @@ import (
 // Prefix is where the admin API is mounted.
 const Prefix = "/api/sandnet/v0"
 
+// openAPI is the admin API's OpenAPI 3.0 document, served at
+// Prefix+"/openapi.yaml". The handler tests validate every request and
+// response against it, so it cannot drift from the handlers.
+//
+//go:embed openapi.yaml
+var openAPI []byte
+
 // Operator is what the admin API drives.
 type Operator interface {
 	Network(ctx context.Context) (*operator.NetworkInfo, error)
 	CreateUser(ctx context.Context, name, partyHint string) (*operator.UserInfo, error)
 	Tap(ctx context.Context, user string, amount daml.Numeric) (daml.ContractID, error)
-	AdvanceClock(ctx context.Context, d time.Duration) (daml.Timestamp, error)
+	// Clock reads the ledger clock; it is cheap, unlike Network.
+	Clock(ctx context.Context) operator.Clock
+	// AdvanceClock moves ledger time forward by at least 1µs and returns
+	// the clock after the move.
+	AdvanceClock(ctx context.Context, d time.Duration) (operator.Clock, error)
 	// IsOperator reports whether a user may use the admin API.
 	IsOperator(ctx context.Context, user string) (bool, error)
 }
@@ -45,7 +58,16 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("POST "+Prefix+"/tap", h.operatorOnly(h.tap))
 	mux.Handle("GET "+Prefix+"/clock", h.operatorOnly(h.clock))
 	mux.Handle("POST "+Prefix+"/clock/advance", h.operatorOnly(h.advanceClock))
+	mux.HandleFunc("GET "+Prefix+"/openapi.yaml", serveOpenAPI)
 	mux.HandleFunc(Prefix+"/", web.NotFound)
+}
+
+// serveOpenAPI serves the API's description; it needs no token, so that
+// tools can discover the API before they have one.
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(openAPI)))
+	_, _ = w.Write(openAPI)
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
@@ -228,17 +250,19 @@ type ClockResponse struct {
 }
 
 func (h *Handler) clock(w http.ResponseWriter, r *http.Request) error {
-	info, err := h.op.Network(r.Context())
-	if err != nil {
-		return err
-	}
-	web.WriteJSON(w, http.StatusOK, ClockResponse{Now: FormatTime(info.Now), ClockOffsetUs: info.ClockOffset})
+	web.WriteJSON(w, http.StatusOK, clockResponse(h.op.Clock(r.Context())))
 	return nil
+}
+
+func clockResponse(c operator.Clock) ClockResponse {
+	return ClockResponse{Now: FormatTime(c.Now), ClockOffsetUs: c.Offset}
 }
 
 // AdvanceClockRequest moves ledger time forward.
 type AdvanceClockRequest struct {
-	// Duration in Go syntax: "90s", "1h30m", "720h".
+	// Duration in Go syntax: "90s", "1h30m", "720h". It must be at least
+	// 1µs, the ledger's resolution; a fraction of a microsecond beyond that
+	// is dropped.
 	Duration string `json:"duration"`
 }
 
@@ -254,15 +278,14 @@ func (h *Handler) advanceClock(w http.ResponseWriter, r *http.Request) error {
 	if d <= 0 {
 		return fault.New(fault.InvalidArgument, "the clock only moves forward: duration must be positive")
 	}
-	now, err := h.op.AdvanceClock(r.Context(), d)
+	if d < time.Microsecond {
+		return fault.New(fault.InvalidArgument, "the clock moves by at least 1µs, its resolution; got %s", d)
+	}
+	c, err := h.op.AdvanceClock(r.Context(), d)
 	if err != nil {
 		return err
 	}
-	info, err := h.op.Network(r.Context())
-	if err != nil {
-		return err
-	}
-	web.WriteJSON(w, http.StatusOK, ClockResponse{Now: FormatTime(now), ClockOffsetUs: info.ClockOffset})
+	web.WriteJSON(w, http.StatusOK, clockResponse(c))
 	return nil
 }
 

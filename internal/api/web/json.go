@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 
 	"github.com/sandnet/sandnet/internal/fault"
 )
@@ -20,7 +21,9 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		slog.Error("encode response", "err", err)
-		http.Error(w, `{"error":"An unexpected error occurred."}`, http.StatusInternalServerError)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"error":"An unexpected error occurred."}` + "\n"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -54,6 +57,12 @@ type ErrorResponse struct {
 // answered with a fixed message, so no internals leak.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := fault.KindOf(err)
+	status, known := statusOf[kind]
+	if !known {
+		// A kind added to package fault but not mapped here is a bug; answer
+		// it as internal rather than with status 0, which panics.
+		kind, status = fault.Internal, http.StatusInternalServerError
+	}
 	msg := "An unexpected error occurred."
 	if f, ok := fault.As(err); ok && kind != fault.Internal {
 		msg = f.Message
@@ -61,7 +70,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if kind == fault.Internal {
 		slog.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	WriteJSON(w, statusOf[kind], ErrorResponse{Error: msg})
+	WriteJSON(w, status, ErrorResponse{Error: msg})
 }
 
 // DecodeJSON reads a JSON request body into v. A malformed body is a
@@ -79,7 +88,13 @@ func DecodeJSON(r *http.Request, v any) error {
 		}
 		return fault.New(fault.InvalidArgument, "Failed to decode: %s", jsonMessage(err))
 	}
-	if dec.More() {
+	// Anything but blanks after the value is refused. dec.More alone would
+	// let a stray '}' or ']' through.
+	var rest json.RawMessage
+	if err := dec.Decode(&rest); !errors.Is(err, io.EOF) {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return fault.New(fault.InvalidArgument, "Failed to decode: the request body is larger than %d bytes", MaxBodyBytes)
+		}
 		return fault.New(fault.InvalidArgument, "Failed to decode: unexpected data after the JSON value")
 	}
 	return nil
@@ -87,9 +102,40 @@ func DecodeJSON(r *http.Request, v any) error {
 
 func jsonMessage(err error) string {
 	if e, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		return fmt.Sprintf("field %q must be a %s, not a JSON %s", e.Field, e.Type, e.Value)
+		if e.Field == "" {
+			return fmt.Sprintf("the request body must be a JSON %s, not a JSON %s", jsonType(e.Type), e.Value)
+		}
+		return fmt.Sprintf("field %q must be a JSON %s, not a JSON %s", e.Field, jsonType(e.Type), e.Value)
 	}
 	return err.Error()
+}
+
+// jsonType names the JSON type a Go type decodes from, so that messages
+// speak JSON rather than naming Go types.
+func jsonType(t reflect.Type) string {
+	if t == nil {
+		return "value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	default:
+		return "value"
+	}
 }
 
 // NotFound answers unmatched routes with the JSON error shape instead of

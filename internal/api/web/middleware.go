@@ -117,7 +117,10 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // Middleware instruments a handler. The route label is filled from the
-// ServeMux pattern that served the request.
+// ServeMux pattern that served the request, which the mux records on the
+// request it is given: a middleware between this one and the mux that
+// replaces the request (r.WithContext) must copy Pattern back, as
+// TraceContext does.
 func (m *Metrics) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -156,7 +159,16 @@ func TraceContext(next http.Handler) http.Handler {
 			tp[3:35] == strings.Repeat("0", 32) || tp[36:52] == strings.Repeat("0", 16) {
 			t = Trace{TraceParent: NewTraceParent()}
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), traceKey{}, t)))
+		inner := r.WithContext(context.WithValue(r.Context(), traceKey{}, t))
+		// The ServeMux records the matched pattern on the request it is
+		// given, which is now inner; copy it back so that middlewares
+		// outside this one (Metrics) still see it.
+		defer func() {
+			if inner.Pattern != "" {
+				r.Pattern = inner.Pattern
+			}
+		}()
+		next.ServeHTTP(w, inner)
 	})
 }
 

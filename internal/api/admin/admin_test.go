@@ -1,0 +1,1023 @@
+package admin_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/sandnet/sandnet/internal/api/admin"
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/auth"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/operator"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// baseURL is where the tests address the API: the document's server with
+// its default host, so that the document's router matches the requests.
+const baseURL = "http://127.0.0.1:7575" + admin.Prefix
+
+const operatorUser = "participant_admin"
+
+// fakeOperator is an admin.Operator whose methods run the matching Func
+// field and record their call. A method whose Func is nil fails with a
+// plain (internal) error, so an unexpected call shows as a 500 and in the
+// recorded calls.
+type fakeOperator struct {
+	NetworkFunc      func(ctx context.Context) (*operator.NetworkInfo, error)
+	CreateUserFunc   func(ctx context.Context, name, partyHint string) (*operator.UserInfo, error)
+	TapFunc          func(ctx context.Context, user string, amount daml.Numeric) (daml.ContractID, error)
+	ClockFunc        func(ctx context.Context) operator.Clock
+	AdvanceClockFunc func(ctx context.Context, d time.Duration) (operator.Clock, error)
+	IsOperatorFunc   func(ctx context.Context, user string) (bool, error)
+
+	// calls are the calls made, in order. One fake serves one request, so
+	// they need no lock.
+	calls []string
+}
+
+var _ admin.Operator = (*fakeOperator)(nil)
+
+var errUnexpectedCall = errors.New("unexpected call of the fake operator")
+
+func (f *fakeOperator) record(format string, args ...any) {
+	f.calls = append(f.calls, fmt.Sprintf(format, args...))
+}
+
+func (f *fakeOperator) Network(ctx context.Context) (*operator.NetworkInfo, error) {
+	f.record("Network()")
+	if f.NetworkFunc == nil {
+		return nil, errUnexpectedCall
+	}
+	return f.NetworkFunc(ctx)
+}
+
+func (f *fakeOperator) CreateUser(ctx context.Context, name, partyHint string) (*operator.UserInfo, error) {
+	f.record("CreateUser(%q, %q)", name, partyHint)
+	if f.CreateUserFunc == nil {
+		return nil, errUnexpectedCall
+	}
+	return f.CreateUserFunc(ctx, name, partyHint)
+}
+
+func (f *fakeOperator) Tap(ctx context.Context, user string, amount daml.Numeric) (daml.ContractID, error) {
+	f.record("Tap(%q, %s)", user, amount)
+	if f.TapFunc == nil {
+		return "", errUnexpectedCall
+	}
+	return f.TapFunc(ctx, user, amount)
+}
+
+// Clock cannot fail: without ClockFunc it records the call and returns the
+// zero Clock (1970-01-01T00:00:00Z), which no golden answer expects.
+func (f *fakeOperator) Clock(ctx context.Context) operator.Clock {
+	f.record("Clock()")
+	if f.ClockFunc == nil {
+		return operator.Clock{}
+	}
+	return f.ClockFunc(ctx)
+}
+
+func (f *fakeOperator) AdvanceClock(ctx context.Context, d time.Duration) (operator.Clock, error) {
+	f.record("AdvanceClock(%s)", d)
+	if f.AdvanceClockFunc == nil {
+		return operator.Clock{}, errUnexpectedCall
+	}
+	return f.AdvanceClockFunc(ctx, d)
+}
+
+func (f *fakeOperator) IsOperator(ctx context.Context, user string) (bool, error) {
+	f.record("IsOperator(%q)", user)
+	if f.IsOperatorFunc == nil {
+		return false, errUnexpectedCall
+	}
+	return f.IsOperatorFunc(ctx, user)
+}
+
+func (f *fakeOperator) recorded() []string { return slices.Clone(f.calls) }
+
+// onlyOperator is the IsOperator of a seeded network: participant_admin
+// administers the validator participant, nobody else does.
+func onlyOperator(_ context.Context, user string) (bool, error) { return user == operatorUser, nil }
+
+// Test data shaped like a seeded network's.
+
+func fp(purpose string) string { return ledger.Fingerprint("admin-test", purpose) }
+
+var (
+	dsoParty      = ledger.PartyID("DSO", fp("dso"))
+	syncID        = ledger.NewSynchronizerID("global-domain", fp("sync"))
+	svParticipant = ledger.NewParticipantID("sv-1", fp("participant/sv-1"))
+	validatorPart = ledger.NewParticipantID("validator", fp("participant/validator"))
+	svParty       = ledger.PartyID("sv-1", fp("party/sv-1"))
+	validatorPty  = ledger.PartyID("validator", fp("party/validator"))
+	aliceParty    = ledger.PartyID("alice", fp("party/alice"))
+	carolParty    = ledger.PartyID("carol", fp("party/carol"))
+	amuletCID     = daml.ContractID("00" + fp("cid")[4:] + "ca11" + fp("suffix"))
+	// ledgerNow is 2026-03-04T05:06:07.089012Z.
+	ledgerNow = daml.Timestamp(time.Date(2026, 3, 4, 5, 6, 7, 89012000, time.UTC).UnixMicro())
+	// clockOffset is one day and a bit, in microseconds.
+	clockOffset = int64(24*time.Hour/time.Microsecond) + 5
+)
+
+func sampleNetwork() *operator.NetworkInfo {
+	return &operator.NetworkInfo{
+		DSOParty: dsoParty, MigrationID: 0, Now: ledgerNow, ClockOffset: clockOffset,
+		Synchronizers: []ledger.Synchronizer{{ID: syncID, Alias: "global-domain", MigrationID: 0}},
+		Participants: []operator.ParticipantInfo{
+			{Participant: ledger.Participant{ID: svParticipant, Name: "sv-1"}, Parties: []daml.Party{dsoParty, svParty}, LedgerEnd: 42},
+			{Participant: ledger.Participant{ID: validatorPart, Name: "validator"}, Parties: []daml.Party{aliceParty, validatorPty}, LedgerEnd: 17},
+			{Participant: ledger.Participant{ID: ledger.NewParticipantID("empty", fp("participant/empty")), Name: "empty"}},
+		},
+		SVs: []operator.SVInfo{{Name: "sv-1", Party: svParty, Participant: svParticipant}},
+		Users: []operator.UserInfo{
+			{ID: operatorUser, Participant: svParticipant, PrimaryParty: svParty, Rights: []ledger.Right{
+				{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
+				{Kind: ledger.CanActAs, Party: svParty}, {Kind: ledger.CanReadAs, Party: dsoParty},
+			}},
+			{ID: operatorUser, Participant: validatorPart, PrimaryParty: validatorPty, Rights: []ledger.Right{
+				{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty}, {Kind: ledger.CanActAs, Party: validatorPty},
+			}},
+			{ID: "alice", Participant: validatorPart, PrimaryParty: aliceParty, Rights: []ledger.Right{
+				{Kind: ledger.CanActAs, Party: aliceParty}, {Kind: ledger.CanReadAs, Party: aliceParty},
+				{Kind: ledger.CanExecuteAs, Party: aliceParty},
+			}},
+			{ID: "auditor", Participant: validatorPart, Deactivated: true, Rights: []ledger.Right{
+				{Kind: ledger.CanExecuteAsAnyParty}, {Kind: ledger.IdentityProviderAdmin},
+			}},
+			{ID: "nobody", Participant: validatorPart},
+		},
+	}
+}
+
+// Tokens.
+
+var testSecret = []byte("admin-test-secret-of-32-bytes-or-more")
+
+func mustHMAC(secret []byte) *auth.HMAC {
+	h, err := auth.NewHMAC(secret, "")
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+var (
+	verifier = mustHMAC(testSecret)
+	// hs256 is `--auth hs256`, the default.
+	hs256 = &web.Authenticator{Verifier: verifier}
+	// authNone is `--auth none`.
+	authNone = &web.Authenticator{Verifier: auth.Unverified{}, Disabled: true}
+)
+
+func mint(t *testing.T, m *auth.HMAC, subject string, ttl time.Duration, now time.Time) string {
+	t.Helper()
+	tok, err := m.Mint(subject, ttl, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// authorization returns the Authorization header a case sends.
+type authorization func(t *testing.T) string
+
+func bearerFor(user string) authorization {
+	return func(t *testing.T) string { return "Bearer " + mint(t, verifier, user, time.Hour, time.Now()) }
+}
+
+func header(v string) authorization { return func(*testing.T) string { return v } }
+
+var (
+	asOperator = bearerFor(operatorUser)
+	noToken    = header("")
+)
+
+// The cases.
+
+type route struct {
+	method string
+	path   string // under admin.Prefix, as the document names it
+	golden string // testdata/<golden>.golden.json
+}
+
+var (
+	getNetwork   = route{http.MethodGet, "/network", "network"}
+	postUsers    = route{http.MethodPost, "/users", "users"}
+	postTap      = route{http.MethodPost, "/tap", "tap"}
+	getClock     = route{http.MethodGet, "/clock", "clock"}
+	postAdvance  = route{http.MethodPost, "/clock/advance", "clock_advance"}
+	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance}
+)
+
+type testCase struct {
+	name  string
+	route route
+	// authn is the authenticator the handler uses; nil is hs256.
+	authn *web.Authenticator
+	// auth is the Authorization header; nil is an operator's token.
+	auth authorization
+	body string
+	op   fakeOperator
+	// offSpec marks a request the document does not allow (no token, a
+	// malformed body): the document's request validation must refuse it.
+	// Every other request must pass it.
+	offSpec    bool
+	wantStatus int
+	wantCalls  []string
+}
+
+var okBody = map[route]string{
+	getNetwork:  "",
+	postUsers:   `{"name":"carol"}`,
+	postTap:     `{"user":"alice","amount":"100"}`,
+	getClock:    "",
+	postAdvance: `{"duration":"24h"}`,
+}
+
+// okOperator answers every call as a healthy network would; advancing its
+// clock moves the time its Clock and Network report.
+func okOperator() fakeOperator {
+	advanced := int64(0)
+	clock := func(context.Context) operator.Clock {
+		return operator.Clock{Now: ledgerNow + daml.Timestamp(advanced), Offset: clockOffset + advanced}
+	}
+	return fakeOperator{
+		IsOperatorFunc: onlyOperator,
+		NetworkFunc: func(context.Context) (*operator.NetworkInfo, error) {
+			info := sampleNetwork()
+			info.Now += daml.Timestamp(advanced)
+			info.ClockOffset += advanced
+			return info, nil
+		},
+		CreateUserFunc: func(_ context.Context, name, _ string) (*operator.UserInfo, error) {
+			return &operator.UserInfo{ID: name, Participant: validatorPart, PrimaryParty: carolParty,
+				Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: carolParty}, {Kind: ledger.CanReadAs, Party: carolParty}}}, nil
+		},
+		TapFunc:   func(context.Context, string, daml.Numeric) (daml.ContractID, error) { return amuletCID, nil },
+		ClockFunc: clock,
+		AdvanceClockFunc: func(ctx context.Context, d time.Duration) (operator.Clock, error) {
+			// As the real operator does: ledger time has microsecond
+			// resolution.
+			if d < time.Microsecond {
+				return operator.Clock{}, fault.New(fault.InvalidArgument, "the clock moves by at least 1µs, its resolution; got %s", d)
+			}
+			advanced += d.Microseconds()
+			return clock(ctx), nil
+		},
+	}
+}
+
+// callsAfterAuth are the calls a request with okBody makes once it is
+// authorized.
+var callsAfterAuth = map[route][]string{
+	getNetwork:  {"Network()"},
+	postUsers:   {`CreateUser("carol", "")`},
+	postTap:     {`Tap("alice", 100.0000000000)`},
+	getClock:    {"Clock()"},
+	postAdvance: {"AdvanceClock(24h0m0s)"},
+}
+
+const isOp = `IsOperator("participant_admin")`
+
+func withCalls(first string, rest []string) []string { return append([]string{first}, rest...) }
+
+// authCases are the authentication and authorization cases every
+// operator-only route answers alike.
+func authCases(r route) []testCase {
+	otherSecret := mustHMAC([]byte("another-secret-of-at-least-32-bytes!"))
+	return []testCase{{
+		name: "no token", auth: noToken, offSpec: true,
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name: "basic credentials", auth: header("Basic cGFydGljaXBhbnRfYWRtaW46eA=="), offSpec: true,
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name: "bearer without token", auth: header("Bearer "), offSpec: true,
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name: "garbage token", auth: header("Bearer not-a-jwt"),
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name: "token signed with another secret",
+		auth: func(t *testing.T) string {
+			return "Bearer " + mint(t, otherSecret, operatorUser, time.Hour, time.Now())
+		},
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name: "expired token",
+		auth: func(t *testing.T) string {
+			return "Bearer " + mint(t, verifier, operatorUser, time.Minute, time.Now().Add(-time.Hour))
+		},
+		wantStatus: http.StatusUnauthorized,
+	}, {
+		name: "not an operator", auth: bearerFor("alice"),
+		wantStatus: http.StatusForbidden, wantCalls: []string{`IsOperator("alice")`},
+	}, {
+		name: "operator check fails", op: fakeOperator{IsOperatorFunc: func(context.Context, string) (bool, error) {
+			return false, errors.New("sql: database is closed")
+		}},
+		wantStatus: http.StatusInternalServerError, wantCalls: []string{isOp},
+	}, {
+		name: "operator check unavailable", op: fakeOperator{IsOperatorFunc: func(context.Context, string) (bool, error) {
+			return false, fault.New(fault.Unavailable, "database is busy")
+		}},
+		wantStatus: http.StatusServiceUnavailable, wantCalls: []string{isOp},
+	}, {
+		name: "auth none: no token acts as the operator", authn: authNone, auth: noToken, offSpec: true,
+		op: okOperator(), wantStatus: http.StatusOK, wantCalls: callsAfterAuth[r],
+	}, {
+		name: "auth none: unsigned token of the operator", authn: authNone,
+		auth: func(t *testing.T) string {
+			return "Bearer " + mint(t, otherSecret, operatorUser, time.Hour, time.Now())
+		},
+		op: okOperator(), wantStatus: http.StatusOK, wantCalls: withCalls(isOp, callsAfterAuth[r]),
+	}, {
+		name: "auth none: token of a non-operator", authn: authNone, auth: bearerFor("alice"),
+		wantStatus: http.StatusForbidden, wantCalls: []string{`IsOperator("alice")`},
+	}}
+}
+
+// statusOfKind is WriteError's mapping, restated.
+var statusOfKind = map[fault.Kind]int{
+	fault.Internal:           http.StatusInternalServerError,
+	fault.InvalidArgument:    http.StatusBadRequest,
+	fault.NotFound:           http.StatusNotFound,
+	fault.AlreadyExists:      http.StatusConflict,
+	fault.FailedPrecondition: http.StatusBadRequest,
+	fault.DamlPrecondition:   http.StatusConflict,
+	fault.Aborted:            http.StatusTooManyRequests,
+	fault.Unauthenticated:    http.StatusUnauthorized,
+	fault.PermissionDenied:   http.StatusForbidden,
+	fault.Unavailable:        http.StatusServiceUnavailable,
+	fault.OutOfRange:         http.StatusBadRequest,
+}
+
+// faultCases makes the operator's main call for the route fail with every
+// fault kind whose status the route answers, and with a plain error.
+func faultCases(r route, statuses ...int) []testCase {
+	var out []testCase
+	add := func(name string, err error, status int) {
+		op := okOperator()
+		switch r {
+		case getNetwork:
+			op.NetworkFunc = func(context.Context) (*operator.NetworkInfo, error) { return nil, err }
+		case postUsers:
+			op.CreateUserFunc = func(context.Context, string, string) (*operator.UserInfo, error) { return nil, err }
+		case postTap:
+			op.TapFunc = func(context.Context, string, daml.Numeric) (daml.ContractID, error) { return "", err }
+		case postAdvance:
+			op.AdvanceClockFunc = func(context.Context, time.Duration) (operator.Clock, error) { return operator.Clock{}, err }
+		default:
+			panic(fmt.Sprintf("%s %s has no operator call that can fail", r.method, r.path))
+		}
+		out = append(out, testCase{
+			name: name, body: okBody[r], op: op, wantStatus: status,
+			wantCalls: []string{isOp, callsAfterAuth[r][0]},
+		})
+	}
+	for _, k := range slices.Sorted(maps.Keys(statusOfKind)) {
+		if slices.Contains(statuses, statusOfKind[k]) {
+			add("operator fails: "+k.String(), fault.New(k, "the operator says %s", k), statusOfKind[k])
+		}
+	}
+	add("operator fails: plain error", fmt.Errorf("store: %w", errors.New("disk I/O error at /var/lib/x")), http.StatusInternalServerError)
+	return out
+}
+
+// malformedCases are bodies DecodeJSON refuses before the operator is
+// asked anything beyond who the caller is.
+func malformedCases() []testCase {
+	return []testCase{
+		{name: "empty body", body: ""},
+		{name: "not JSON", body: "name=carol"},
+		{name: "truncated JSON", body: `{"name":`},
+		{name: "array body", body: `[]`},
+		{name: "string body", body: `"carol"`},
+		{name: "second value", body: `{} {}`},
+		{name: "stray closing brace", body: `{}}`},
+		{name: "oversized body", body: `{"x":"` + strings.Repeat("x", web.MaxBodyBytes) + `"}`},
+	}
+}
+
+func routeCases(r route) []testCase {
+	var cs []testCase
+	switch r {
+	case getNetwork:
+		cs = []testCase{{
+			name: "ok", op: okOperator(),
+			wantStatus: http.StatusOK, wantCalls: []string{isOp, "Network()"},
+		}, {
+			name: "empty lists are arrays, never null",
+			op: fakeOperator{IsOperatorFunc: onlyOperator, NetworkFunc: func(context.Context) (*operator.NetworkInfo, error) {
+				return &operator.NetworkInfo{DSOParty: dsoParty, Now: ledgerNow}, nil
+			}},
+			wantStatus: http.StatusOK, wantCalls: []string{isOp, "Network()"},
+		}}
+		cs = append(cs, faultCases(r, 500, 503)...)
+	case getClock:
+		// Reading the clock cannot fail; the 500 and 503 the document
+		// lists come from the operator check (authCases).
+		cs = []testCase{{
+			name: "ok", op: okOperator(),
+			wantStatus: http.StatusOK, wantCalls: []string{isOp, "Clock()"},
+		}, {
+			name: "clock never advanced",
+			op: fakeOperator{IsOperatorFunc: onlyOperator, ClockFunc: func(context.Context) operator.Clock {
+				return operator.Clock{Now: ledgerNow}
+			}},
+			wantStatus: http.StatusOK, wantCalls: []string{isOp, "Clock()"},
+		}}
+	case postUsers:
+		cs = []testCase{
+			{name: "ok", body: `{"name":"carol"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `CreateUser("carol", "")`}},
+			{name: "ok with a party hint", body: `{"name":"carol","party_hint":"carol-party"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `CreateUser("carol", "carol-party")`}},
+			{name: "unknown members are ignored", body: `{"name":"carol","admin":true}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `CreateUser("carol", "")`}},
+			{name: "name with every allowed symbol", body: "{\"name\":\"a@^$.!`-#+'~_|:z\"}", op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "CreateUser(\"a@^$.!`-#+'~_|:z\", \"\")"}},
+			{name: "name missing", body: `{}`, offSpec: true, op: invalidName(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, `CreateUser("", "")`}},
+			{name: "name with a blank", body: `{"name":"carol smith"}`, offSpec: true, op: invalidName(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, `CreateUser("carol smith", "")`}},
+			{name: "name too long", body: `{"name":"` + strings.Repeat("c", 129) + `"}`, offSpec: true, op: invalidName(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, `CreateUser("` + strings.Repeat("c", 129) + `", "")`}},
+			{name: "name is a number", body: `{"name":7}`, offSpec: true,
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}},
+			{name: "user exists", body: `{"name":"alice"}`, op: withCreateUser(func(context.Context, string, string) (*operator.UserInfo, error) {
+				return nil, fault.WithCode(fault.AlreadyExists, "USER_ALREADY_EXISTS", "User alice already exists")
+			}), wantStatus: http.StatusConflict, wantCalls: []string{isOp, `CreateUser("alice", "")`}},
+		}
+		cs = append(cs, faultCases(r, 400, 409, 429, 500, 503)...)
+	case postTap:
+		cs = []testCase{
+			{name: "ok", body: `{"user":"alice","amount":"100"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Tap("alice", 100.0000000000)`}},
+			{name: "smallest amount", body: `{"user":"alice","amount":"0.0000000001"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Tap("alice", 0.0000000001)`}},
+			{name: "largest amount", body: `{"user":"alice","amount":"9999999999999999999999999999.9999999999"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Tap("alice", 9999999999999999999999999999.9999999999)`}},
+			{name: "leading zeros", body: `{"user":"alice","amount":"007.50"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Tap("alice", 7.5000000000)`}},
+			{name: "unknown user", body: `{"user":"mallory","amount":"1"}`, op: withTap(func(context.Context, string, daml.Numeric) (daml.ContractID, error) {
+				return "", fault.New(fault.NotFound, "No user mallory on the validator participant")
+			}), wantStatus: http.StatusNotFound, wantCalls: []string{isOp, `Tap("mallory", 1.0000000000)`}},
+			{name: "user without primary party", body: `{"user":"auditor","amount":"1"}`, op: withTap(func(context.Context, string, daml.Numeric) (daml.ContractID, error) {
+				return "", fault.New(fault.FailedPrecondition, "user auditor has no primary party")
+			}), wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, `Tap("auditor", 1.0000000000)`}},
+			{name: "no open mining round", body: `{"user":"alice","amount":"1"}`, op: withTap(func(context.Context, string, daml.Numeric) (daml.ContractID, error) {
+				return "", fault.New(fault.Unavailable, "no open mining round has opened yet")
+			}), wantStatus: http.StatusServiceUnavailable, wantCalls: []string{isOp, `Tap("alice", 1.0000000000)`}},
+			{name: "amount is a JSON number", body: `{"user":"alice","amount":100}`, offSpec: true,
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}},
+		}
+		for _, bad := range []struct{ name, amount string }{
+			{"amount missing", ""},
+			{"amount not a number", "lots"},
+			{"amount negative", "-5"},
+			{"amount zero", "0"},
+			{"amount zero with decimals", "0.000"},
+			{"amount negative zero", "-0"},
+			{"amount with exponent", "1e3"},
+			{"amount with eleven decimals", "1.00000000001"},
+			{"amount with 29 digits", "12345678901234567890123456789"},
+			{"amount with a blank", " 1"},
+			{"amount with a plus sign", "+1"},
+			{"amount ending in a point", "1."},
+		} {
+			body := `{"user":"alice","amount":"` + bad.amount + `"}`
+			if bad.amount == "" {
+				body = `{"user":"alice"}`
+			}
+			cs = append(cs, testCase{name: bad.name, body: body, offSpec: true,
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
+		}
+		cs = append(cs, faultCases(r, 400, 404, 409, 429, 500, 503)...)
+	case postAdvance:
+		cs = []testCase{
+			{name: "ok", body: `{"duration":"24h"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(24h0m0s)"}},
+			{name: "compound duration", body: `{"duration":"1h30m15.5s"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(1h30m15.5s)"}},
+			{name: "plus sign and fraction", body: `{"duration":"+.5ms"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(500µs)"}},
+			{name: "micro sign", body: `{"duration":"90µs"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(90µs)"}},
+			{name: "one microsecond", body: `{"duration":"1us"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(1µs)"}},
+			{name: "one microsecond in nanoseconds", body: `{"duration":"1000ns"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(1µs)"}},
+			{name: "fraction of a microsecond is dropped", body: `{"duration":"1.9us"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(1.9µs)"}},
+			{name: "zero and a second", body: `{"duration":"0h1s"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(1s)"}},
+			{name: "largest duration", body: `{"duration":"2562047h47m16.854775807s"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, "AdvanceClock(2562047h47m16.854775807s)"}},
+			{name: "duration too large", body: `{"duration":"2562048h"}`,
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}},
+			{name: "duration is a JSON number", body: `{"duration":3600}`, offSpec: true,
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}},
+		}
+		// Positive durations below the ledger's resolution: the document
+		// allows the request (its pattern cannot express the bound) and
+		// says it is answered with 400; the operator is not asked.
+		for _, sub := range []struct{ name, duration string }{
+			{"one nanosecond", "1ns"},
+			{"half a microsecond", "+.5us"},
+			{"just below a microsecond", "999ns"},
+			{"just below a microsecond in microseconds", "0.999us"},
+		} {
+			cs = append(cs, testCase{name: sub.name, body: `{"duration":"` + sub.duration + `"}`, op: okOperator(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
+		}
+		for _, bad := range []struct{ name, duration string }{
+			{"duration missing", ""},
+			{"duration without unit", "90"},
+			{"duration zero", "0"},
+			{"duration zero with unit", "0s"},
+			{"duration zero with fraction", "0.0h"},
+			{"duration negative", "-1h"},
+			{"duration in days", "1d"},
+			{"duration with a blank", "1h 30m"},
+			{"duration in words", "one hour"},
+		} {
+			body := `{"duration":"` + bad.duration + `"}`
+			if bad.duration == "" {
+				body = `{}`
+			}
+			cs = append(cs, testCase{name: bad.name, body: body, offSpec: true,
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
+		}
+		cs = append(cs, faultCases(r, 400, 429, 500, 503)...)
+	}
+	if r.method == http.MethodPost {
+		for _, m := range malformedCases() {
+			m.offSpec, m.wantStatus, m.wantCalls = true, http.StatusBadRequest, []string{isOp}
+			cs = append(cs, m)
+		}
+	}
+	for _, a := range authCases(r) {
+		if a.body == "" {
+			a.body = okBody[r]
+		}
+		cs = append(cs, a)
+	}
+	for i := range cs {
+		cs[i].route = r
+		if cs[i].op.IsOperatorFunc == nil {
+			cs[i].op.IsOperatorFunc = onlyOperator
+		}
+	}
+	return cs
+}
+
+func invalidName() fakeOperator {
+	return withCreateUser(func(_ context.Context, name, _ string) (*operator.UserInfo, error) {
+		return nil, fault.New(fault.InvalidArgument, "invalid user id %q: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:", name)
+	})
+}
+
+func withCreateUser(fn func(context.Context, string, string) (*operator.UserInfo, error)) fakeOperator {
+	op := okOperator()
+	op.CreateUserFunc = fn
+	return op
+}
+
+func withTap(fn func(context.Context, string, daml.Numeric) (daml.ContractID, error)) fakeOperator {
+	op := okOperator()
+	op.TapFunc = fn
+	return op
+}
+
+// The OpenAPI document and validation.
+
+type spec struct {
+	doc    *openapi3.T
+	router routers.Router
+}
+
+var loadSpec = sync.OnceValues(func() (*spec, error) {
+	// Read the document as served, so that serving it is tested too.
+	rec := httptest.NewRecorder()
+	newMux(&fakeOperator{}, hs256).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, baseURL+"/openapi.yaml", nil))
+	if rec.Code != http.StatusOK {
+		return nil, fmt.Errorf("GET /openapi.yaml: %d %s", rec.Code, rec.Body)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(rec.Body.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
+	}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	return &spec{doc: doc, router: router}, nil
+})
+
+func mustSpec(t *testing.T) *spec {
+	t.Helper()
+	s, err := loadSpec()
+	if err != nil {
+		t.Fatalf("OpenAPI document: %v", err)
+	}
+	return s
+}
+
+// validationOptions make response validation strict: a status the document
+// does not list for the operation fails.
+func validationOptions() *openapi3filter.Options {
+	return &openapi3filter.Options{
+		IncludeResponseStatus: true,
+		AuthenticationFunc: func(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+			if s := in.SecurityScheme; s.Type != "http" || s.Scheme != "bearer" {
+				return fmt.Errorf("unexpected security scheme %s %s", s.Type, s.Scheme)
+			}
+			if _, ok := auth.BearerToken(in.RequestValidationInput.Request.Header.Get("Authorization")); !ok {
+				return errors.New("no bearer token")
+			}
+			return nil
+		},
+	}
+}
+
+func newRequest(t *testing.T, method, path, authz, body string) *http.Request {
+	t.Helper()
+	var rd io.Reader
+	if body != "" || method == http.MethodPost {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, baseURL+path, rd)
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if authz != "" {
+		req.Header.Set("Authorization", authz)
+	}
+	return req
+}
+
+// validate checks a request and its response against the document. It
+// returns the request's validation error, which the caller judges; the
+// response must always conform.
+func (s *spec) validate(t *testing.T, req *http.Request, rec *httptest.ResponseRecorder) (requestErr error) {
+	t.Helper()
+	route, params, err := s.router.FindRoute(req)
+	if err != nil {
+		t.Fatalf("%s %s is not in the document: %v", req.Method, req.URL.Path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: validationOptions()}
+	requestErr = openapi3filter.ValidateRequest(t.Context(), in)
+	resp := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: rec.Code, Header: rec.Header(), Options: validationOptions(),
+	}
+	resp.SetBodyBytes(rec.Body.Bytes())
+	if err := openapi3filter.ValidateResponse(t.Context(), resp); err != nil {
+		t.Errorf("response does not conform to the document: %v\nbody: %s", err, rec.Body)
+	}
+	return requestErr
+}
+
+func newMux(op admin.Operator, a *web.Authenticator) *http.ServeMux {
+	mux := http.NewServeMux()
+	admin.New(op, a).Register(mux)
+	return mux
+}
+
+// Golden files: one per route, mapping each case to its status and body.
+
+type goldenEntry struct {
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body"`
+}
+
+type goldenFile struct {
+	path string
+	mu   sync.Mutex
+	want map[string]goldenEntry
+	got  map[string]goldenEntry
+}
+
+func openGolden(t *testing.T, name string) *goldenFile {
+	t.Helper()
+	g := &goldenFile{path: filepath.Join("testdata", name+".golden.json"), got: map[string]goldenEntry{}}
+	b, err := os.ReadFile(g.path)
+	if *update && errors.Is(err, os.ErrNotExist) {
+		return g
+	}
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if err := json.Unmarshal(b, &g.want); err != nil {
+		t.Fatalf("%s: %v", g.path, err)
+	}
+	return g
+}
+
+func compact(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, b)
+	}
+	return buf.Bytes()
+}
+
+func (g *goldenFile) check(t *testing.T, name string, status int, body []byte) {
+	t.Helper()
+	got := goldenEntry{Status: status, Body: compact(t, body)}
+	g.mu.Lock()
+	g.got[name] = got
+	want, ok := g.want[name]
+	g.mu.Unlock()
+	if *update {
+		return
+	}
+	if !ok {
+		t.Fatalf("%s has no entry %q (run go test -update)", g.path, name)
+	}
+	if want.Status != got.Status || !bytes.Equal(compact(t, want.Body), got.Body) {
+		t.Errorf("response differs from %s:\n got %d %s\nwant %d %s", g.path, got.Status, got.Body, want.Status, compact(t, want.Body))
+	}
+}
+
+// finish writes the file under -update, and otherwise reports entries no
+// case produced, so that the golden files hold no stale answers. When -run
+// left cases out (complete is false), their entries are kept as they are.
+func (g *goldenFile) finish(t *testing.T, complete bool) {
+	t.Helper()
+	if !*update {
+		if !complete || t.Failed() {
+			return
+		}
+		for name := range g.want {
+			if _, ok := g.got[name]; !ok {
+				t.Errorf("%s: stale entry %q: no case has that name (run go test -update)", g.path, name)
+			}
+		}
+		return
+	}
+	entries := g.got
+	if !complete {
+		entries = maps.Clone(g.want)
+		if entries == nil {
+			entries = map[string]goldenEntry{}
+		}
+		maps.Copy(entries, g.got)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(g.path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(g.path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The tests.
+
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	t.Parallel()
+	s := mustSpec(t)
+	if got := s.doc.OpenAPI; !strings.HasPrefix(got, "3.0.") {
+		t.Errorf("openapi = %q, want 3.0.x", got)
+	}
+	// The document describes exactly the routes the handler serves.
+	var ops []string
+	for path, item := range s.doc.Paths.Map() {
+		for method := range item.Operations() {
+			ops = append(ops, method+" "+path)
+		}
+	}
+	want := []string{"GET /openapi.yaml"}
+	for _, r := range operatorOnly {
+		want = append(want, r.method+" "+r.path)
+		if sec := s.doc.Paths.Value(r.path).GetOperation(r.method).Security; sec != nil {
+			t.Errorf("%s %s overrides the document's security; it needs the operator token", r.method, r.path)
+		}
+	}
+	slices.Sort(ops)
+	slices.Sort(want)
+	if !slices.Equal(ops, want) {
+		t.Errorf("the document's operations are %q, the handler serves %q", ops, want)
+	}
+	if sec := s.doc.Paths.Value("/openapi.yaml").Get.Security; sec == nil || len(*sec) != 0 {
+		t.Errorf("GET /openapi.yaml must declare security: [] (no token needed)")
+	}
+	if len(s.doc.Security) != 1 || s.doc.Components.SecuritySchemes["operatorToken"] == nil {
+		t.Errorf("the document must require the operatorToken scheme by default")
+	}
+
+	// The document as served is the file in the repository.
+	onDisk, err := os.ReadFile("openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(onDisk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(t.Context()); err != nil {
+		t.Fatalf("openapi.yaml: %v", err)
+	}
+}
+
+func TestServeOpenAPI(t *testing.T) {
+	t.Parallel()
+	s := mustSpec(t)
+	onDisk, err := os.ReadFile("openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, authz := range []string{"", "Bearer not-a-jwt", "Basic eDp5"} {
+		t.Run(fmt.Sprintf("Authorization %q", authz), func(t *testing.T) {
+			t.Parallel()
+			op := &fakeOperator{}
+			req := newRequest(t, http.MethodGet, "/openapi.yaml", authz, "")
+			rec := httptest.NewRecorder()
+			newMux(op, hs256).ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status = %d, want 200: %s", rec.Code, rec.Body)
+			}
+			if ct := rec.Header().Get("Content-Type"); ct != "application/yaml" {
+				t.Errorf("Content-Type = %q, want application/yaml", ct)
+			}
+			if cl := rec.Header().Get("Content-Length"); cl != strconv.Itoa(len(onDisk)) {
+				t.Errorf("Content-Length = %q, want %d", cl, len(onDisk))
+			}
+			if !bytes.Equal(rec.Body.Bytes(), onDisk) {
+				t.Error("served document differs from openapi.yaml")
+			}
+			if calls := op.recorded(); len(calls) != 0 {
+				t.Errorf("serving the document called the operator: %v", calls)
+			}
+			if err := s.validate(t, newRequest(t, http.MethodGet, "/openapi.yaml", authz, ""), rec); err != nil {
+				t.Errorf("request does not conform to the document: %v", err)
+			}
+		})
+	}
+}
+
+func TestHandlers(t *testing.T) {
+	t.Parallel()
+	s := mustSpec(t)
+	for _, r := range operatorOnly {
+		t.Run(r.golden, func(t *testing.T) {
+			t.Parallel()
+			cases := routeCases(r)
+			golden := openGolden(t, r.golden)
+			var (
+				mu       sync.Mutex
+				ran      int
+				answered = map[int]bool{}
+			)
+			t.Run("cases", func(t *testing.T) {
+				seen := map[string]bool{}
+				for _, tt := range cases {
+					if seen[tt.name] {
+						t.Fatalf("duplicate case name %q", tt.name)
+					}
+					seen[tt.name] = true
+					t.Run(tt.name, func(t *testing.T) {
+						t.Parallel()
+						authn := tt.authn
+						if authn == nil {
+							authn = hs256
+						}
+						authz := tt.auth
+						if authz == nil {
+							authz = asOperator
+						}
+						authHeader := authz(t)
+						op := &tt.op
+						rec := httptest.NewRecorder()
+						newMux(op, authn).ServeHTTP(rec, newRequest(t, r.method, r.path, authHeader, tt.body))
+						mu.Lock()
+						ran++
+						answered[rec.Code] = true
+						mu.Unlock()
+
+						if rec.Code != tt.wantStatus {
+							t.Errorf("status = %d, want %d; body %s", rec.Code, tt.wantStatus, rec.Body)
+						}
+						if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+							t.Errorf("Content-Type = %q, want application/json", ct)
+						}
+						if got := op.recorded(); !slices.Equal(got, tt.wantCalls) {
+							t.Errorf("operator calls = %q, want %q", got, tt.wantCalls)
+						}
+						golden.check(t, tt.name, rec.Code, rec.Body.Bytes())
+
+						reqErr := s.validate(t, newRequest(t, r.method, r.path, authHeader, tt.body), rec)
+						switch {
+						case tt.offSpec && reqErr == nil:
+							t.Errorf("the document allows this request, but the case says it does not")
+						case !tt.offSpec && reqErr != nil:
+							t.Errorf("request does not conform to the document: %v", reqErr)
+						}
+					})
+				}
+			})
+			// The checks over all cases only hold when -run selected them all.
+			complete := ran == len(cases)
+			golden.finish(t, complete)
+			if !complete {
+				return
+			}
+			// Every status the document lists for the operation is one
+			// the handler answers in some case, and the other way round
+			// (strict response validation already refuses an undocumented
+			// status, case by case).
+			documented := documentedStatuses(t, s.doc, r.method, r.path)
+			got := slices.Sorted(maps.Keys(answered))
+			if !slices.Equal(documented, got) {
+				t.Errorf("%s %s: the document lists statuses %v, the cases answered %v", r.method, r.path, documented, got)
+			}
+		})
+	}
+}
+
+func documentedStatuses(t *testing.T, doc *openapi3.T, method, path string) []int {
+	t.Helper()
+	item := doc.Paths.Value(path)
+	if item == nil || item.GetOperation(method) == nil {
+		t.Fatalf("the document has no operation %s %s", method, path)
+	}
+	var out []int
+	for code := range item.GetOperation(method).Responses.Map() {
+		n, err := strconv.Atoi(code)
+		if err != nil {
+			t.Errorf("%s %s: response %q is not a status code", method, path, code)
+			continue
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestUndocumentedRoutesAreJSON404(t *testing.T) {
+	t.Parallel()
+	s := mustSpec(t)
+	for _, tc := range []struct{ method, path string }{
+		{http.MethodGet, "/nope"},
+		{http.MethodGet, "/users"},
+		{http.MethodPost, "/network"},
+		{http.MethodDelete, "/clock"},
+		{http.MethodGet, "/clock/advance"},
+		{http.MethodPost, "/openapi.yaml"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			t.Parallel()
+			op := &fakeOperator{}
+			req := newRequest(t, tc.method, tc.path, bearerFor(operatorUser)(t), "")
+			if _, _, err := s.router.FindRoute(req); err == nil {
+				t.Fatalf("the document describes %s %s; test it in TestHandlers", tc.method, tc.path)
+			}
+			rec := httptest.NewRecorder()
+			newMux(op, hs256).ServeHTTP(rec, req)
+			if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != "application/json" {
+				t.Errorf("got %d %q, want a JSON 404", rec.Code, rec.Header().Get("Content-Type"))
+			}
+			if got := string(compact(t, rec.Body.Bytes())); got != `{"error":"The requested resource could not be found."}` {
+				t.Errorf("body = %s", got)
+			}
+			if calls := op.recorded(); len(calls) != 0 {
+				t.Errorf("operator calls = %q, want none", calls)
+			}
+		})
+	}
+}
