@@ -1,0 +1,116 @@
+package operator_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/operator"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+)
+
+func setup(t *testing.T) (*operator.Operator, *ledger.Network, *splice.Seeded) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlitestore.OpenLedger(ctx, filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	net, err := ledger.Open(ctx, store, splice.NewRegistry(), ledger.Config{Seed: "operator-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { net.Close() })
+	seeded, err := splice.Seed(ctx, net, splice.SeedConfig{SVs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return operator.New(net, seeded), net, seeded
+}
+
+func TestCreateUserAndTap(t *testing.T) {
+	t.Parallel()
+	op, net, seeded := setup(t)
+	ctx := context.Background()
+	u, err := op.CreateUser(ctx, "carol", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ledger.PartyHint(u.PrimaryParty) != "carol" || u.Participant != seeded.Validator.Participant {
+		t.Errorf("user = %+v", u)
+	}
+	cid, err := op.Tap(ctx, "carol", daml.MustNumeric("12.5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, active, err := net.Store().Contract(ctx, cid)
+	if err != nil || !active {
+		t.Fatalf("tapped amulet: active=%v err=%v", active, err)
+	}
+	if owner := c.Argument.Get("owner"); owner != u.PrimaryParty {
+		t.Errorf("amulet owner = %v", owner)
+	}
+	// The wallet exists: a WalletAppInstall for carol's party.
+	installs, err := splice.Active[splice.WalletAppInstall](ctx, net.Store(), u.PrimaryParty)
+	if err != nil || len(installs) != 1 {
+		t.Errorf("wallet installs = %d, err %v", len(installs), err)
+	}
+	tests := []struct {
+		name string
+		run  func() error
+		want fault.Kind
+	}{
+		{"duplicate user", func() error { _, err := op.CreateUser(ctx, "carol", ""); return err }, fault.AlreadyExists},
+		{"invalid user id", func() error { _, err := op.CreateUser(ctx, "no spaces", ""); return err }, fault.InvalidArgument},
+		{"invalid party hint", func() error { _, err := op.CreateUser(ctx, "dave", "a::b"); return err }, fault.InvalidArgument},
+		{"tap for unknown user", func() error { _, err := op.Tap(ctx, "nobody", daml.MustNumeric("1")); return err }, fault.NotFound},
+		{"advance below resolution", func() error { _, err := op.AdvanceClock(ctx, time.Nanosecond); return err }, fault.InvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.run(); fault.KindOf(err) != tt.want || err == nil {
+				t.Errorf("err = %v, want kind %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNetworkAndClock(t *testing.T) {
+	t.Parallel()
+	op, _, seeded := setup(t)
+	ctx := context.Background()
+	info, err := op.Network(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.DSOParty != seeded.DSOParty || len(info.SVs) != 1 || len(info.Participants) != 2 || len(info.Synchronizers) != 1 {
+		t.Fatalf("info = %+v", info)
+	}
+	for _, p := range info.Participants {
+		if p.LedgerEnd <= 0 || len(p.Parties) == 0 {
+			t.Errorf("participant %s: end %d, parties %v", p.ID, p.LedgerEnd, p.Parties)
+		}
+	}
+	before := op.Clock(ctx)
+	after, err := op.AdvanceClock(ctx, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Offset-before.Offset != time.Hour.Microseconds() || after.Now < before.Now+daml.Timestamp(time.Hour.Microseconds()) {
+		t.Errorf("clock %+v → %+v", before, after)
+	}
+	for _, tt := range []struct {
+		user string
+		want bool
+	}{{splice.OperatorUser, true}, {"alice", false}, {"nobody", false}} {
+		if got, err := op.IsOperator(ctx, tt.user); err != nil || got != tt.want {
+			t.Errorf("IsOperator(%s) = %v, %v", tt.user, got, err)
+		}
+	}
+}
