@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sandnet/sandnet/internal/api/admin"
+	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -42,6 +43,7 @@ type StartCmd struct {
 	AuthAud     string   `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
 	AuthJWKSURL string   `name:"auth-jwks-url" env:"SANDNET_AUTH_JWKS_URL" help:"JWKS URL for --auth jwks."`
 	CORSOrigins []string `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser (* for any)."`
+	ListLimit   int      `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
 	LogFormat   string   `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
 	LogLevel    string   `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
 }
@@ -80,6 +82,9 @@ func (m *Main) Run(ctx context.Context) error {
 	slog.SetDefault(log)
 	cfg := m.Config
 
+	if cfg.ListLimit <= 0 {
+		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
+	}
 	if cfg.DatabaseURL == "" || cfg.Auth == "hs256" && cfg.AuthSecret == "" {
 		if err := ensureDataDir(cfg.DataDir); err != nil {
 			return err
@@ -146,6 +151,17 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	op := operator.New(network, seeded)
 	admin.New(op, authn).Register(mux)
+	// The validator's ledger API at the root, SV k's under /sv/k.
+	ledgerAPI := func(p ledger.ParticipantID, name, prefix string) {
+		ledgerapi.New(ledgerapi.Config{
+			Participant: p, ParticipantName: name, Ledger: ledgerapi.NetworkLedger(network),
+			Registry: registry, Auth: authn, MaxListElements: cfg.ListLimit, Logger: log,
+		}).Register(mux, prefix)
+	}
+	ledgerAPI(seeded.Validator.Participant, seeded.Validator.ParticipantName, "")
+	for k, sv := range seeded.SVs {
+		ledgerAPI(sv.Participant, sv.ParticipantName, fmt.Sprintf("/sv/%d", k+1))
+	}
 
 	// One lease covers all automation: with several processes on one
 	// PostgreSQL database, exactly one of them runs it.

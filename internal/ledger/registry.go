@@ -142,6 +142,31 @@ func (r *Registry) PackageID(name string) (string, bool) {
 	return id, ok
 }
 
+// AddPackage records the id of a package by its name, so that filters can
+// name the package's interfaces in package-name form; packages of
+// registered templates are recorded by RegisterTemplate. A package name
+// with two ids panics, as in RegisterTemplate.
+func (r *Registry) AddPackage(name, id string) {
+	if pid, ok := r.packages[name]; ok && pid != id {
+		panic(fmt.Sprintf("ledger: package %s has two ids", name))
+	}
+	r.packages[name] = id
+}
+
+// InterfaceByName resolves the package-name form of an interface id. Only
+// interfaces that some registered template implements are known.
+func (r *Registry) InterfaceByName(pkg, module, entity string) (daml.Identifier, bool) {
+	pid, ok := r.packages[pkg]
+	if !ok {
+		return daml.Identifier{}, false
+	}
+	id := daml.Identifier{PackageID: pid, ModuleName: module, EntityName: entity}
+	if len(r.interfaces[id]) == 0 {
+		return daml.Identifier{}, false
+	}
+	return id, true
+}
+
 // Implementations returns the templates implementing an interface.
 func (r *Registry) Implementations(iface daml.Identifier) []TemplateID {
 	var out []TemplateID

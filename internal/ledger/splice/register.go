@@ -2,9 +2,12 @@ package splice
 
 import "github.com/sandnet/sandnet/internal/ledger"
 
-// Register adds sandnet's Splice templates, their choices and the
-// interfaces they implement to a registry.
+// Register adds sandnet's packages and Splice templates, with their
+// choices and the interfaces they implement, to a registry.
 func Register(r *ledger.Registry) {
+	for _, p := range Packages() {
+		r.AddPackage(p.Name, p.ID)
+	}
 	registerAmulet(r)
 	registerRounds(r)
 	registerAmuletRules(r)

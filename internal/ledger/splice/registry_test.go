@@ -84,3 +84,27 @@ func TestTemplatesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// The token standard's Holding interface resolves from its package-name
+// form, as ledger API interface filters name it; names of unknown packages
+// and of entities that are no implemented interface do not resolve.
+func TestInterfaceByName(t *testing.T) {
+	t.Parallel()
+	reg := splice.NewRegistry()
+	got, ok := reg.InterfaceByName(splice.PackageTokenHolding.Name, "Splice.Api.Token.HoldingV1", "Holding")
+	if !ok || got != splice.HoldingInterface {
+		t.Errorf("Holding resolves to %v, %v; want %v", got, ok, splice.HoldingInterface)
+	}
+	for _, name := range [][3]string{
+		{"no-such-package", "Splice.Api.Token.HoldingV1", "Holding"},
+		{splice.PackageTokenHolding.Name, "Splice.Api.Token.HoldingV1", "HoldingView"},
+		{splice.PackageAmulet.Name, "Splice.Amulet", "Amulet"},
+	} {
+		if id, ok := reg.InterfaceByName(name[0], name[1], name[2]); ok {
+			t.Errorf("%v resolves to %v", name, id)
+		}
+	}
+	if id, ok := reg.PackageID(splice.PackageTokenHolding.Name); !ok || id != splice.PackageTokenHolding.ID {
+		t.Errorf("PackageID(%s) = %s, %v", splice.PackageTokenHolding.Name, id, ok)
+	}
+}

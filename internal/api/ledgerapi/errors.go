@@ -1,0 +1,281 @@
+package ledgerapi
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/fault"
+)
+
+// The ledger API answers two error shapes: input it cannot decode (a body,
+// a query parameter) gets 400 with a text/plain reason, as Canton's HTTP
+// layer answers decode failures; everything else gets a JsCantonError with
+// Canton's error code, category and gRPC code. Handlers return
+// *fault.Error values and writeError is the one place they become
+// responses.
+
+// codeUndecodable marks a fault.InvalidArgument as a decode failure, served
+// as text/plain. It is never served as a code.
+const codeUndecodable = "sandnet:undecodable"
+
+// Canton's error codes this API serves.
+const (
+	codeInvalidArgument      = "INVALID_ARGUMENT"
+	codeInvalidField         = "INVALID_FIELD"
+	codeMissingField         = "MISSING_FIELD"
+	codeNegativeOffset       = "NEGATIVE_OFFSET"
+	codeNonPositiveOffset    = "NON_POSITIVE_OFFSET"
+	codeDescendingMissingEnd = "DESCENDING_ORDER_MISSING_END"
+	codeOffsetAfterLedgerEnd = "OFFSET_AFTER_LEDGER_END"
+	codeOffsetOutOfRange     = "OFFSET_OUT_OF_RANGE"
+	codePackageNamesNotFound = "PACKAGE_NAMES_NOT_FOUND"
+	codeNoTemplatesForName   = "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"
+	codeNoInterfaceForName   = "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"
+	codeMaxListElements      = "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED"
+)
+
+// Canton's error categories (ErrorCategory.asInt) and the gRPC status codes
+// they carry.
+const (
+	catTransientServerFailure   = 1
+	catContention               = 2
+	catInvalidIndependent       = 8
+	catInvalidGivenState        = 9
+	catResourceExists           = 10
+	catResourceMissing          = 11
+	catSeekAfterEnd             = 12
+	grpcInvalidArgument         = 3
+	grpcNotFound                = 5
+	grpcAlreadyExists           = 6
+	grpcPermissionDenied        = 7
+	grpcFailedPrecondition      = 9
+	grpcAborted                 = 10
+	grpcOutOfRange              = 11
+	grpcInternal                = 13
+	grpcUnavailable             = 14
+	grpcUnauthenticated         = 16
+	redactedCategory            = -1
+	retryOneSecond              = "1 second"
+	invalidArgumentCausePrefix  = "The submitted request has invalid arguments: "
+	missingFieldCausePrefix     = "The submitted command is missing a mandatory field: "
+	invalidFieldCausePrefix     = "The submitted command has a field with invalid value: Invalid field "
+	redactedMessageFormat       = "An error occurred. Please contact the operator and inquire about the request %s with tid %s"
+	contextLedgerAPIError       = "ledger_api_error"
+	contextLedgerAPIErrorUnauth = "invalid token"
+)
+
+// errorClass is what Canton attaches to an error code.
+type errorClass struct {
+	category int
+	grpc     int
+	retry    string
+}
+
+// codeClass classifies the codes this API produces.
+var codeClass = map[string]errorClass{
+	codeInvalidArgument:      {catInvalidIndependent, grpcInvalidArgument, ""},
+	codeInvalidField:         {catInvalidIndependent, grpcInvalidArgument, ""},
+	codeMissingField:         {catInvalidIndependent, grpcInvalidArgument, ""},
+	codeNegativeOffset:       {catInvalidIndependent, grpcInvalidArgument, ""},
+	codeNonPositiveOffset:    {catInvalidIndependent, grpcInvalidArgument, ""},
+	codeDescendingMissingEnd: {catInvalidIndependent, grpcInvalidArgument, ""},
+	codeOffsetAfterLedgerEnd: {catSeekAfterEnd, grpcOutOfRange, retryOneSecond},
+	codeOffsetOutOfRange:     {catInvalidGivenState, grpcFailedPrecondition, ""},
+	codePackageNamesNotFound: {catResourceMissing, grpcNotFound, ""},
+	codeNoTemplatesForName:   {catResourceMissing, grpcNotFound, ""},
+	codeNoInterfaceForName:   {catResourceMissing, grpcNotFound, ""},
+	codeMaxListElements:      {catContention, grpcAborted, retryOneSecond},
+}
+
+// kindClass classifies faults that carry no code of this API (engine
+// errors), by kind, with the code Canton uses for such a failure.
+var kindClass = map[fault.Kind]struct {
+	code  string
+	class errorClass
+}{
+	fault.InvalidArgument:    {codeInvalidArgument, errorClass{catInvalidIndependent, grpcInvalidArgument, ""}},
+	fault.NotFound:           {"NOT_FOUND", errorClass{catResourceMissing, grpcNotFound, ""}},
+	fault.AlreadyExists:      {"ALREADY_EXISTS", errorClass{catResourceExists, grpcAlreadyExists, ""}},
+	fault.FailedPrecondition: {"FAILED_PRECONDITION", errorClass{catInvalidGivenState, grpcFailedPrecondition, ""}},
+	fault.DamlPrecondition:   {"DAML_INTERPRETATION_ERROR", errorClass{catInvalidGivenState, grpcFailedPrecondition, ""}},
+	fault.Aborted:            {"ABORTED", errorClass{catContention, grpcAborted, retryOneSecond}},
+	fault.Unavailable:        {"SERVICE_NOT_RUNNING", errorClass{catTransientServerFailure, grpcUnavailable, retryOneSecond}},
+	fault.OutOfRange:         {codeOffsetAfterLedgerEnd, errorClass{catSeekAfterEnd, grpcOutOfRange, retryOneSecond}},
+}
+
+// httpStatusOf maps a gRPC code to the HTTP status Canton's JSON API
+// answers it with.
+func httpStatusOf(grpc int) int {
+	switch grpc {
+	case grpcInvalidArgument, grpcFailedPrecondition, grpcOutOfRange:
+		return http.StatusBadRequest
+	case grpcUnauthenticated:
+		return http.StatusUnauthorized
+	case grpcPermissionDenied:
+		return http.StatusForbidden
+	case grpcNotFound:
+		return http.StatusNotFound
+	case grpcAborted, grpcAlreadyExists:
+		return http.StatusConflict
+	case grpcUnavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// JsCantonError is the ledger API's error body. Its fields are in Canton's
+// order; absent optional values are null, never omitted.
+type JsCantonError struct {
+	Code           string            `json:"code"`
+	Cause          string            `json:"cause"`
+	CorrelationID  *string           `json:"correlationId"`
+	TraceID        *string           `json:"traceId"`
+	Context        map[string]string `json:"context"`
+	Resources      [][2]string       `json:"resources"`
+	ErrorCategory  int               `json:"errorCategory"`
+	GRPCCodeValue  *int              `json:"grpcCodeValue"`
+	RetryInfo      *string           `json:"retryInfo"`
+	DefiniteAnswer *bool             `json:"definiteAnswer"`
+}
+
+// Error constructors. Their messages are Canton's causes, so that clients
+// matching on them see what a Canton participant says.
+
+// undecodable is a body or query parameter that cannot be decoded.
+func undecodable(format string, args ...any) *fault.Error {
+	return fault.WithCode(fault.InvalidArgument, codeUndecodable, format, args...)
+}
+
+func invalidArgument(format string, args ...any) *fault.Error {
+	return fault.WithCode(fault.InvalidArgument, codeInvalidArgument, invalidArgumentCausePrefix+format, args...)
+}
+
+func missingField(field string) *fault.Error {
+	return fault.WithCode(fault.InvalidArgument, codeMissingField, "%s%s", missingFieldCausePrefix, field)
+}
+
+func invalidField(field, format string, args ...any) *fault.Error {
+	return fault.WithCode(fault.InvalidArgument, codeInvalidField, "%s%s: %s", invalidFieldCausePrefix, field, fmt.Sprintf(format, args...))
+}
+
+// unauthenticated is a request without a valid token.
+func unauthenticated(err error) *fault.Error {
+	return fault.Wrap(fault.Unauthenticated, err, "The command is missing a (valid) JWT token")
+}
+
+// permissionDenied is a token whose user may not do what the request asks.
+// invalidUser marks a user that does not exist or is deactivated, which
+// Canton reports with context ledger_api_error.
+func permissionDenied(invalidUser bool, format string, args ...any) *fault.Error {
+	e := fault.New(fault.PermissionDenied, format, args...)
+	if invalidUser {
+		e.Context = map[string]string{contextLedgerAPIError: contextLedgerAPIErrorUnauth}
+	}
+	return e
+}
+
+// writeError answers err. A decode failure is 400 text/plain. An
+// authentication or authorization failure, and any internal error, is
+// answered redacted, as Canton redacts security-sensitive errors: the body
+// names only the request's trace id, and the reason goes to the log.
+// Everything else is a JsCantonError with its code's category.
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	f, ok := fault.As(err)
+	if !ok {
+		f = fault.Wrap(fault.Internal, err, "internal error")
+	}
+	if f.Code == codeUndecodable {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(f.Message))
+		return
+	}
+	tid := traceID(r)
+	body := JsCantonError{Context: map[string]string{}, Resources: [][2]string{}}
+	_, knownCode := codeClass[f.Code]
+	if _, knownKind := kindClass[f.Kind]; !knownCode && !knownKind && f.Kind != fault.Unauthenticated && f.Kind != fault.PermissionDenied {
+		// A kind added to package fault but not mapped here is a bug:
+		// answer it as internal.
+		f = fault.Wrap(fault.Internal, err, "unmapped fault kind %s", f.Kind)
+	}
+	switch f.Kind {
+	case fault.Unauthenticated, fault.PermissionDenied, fault.Internal:
+		grpc, status, prefix := grpcInternal, http.StatusInternalServerError, "INTERNAL"
+		switch f.Kind {
+		case fault.Unauthenticated:
+			grpc, status, prefix = grpcUnauthenticated, http.StatusUnauthorized, "UNAUTHENTICATED"
+			h.cfg.Logger.InfoContext(r.Context(), "ledger API request unauthenticated", "path", r.URL.Path, "tid", tid, "err", err)
+		case fault.PermissionDenied:
+			grpc, status, prefix = grpcPermissionDenied, http.StatusForbidden, "PERMISSION_DENIED"
+			h.cfg.Logger.InfoContext(r.Context(), "ledger API request denied", "path", r.URL.Path, "tid", tid, "reason", f.Message)
+		default:
+			h.cfg.Logger.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "tid", tid, "err", err)
+		}
+		msg := fmt.Sprintf(redactedMessageFormat, tid, tid)
+		body.Code, body.Cause = msg, prefix+": "+msg
+		body.CorrelationID, body.TraceID = &tid, &tid
+		body.ErrorCategory, body.GRPCCodeValue = redactedCategory, &grpc
+		if f.Kind != fault.Internal {
+			maps.Copy(body.Context, f.Context)
+		}
+		writeErrorBody(w, status, body)
+		return
+	}
+	code, class := f.Code, codeClass[f.Code]
+	cause := f.Message
+	if !knownCode {
+		k := kindClass[f.Kind]
+		if code == "" {
+			code = k.code
+		}
+		class = k.class
+		if code == codeInvalidArgument && !strings.HasPrefix(cause, invalidArgumentCausePrefix) {
+			cause = invalidArgumentCausePrefix + cause
+		}
+	}
+	definite := false
+	body.Code, body.Cause = code, cause
+	body.TraceID = &tid
+	body.Context["category"] = strconv.Itoa(class.category)
+	body.Context["definite_answer"] = strconv.FormatBool(definite)
+	body.Context["participant"] = h.cfg.ParticipantName
+	body.Context["tid"] = tid
+	maps.Copy(body.Context, f.Context)
+	body.ErrorCategory = class.category
+	grpc := class.grpc
+	body.GRPCCodeValue = &grpc
+	if class.retry != "" {
+		retry := class.retry
+		body.RetryInfo = &retry
+	}
+	body.DefiniteAnswer = &definite
+	status := httpStatusOf(class.grpc)
+	if code == codeMaxListElements {
+		status = http.StatusRequestEntityTooLarge
+	}
+	writeErrorBody(w, status, body)
+}
+
+func writeErrorBody(w http.ResponseWriter, status int, body JsCantonError) {
+	b, err := marshal(body)
+	if err != nil {
+		// A JsCantonError of strings and numbers always encodes.
+		panic(err)
+	}
+	writeBody(w, status, b)
+}
+
+// traceID is the W3C trace id of the request, Canton's tid.
+func traceID(r *http.Request) string {
+	tp := web.TraceFrom(r.Context()).TraceParent
+	if len(tp) >= 35 {
+		return tp[3:35]
+	}
+	return tp
+}

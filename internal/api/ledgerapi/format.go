@@ -1,0 +1,418 @@
+package ledgerapi
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// From request to plan: effectiveFormat applies the JSON layer's rules
+// (filter/verbose or updateFormat), readClaims lists what the caller must
+// be allowed to read, compile validates the request as Canton's
+// UpdateServiceRequestValidator does, and resolve looks the filters'
+// package names up.
+
+// effectiveFormat returns the update format a request asks for: its
+// updateFormat, or the one its deprecated filter and verbose stand for.
+func effectiveFormat(req *getUpdatesRequest) (*updateFormat, error) {
+	const either = "Please use either backwards compatible arguments (filter and verbose) or update_format, but not both."
+	if req.UpdateFormat != nil {
+		if req.Filter != nil || req.Verbose != nil {
+			return nil, invalidArgument("Both filter/verbose and update_format is specified. %s", either)
+		}
+		return req.UpdateFormat, nil
+	}
+	if req.Filter == nil {
+		return nil, invalidArgument("Either filter/verbose or update_format is required. %s", either)
+	}
+	ef := *req.Filter
+	if req.Verbose != nil {
+		ef.Verbose = *req.Verbose
+	}
+	uf := &updateFormat{
+		Transactions:  &transactionFormat{EventFormat: &ef, Shape: shapeACSDelta},
+		Reassignments: &ef,
+	}
+	// Topology events for the parties the filter names; an empty list is
+	// every party, which is what a filter for any party alone asks for.
+	switch {
+	case len(ef.Parties) > 0:
+		parties := slices.Clone(ef.Parties)
+		uf.Topology = &topologyFormat{PartyAuth: &parties}
+	case ef.AnyParty != nil:
+		uf.Topology = &topologyFormat{PartyAuth: &[]string{}}
+	}
+	return uf, nil
+}
+
+// readClaims lists the parties the caller must be able to read as, and
+// whether it must read as any party, to be served the format: every key of
+// filtersByParty, any party for filtersForAnyParty, and the parties of
+// topology events (any party when the list is empty).
+func readClaims(uf *updateFormat) (parties []string, anyParty bool) {
+	add := func(ef *eventFormat) {
+		if ef == nil {
+			return
+		}
+		parties = append(parties, ef.Parties...)
+		anyParty = anyParty || ef.AnyParty != nil
+	}
+	if uf.Transactions != nil {
+		add(uf.Transactions.EventFormat)
+	}
+	add(uf.Reassignments)
+	if uf.Topology != nil && uf.Topology.PartyAuth != nil {
+		if len(*uf.Topology.PartyAuth) == 0 {
+			anyParty = true
+		}
+		parties = append(parties, *uf.Topology.PartyAuth...)
+	}
+	slices.Sort(parties)
+	return slices.Compact(parties), anyParty
+}
+
+type shape uint8
+
+const (
+	acsDelta shape = iota + 1
+	ledgerEffects
+)
+
+// updatePlan is a validated request.
+type updatePlan struct {
+	begin ledger.Offset
+	// end is the inclusive end; 0 when the request is open-ended.
+	end        ledger.Offset
+	openEnded  bool
+	descending bool
+
+	// transactions selects the transactions' events; nil when no
+	// transactions are asked for.
+	transactions *selector
+	shape        shape
+	// reassignments and topology are validated and resolved, but the
+	// engine records neither reassignments nor topology changes in the
+	// participants' streams, so nothing matches them yet.
+	reassignments *selector
+	topology      []daml.Party
+}
+
+// selector is a compiled EventFormat: which parties' events, through
+// which filters.
+type selector struct {
+	byParty map[daml.Party]*partyFilter
+	// parties are the keys of byParty, sorted.
+	parties []daml.Party
+	// anyParty applies to every party the participant hosts.
+	anyParty *partyFilter
+}
+
+// partyFilter is a compiled Filters: the union of its cumulative filters.
+type partyFilter struct {
+	wildcard     bool
+	wildcardBlob bool
+	templates    []templateFilter
+	interfaces   []interfaceFilter
+}
+
+// templateRef is an identifier in package-name form.
+type templateRef struct {
+	pkg, module, entity string
+}
+
+func (t templateRef) String() string { return "#" + t.pkg + ":" + t.module + ":" + t.entity }
+
+type templateFilter struct {
+	ref  templateRef
+	blob bool
+}
+
+type interfaceFilter struct {
+	ref  templateRef
+	id   daml.Identifier // set by resolve
+	view bool
+	blob bool
+}
+
+// compile validates a request and its effective format. Offsets are only
+// checked for their sign here; checkLedgerEnd compares them with the
+// participant's ledger end.
+func compile(req *getUpdatesRequest, uf *updateFormat) (*updatePlan, error) {
+	p := &updatePlan{begin: ledger.Offset(req.BeginExclusive), descending: req.DescendingOrder}
+	if req.BeginExclusive < 0 {
+		return nil, fault.WithCode(fault.InvalidArgument, codeNegativeOffset,
+			"Offset %d in begin_exclusive is a negative integer: the offset in begin_exclusive field has to be a non-negative integer (>=0)", req.BeginExclusive)
+	}
+	if req.EndInclusive != nil {
+		if *req.EndInclusive <= 0 {
+			return nil, fault.WithCode(fault.InvalidArgument, codeNonPositiveOffset,
+				"Offset %d in end_inclusive is not a positive integer: the offset has to be either a positive integer (>0) or not defined at all", *req.EndInclusive)
+		}
+		p.end = ledger.Offset(*req.EndInclusive)
+	} else {
+		p.openEnded = true
+		if req.DescendingOrder {
+			return nil, fault.WithCode(fault.InvalidArgument, codeDescendingMissingEnd, "end_inclusive is not provided when descending_order is true")
+		}
+	}
+	if tf := uf.Transactions; tf != nil {
+		switch tf.Shape {
+		case "", shapeUnspecified:
+			return nil, missingField("transaction_shape")
+		case shapeUnrecognized:
+			return nil, invalidArgument("transaction_shape is defined with invalid value -1")
+		case shapeACSDelta:
+			p.shape = acsDelta
+		case shapeLedgerEffects:
+			p.shape = ledgerEffects
+		}
+		if tf.EventFormat == nil {
+			return nil, missingField("event_format")
+		}
+		sel, err := compileSelector(tf.EventFormat)
+		if err != nil {
+			return nil, err
+		}
+		p.transactions = sel
+	}
+	if uf.Reassignments != nil {
+		sel, err := compileSelector(uf.Reassignments)
+		if err != nil {
+			return nil, err
+		}
+		p.reassignments = sel
+	}
+	if uf.Topology != nil && uf.Topology.PartyAuth != nil {
+		p.topology = []daml.Party{}
+		for _, party := range *uf.Topology.PartyAuth {
+			if msg := checkPartySyntax(party); msg != "" {
+				return nil, invalidField("parties", "%s", msg)
+			}
+			p.topology = append(p.topology, daml.Party(party))
+		}
+	}
+	return p, nil
+}
+
+func compileSelector(ef *eventFormat) (*selector, error) {
+	if len(ef.Parties) == 0 && ef.AnyParty == nil {
+		return nil, invalidArgument("filtersByParty and filtersForAnyParty cannot be empty simultaneously")
+	}
+	s := &selector{byParty: map[daml.Party]*partyFilter{}}
+	for _, party := range ef.Parties {
+		if msg := checkPartySyntax(party); msg != "" {
+			return nil, invalidArgument("%s", msg)
+		}
+		pf, err := compileFilters(ef.ByParty[party])
+		if err != nil {
+			return nil, err
+		}
+		s.byParty[daml.Party(party)] = pf
+		s.parties = append(s.parties, daml.Party(party))
+	}
+	if ef.AnyParty != nil {
+		pf, err := compileFilters(*ef.AnyParty)
+		if err != nil {
+			return nil, err
+		}
+		s.anyParty = pf
+	}
+	return s, nil
+}
+
+// compileFilters unions a Filters' cumulative list. A list that is empty,
+// or holds only Empty filters, is a wildcard without blobs.
+func compileFilters(fs filters) (*partyFilter, error) {
+	pf := &partyFilter{}
+	real := false
+	for _, c := range fs.Cumulative {
+		switch c.Kind {
+		case filterEmpty:
+			continue
+		case filterWildcard:
+			pf.wildcard = true
+			pf.wildcardBlob = pf.wildcardBlob || c.Blob
+		case filterTemplate, filterInterface:
+			if !c.HasID {
+				return nil, missingField(c.IDFieldName)
+			}
+			ref, err := parseNameRef(c.IDFieldName, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			if c.Kind == filterTemplate {
+				pf.templates = append(pf.templates, templateFilter{ref: ref, blob: c.Blob})
+			} else {
+				pf.interfaces = append(pf.interfaces, interfaceFilter{ref: ref, view: c.View, blob: c.Blob})
+			}
+		}
+		real = true
+	}
+	if !real {
+		pf.wildcard = true
+	}
+	return pf, nil
+}
+
+// parseNameRef parses "#package-name:Module.Path:Entity". Since Canton 3.5
+// the ledger API accepts only the package-name form in filters: anything
+// else names a package id and is refused.
+func parseNameRef(field, s string) (templateRef, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return templateRef{}, undecodable("Invalid value for: body (Invalid identifier format (%s) not matching the expected format (<package>:<moduleName>:<entityName>))", s)
+	}
+	pkg, ok := strings.CutPrefix(parts[0], "#")
+	if !ok {
+		return templateRef{}, invalidField("packageId", "Received an identifier with package ID %s, but expected a package name.", parts[0])
+	}
+	ref := templateRef{pkg: pkg, module: parts[1], entity: parts[2]}
+	if !validPackageName(pkg) {
+		return ref, invalidField(field, "Invalid package name %q in %s", pkg, s)
+	}
+	if !validDottedName(ref.module) {
+		return ref, invalidField(field, "Invalid module name %q in %s", ref.module, s)
+	}
+	if !validDottedName(ref.entity) {
+		return ref, invalidField(field, "Invalid entity name %q in %s", ref.entity, s)
+	}
+	return ref, nil
+}
+
+// validPackageName is Daml-LF's PackageName: letters, digits, '-' and '_'.
+func validPackageName(s string) bool {
+	if s == "" || len(s) > 255 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// validDottedName is a Daml-LF dotted name: dot-separated segments, each
+// starting with a letter, an underscore or a dollar sign, continued by
+// those, digits and apostrophes.
+func validDottedName(s string) bool {
+	if s == "" || len(s) > 1000 {
+		return false
+	}
+	for seg := range strings.SplitSeq(s, ".") {
+		if seg == "" {
+			return false
+		}
+		for i, r := range seg {
+			letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || r == '$'
+			if !letter && (i == 0 || !(r >= '0' && r <= '9' || r == '\'')) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkPartySyntax checks a Daml-LF party string and returns Canton's
+// complaint, or "".
+func checkPartySyntax(s string) string {
+	if s == "" {
+		return "Daml-LF Party is empty"
+	}
+	if len(s) > 255 {
+		return "Daml-LF Party is too long (max: 255)"
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' || c == '-' || c == '_' || c == ' ') {
+			return fmt.Sprintf("non expected character 0x%x in Daml-LF Party %q", c, s)
+		}
+	}
+	return ""
+}
+
+// checkLedgerEnd compares the plan's offsets with the participant's ledger
+// end.
+func (p *updatePlan) checkLedgerEnd(ledgerEnd ledger.Offset) error {
+	if p.begin > ledgerEnd {
+		return fault.WithCode(fault.OutOfRange, codeOffsetAfterLedgerEnd, "Begin offset (%d) is after ledger end (%d)", p.begin, ledgerEnd)
+	}
+	if !p.openEnded {
+		if p.end > ledgerEnd {
+			return fault.WithCode(fault.OutOfRange, codeOffsetAfterLedgerEnd, "End offset (%d) is after ledger end (%d)", p.end, ledgerEnd)
+		}
+		if p.end < p.begin {
+			return fault.WithCode(fault.FailedPrecondition, codeOffsetOutOfRange, "End offset %d is before begin offset %d.", p.end, p.begin)
+		}
+	}
+	return nil
+}
+
+// resolve looks up the package names, templates and interfaces the
+// filters name: an unknown package name is PACKAGE_NAMES_NOT_FOUND, an
+// unknown template or interface of a known package
+// NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME or its interface twin.
+// Every unknown name is listed, sorted.
+func (p *updatePlan) resolve(reg *ledger.Registry) error {
+	var filters []*partyFilter
+	for _, s := range []*selector{p.transactions, p.reassignments} {
+		if s == nil {
+			continue
+		}
+		for _, party := range s.parties {
+			filters = append(filters, s.byParty[party])
+		}
+		if s.anyParty != nil {
+			filters = append(filters, s.anyParty)
+		}
+	}
+	var unknownPkgs, unknownTemplates, unknownIfaces []string
+	knownPkg := func(ref templateRef) bool {
+		if _, ok := reg.PackageID(ref.pkg); ok {
+			return true
+		}
+		unknownPkgs = append(unknownPkgs, ref.pkg)
+		return false
+	}
+	for _, f := range filters {
+		for _, t := range f.templates {
+			if !knownPkg(t.ref) {
+				continue
+			}
+			if _, ok := reg.TemplateByName(t.ref.pkg, t.ref.module, t.ref.entity); !ok {
+				unknownTemplates = append(unknownTemplates, "("+t.ref.pkg+","+t.ref.module+":"+t.ref.entity+")")
+			}
+		}
+		for i := range f.interfaces {
+			in := &f.interfaces[i]
+			if !knownPkg(in.ref) {
+				continue
+			}
+			id, ok := reg.InterfaceByName(in.ref.pkg, in.ref.module, in.ref.entity)
+			if !ok {
+				unknownIfaces = append(unknownIfaces, "("+in.ref.pkg+","+in.ref.module+":"+in.ref.entity+")")
+			}
+			in.id = id
+		}
+	}
+	list := func(s []string) string {
+		slices.Sort(s)
+		return strings.Join(slices.Compact(s), ", ")
+	}
+	switch {
+	case len(unknownPkgs) > 0:
+		return fault.WithCode(fault.NotFound, codePackageNamesNotFound,
+			"The following package names do not match upgradable packages uploaded on this participant: [%s].", list(unknownPkgs))
+	case len(unknownTemplates) > 0:
+		return fault.WithCode(fault.NotFound, codeNoTemplatesForName,
+			"The following package-name/template qualified-name pairs do not reference any template-id uploaded on this participant: [%s].", list(unknownTemplates))
+	case len(unknownIfaces) > 0:
+		return fault.WithCode(fault.NotFound, codeNoInterfaceForName,
+			"The following package-name/interface qualified-name pairs do not reference any interface-id uploaded on this participant: [%s].", list(unknownIfaces))
+	}
+	return nil
+}

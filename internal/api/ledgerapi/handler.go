@@ -1,0 +1,320 @@
+// Package ledgerapi serves a participant's JSON Ledger API v2 as Canton 3.5
+// does: the updates list (POST /v2/updates and its deprecated twin
+// /v2/updates/flats), the ledger end and the version, with Canton's
+// request rules, response encodings, errors and authorization, so that
+// unmodified Canton clients work against sandnet.
+//
+// One Handler serves one participant. cmd/sandnet mounts the validator's
+// at the root of the listener and each SV's under /sv/<k>.
+package ledgerapi
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// openAPI is this API's OpenAPI 3.0 document, served at /docs/openapi. The
+// handler tests validate every request and response against it.
+//
+//go:embed openapi.yaml
+var openAPI []byte
+
+// Ledger is what the API reads: the network engine's committed state, as
+// seen by every participant.
+type Ledger interface {
+	// Head returns the committed tip, with every participant's ledger end.
+	Head(ctx context.Context) (ledger.Head, error)
+	// Updates returns a range of a participant's stream, each update a
+	// whole transaction (not projected).
+	Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.ParticipantUpdate, error)
+	// User returns a participant's user; an unknown one is a
+	// fault.NotFound.
+	User(ctx context.Context, p ledger.ParticipantID, id string) (*ledger.User, error)
+	// HostedParties returns the parties a participant hosts, sorted.
+	HostedParties(p ledger.ParticipantID) []daml.Party
+	// Committed returns a channel closed at the next commit.
+	Committed() <-chan struct{}
+}
+
+// NetworkLedger is the Ledger of a network engine.
+func NetworkLedger(n *ledger.Network) Ledger { return networkLedger{n} }
+
+type networkLedger struct{ n *ledger.Network }
+
+func (l networkLedger) Head(ctx context.Context) (ledger.Head, error) { return l.n.Store().Head(ctx) }
+func (l networkLedger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.ParticipantUpdate, error) {
+	return l.n.Store().Updates(ctx, q)
+}
+func (l networkLedger) User(ctx context.Context, p ledger.ParticipantID, id string) (*ledger.User, error) {
+	return l.n.Store().User(ctx, p, id)
+}
+func (l networkLedger) HostedParties(p ledger.ParticipantID) []daml.Party {
+	return l.n.HostedParties(p)
+}
+func (l networkLedger) Committed() <-chan struct{} { return l.n.Committed() }
+
+// Defaults of Canton's JSON API list settings.
+const (
+	// DefaultMaxListElements is http-list-max-elements-limit.
+	DefaultMaxListElements = 200
+	// DefaultListWaitTime is http-list-wait-time.
+	DefaultListWaitTime = 500 * time.Millisecond
+)
+
+// Version is the Canton version sandnet's ledger API reports.
+const Version = "3.5.14"
+
+// Config configures a Handler.
+type Config struct {
+	// Participant is the participant served; ParticipantName is its name,
+	// reported in errors.
+	Participant     ledger.ParticipantID
+	ParticipantName string
+	Ledger          Ledger
+	Registry        *ledger.Registry
+	Auth            *web.Authenticator
+	// MaxListElements is http-list-max-elements-limit: a list with more
+	// elements is refused with 413 (DefaultMaxListElements when 0).
+	MaxListElements int
+	// ListWaitTime is http-list-wait-time: an open-ended list is complete
+	// once no element arrived for this long (DefaultListWaitTime when 0).
+	ListWaitTime time.Duration
+	// Logger records why requests were refused (slog.Default when nil).
+	Logger *slog.Logger
+}
+
+// Handler serves one participant's ledger API.
+type Handler struct {
+	cfg Config
+}
+
+// New returns a handler. Ledger, Registry and Auth are required.
+func New(cfg Config) *Handler {
+	if cfg.Ledger == nil || cfg.Registry == nil || cfg.Auth == nil {
+		panic("ledgerapi: Config needs Ledger, Registry and Auth")
+	}
+	if cfg.MaxListElements <= 0 {
+		cfg.MaxListElements = DefaultMaxListElements
+	}
+	if cfg.ListWaitTime <= 0 {
+		cfg.ListWaitTime = DefaultListWaitTime
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Handler{cfg: cfg}
+}
+
+// Register adds the routes to mux under prefix ("" for the root, "/sv/1"
+// for an SV's participant).
+func (h *Handler) Register(mux *http.ServeMux, prefix string) {
+	mux.Handle("POST "+prefix+"/v2/updates", h.serve(h.updates))
+	mux.Handle("POST "+prefix+"/v2/updates/flats", h.serve(h.updates))
+	mux.Handle("GET "+prefix+"/v2/state/ledger-end", h.serve(h.ledgerEnd))
+	mux.Handle("GET "+prefix+"/v2/version", h.serve(h.version))
+	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
+}
+
+// serveOpenAPI serves the document without a token, so that tools can
+// discover the API first.
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(openAPI)))
+	_, _ = w.Write(openAPI)
+}
+
+// serve answers the error a handler returns, in the API's error shapes.
+func (h *Handler) serve(fn func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			if r.Context().Err() != nil {
+				return // the client is gone
+			}
+			h.writeError(w, r, err)
+		}
+	})
+}
+
+// caller is an authenticated request's rights.
+type caller struct {
+	// wildcard is every right, as Canton grants without authentication.
+	wildcard bool
+	user     *ledger.User
+}
+
+func (c caller) canRead(p daml.Party) bool { return c.wildcard || c.user.CanRead(p) }
+func (c caller) canReadAnyParty() bool {
+	return c.wildcard || c.user.Has(ledger.Right{Kind: ledger.CanReadAsAnyParty})
+}
+
+// authenticate resolves the caller. With authentication disabled every
+// request has every right and its token, if any, is ignored, as on a Canton
+// participant without an auth service. Otherwise the bearer token's
+// subject must be an active user of the participant.
+func (h *Handler) authenticate(r *http.Request) (caller, error) {
+	if h.cfg.Auth.Disabled {
+		return caller{wildcard: true}, nil
+	}
+	sub, err := h.cfg.Auth.Subject(r)
+	if err != nil {
+		return caller{}, unauthenticated(err)
+	}
+	if sub == "" {
+		return caller{}, unauthenticated(nil)
+	}
+	u, err := h.cfg.Ledger.User(r.Context(), h.cfg.Participant, sub)
+	if err != nil {
+		if fault.Is(err, fault.NotFound) {
+			return caller{}, permissionDenied(true, "user %q does not exist on %s", sub, h.cfg.ParticipantName)
+		}
+		return caller{}, err
+	}
+	if u.Deactivated {
+		return caller{}, permissionDenied(true, "user %q is deactivated", sub)
+	}
+	return caller{user: u}, nil
+}
+
+// writeJSON writes v as the 200 response, without escaping HTML
+// characters, as Canton's encoder does not.
+func writeJSON(w http.ResponseWriter, v any) error {
+	b, err := marshal(v)
+	if err != nil {
+		return err
+	}
+	writeBody(w, http.StatusOK, b)
+	return nil
+}
+
+func writeBody(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func marshal(v any) ([]byte, error) {
+	var buf jsonBuffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode a response")
+	}
+	// Encode appends a newline; the elements of a list are joined by
+	// commas, so drop it.
+	return buf.b[:len(buf.b)-1], nil
+}
+
+type jsonBuffer struct{ b []byte }
+
+func (j *jsonBuffer) Write(p []byte) (int, error) {
+	j.b = append(j.b, p...)
+	return len(p), nil
+}
+
+// GetLedgerEndResponse is the ledger end.
+type GetLedgerEndResponse struct {
+	Offset int64 `json:"offset"`
+}
+
+func (h *Handler) ledgerEnd(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.authenticate(r); err != nil {
+		return err
+	}
+	head, err := h.cfg.Ledger.Head(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, GetLedgerEndResponse{Offset: int64(head.Offsets[h.cfg.Participant])})
+}
+
+// GetLedgerAPIVersionResponse is the version and the features.
+type GetLedgerAPIVersionResponse struct {
+	Version  string   `json:"version"`
+	Features Features `json:"features"`
+}
+
+// Features is Canton's FeaturesDescriptor.
+type Features struct {
+	Experimental     ExperimentalFeatures `json:"experimental"`
+	UserManagement   UserManagement       `json:"userManagement"`
+	PartyManagement  PartyManagement      `json:"partyManagement"`
+	OffsetCheckpoint OffsetCheckpointInfo `json:"offsetCheckpoint"`
+	PackageFeature   PackageFeature       `json:"packageFeature"`
+}
+
+// ExperimentalFeatures lists the experimental features.
+type ExperimentalFeatures struct {
+	StaticTime               Supported `json:"staticTime"`
+	CommandInspectionService Supported `json:"commandInspectionService"`
+}
+
+// Supported says whether a feature is supported.
+type Supported struct {
+	Supported bool `json:"supported"`
+}
+
+// UserManagement describes the user management service.
+type UserManagement struct {
+	Supported        bool `json:"supported"`
+	MaxRightsPerUser int  `json:"maxRightsPerUser"`
+	MaxUsersPageSize int  `json:"maxUsersPageSize"`
+}
+
+// PartyManagement describes the party management service.
+type PartyManagement struct {
+	MaxPartiesPageSize int `json:"maxPartiesPageSize"`
+}
+
+// OffsetCheckpointInfo is the offset checkpoint feature.
+type OffsetCheckpointInfo struct {
+	MaxOffsetCheckpointEmissionDelay Duration `json:"maxOffsetCheckpointEmissionDelay"`
+}
+
+// Duration is a protobuf Duration as Canton's JSON API renders it.
+type Duration struct {
+	Seconds       int64           `json:"seconds"`
+	Nanos         int32           `json:"nanos"`
+	UnknownFields UnknownFieldSet `json:"unknownFields"`
+}
+
+// UnknownFieldSet is protobuf's unknown fields, always empty here.
+type UnknownFieldSet struct {
+	Fields map[string]any `json:"fields"`
+}
+
+// PackageFeature describes package listing.
+type PackageFeature struct {
+	MaxVettedPackagesPageSize int `json:"maxVettedPackagesPageSize"`
+}
+
+// versionResponse reports Canton's defaults: 1000 rights per user and
+// users per page, 10000 parties per page, 100 vetted packages per page,
+// and checkpoints at most 75 s apart (the 1 min idle checkpoint interval
+// plus its 15 s tolerance). Static time and command inspection are off.
+var versionResponse = GetLedgerAPIVersionResponse{
+	Version: Version,
+	Features: Features{
+		UserManagement:   UserManagement{Supported: true, MaxRightsPerUser: 1000, MaxUsersPageSize: 1000},
+		PartyManagement:  PartyManagement{MaxPartiesPageSize: 10000},
+		OffsetCheckpoint: OffsetCheckpointInfo{MaxOffsetCheckpointEmissionDelay: Duration{Seconds: 75, UnknownFields: UnknownFieldSet{Fields: map[string]any{}}}},
+		PackageFeature:   PackageFeature{MaxVettedPackagesPageSize: 100},
+	},
+}
+
+func (h *Handler) version(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.authenticate(r); err != nil {
+		return err
+	}
+	return writeJSON(w, versionResponse)
+}

@@ -1,0 +1,148 @@
+package ledgerapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sandnet/sandnet/internal/api/ledgerapi"
+)
+
+// The neighbours of the updates list: the ledger end and the version.
+func TestStateAndVersion(t *testing.T) {
+	t.Parallel()
+	e := shared(t)
+	s := mustSpec(t)
+	golden := openGolden(t, "state")
+	type stateCase struct {
+		name    string
+		path    string
+		user    string
+		noToken bool
+		opts    options
+		offSpec bool
+		status  int
+		check   func(t *testing.T, rec *httptest.ResponseRecorder)
+	}
+	wantEnd := func(want int64) func(t *testing.T, rec *httptest.ResponseRecorder) {
+		return func(t *testing.T, rec *httptest.ResponseRecorder) {
+			var got ledgerapi.GetLedgerEndResponse
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.Offset != want {
+				t.Errorf("ledger end %s, want %d", rec.Body, want)
+			}
+		}
+	}
+	head, err := e.net.Store().Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	validatorEnd := int64(head.Offsets[e.seeded.Validator.Participant])
+	svEnd := int64(head.Offsets[e.seeded.SVs[0].Participant])
+	cases := []stateCase{
+		{name: "ledger end", path: "/v2/state/ledger-end", user: "alice", status: 200, check: wantEnd(validatorEnd)},
+		{name: "ledger end of an SV participant", path: "/sv/1/v2/state/ledger-end", user: admin, status: 200, check: wantEnd(svEnd)},
+		{name: "ledger end: no token", path: "/v2/state/ledger-end", noToken: true, offSpec: true, status: 401},
+		{name: "ledger end: unknown user", path: "/v2/state/ledger-end", user: "mallory", status: 403},
+		{name: "ledger end: deactivated user", path: "/v2/state/ledger-end", user: userRetired, status: 403},
+		{name: "ledger end: auth none", path: "/v2/state/ledger-end", noToken: true, opts: options{authNone: true}, offSpec: true, status: 200, check: wantEnd(validatorEnd)},
+		{name: "version", path: "/v2/version", user: "bob", status: 200, check: func(t *testing.T, rec *httptest.ResponseRecorder) {
+			var got ledgerapi.GetLedgerAPIVersionResponse
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.Version != "3.5.14" || !got.Features.UserManagement.Supported {
+				t.Errorf("version %s", rec.Body)
+			}
+		}},
+		{name: "version of an SV participant", path: "/sv/1/v2/version", user: admin, status: 200},
+		{name: "version: no token", path: "/v2/version", noToken: true, offSpec: true, status: 401},
+		{name: "version: unknown user", path: "/v2/version", user: "mallory", status: 403},
+	}
+	var (
+		mu  sync.Mutex
+		ran int
+	)
+	t.Run("cases", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				authz := ""
+				if !tc.noToken {
+					authz = bearer(t, tc.user)
+				}
+				rec := httptest.NewRecorder()
+				e.handler(tc.opts).ServeHTTP(rec, newRequest(http.MethodGet, tc.path, authz, ""))
+				mu.Lock()
+				ran++
+				mu.Unlock()
+				if rec.Code != tc.status {
+					t.Fatalf("status = %d, want %d: %s", rec.Code, tc.status, rec.Body)
+				}
+				if rec.Code != http.StatusOK {
+					checkError(t, rec, "")
+				}
+				golden.check(t, tc.name, rec)
+				reqErr := s.validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
+				switch {
+				case tc.offSpec && reqErr == nil:
+					t.Errorf("the document allows this request, but the case says it does not")
+				case !tc.offSpec && reqErr != nil:
+					t.Errorf("request does not conform to the document: %v", reqErr)
+				}
+				if tc.check != nil {
+					tc.check(t, rec)
+				}
+			})
+		}
+	})
+	golden.finish(t, ran == len(cases))
+}
+
+// The document is valid, describes exactly the routes served, and is
+// served as it is in the repository, without a token.
+func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
+	s := mustSpec(t)
+	if got := s.doc.OpenAPI; !strings.HasPrefix(got, "3.0.") {
+		t.Errorf("openapi = %q, want 3.0.x", got)
+	}
+	var ops []string
+	for path, item := range s.doc.Paths.Map() {
+		for method := range item.Operations() {
+			ops = append(ops, method+" "+path)
+		}
+	}
+	slices.Sort(ops)
+	want := []string{"GET /docs/openapi", "GET /v2/state/ledger-end", "GET /v2/version", "POST /v2/updates", "POST /v2/updates/flats"}
+	if !slices.Equal(ops, want) {
+		t.Errorf("the document's operations are %q, want %q", ops, want)
+	}
+	if sec := s.doc.Paths.Value("/docs/openapi").Get.Security; sec == nil || len(*sec) != 0 {
+		t.Error("GET /docs/openapi must declare security: [] (no token needed)")
+	}
+
+	onDisk, err := os.ReadFile("openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := shared(t)
+	for _, path := range []string{"/docs/openapi", "/sv/1/docs/openapi"} {
+		for _, authz := range []string{"", "Bearer not-a-jwt"} {
+			rec := httptest.NewRecorder()
+			e.handler(options{}).ServeHTTP(rec, newRequest(http.MethodGet, path, authz, ""))
+			if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/yaml" ||
+				rec.Header().Get("Content-Length") != strconv.Itoa(len(onDisk)) || !bytes.Equal(rec.Body.Bytes(), onDisk) {
+				t.Errorf("GET %s with %q: %d %q, or the body differs from openapi.yaml", path, authz, rec.Code, rec.Header().Get("Content-Type"))
+			}
+			if path == "/docs/openapi" {
+				if err := s.validate(t, newRequest(http.MethodGet, path, authz, ""), rec); err != nil {
+					t.Errorf("request does not conform: %v", err)
+				}
+			}
+		}
+	}
+}
