@@ -36,6 +36,9 @@ const (
 	codeNoTemplatesForName   = "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"
 	codeNoInterfaceForName   = "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"
 	codeMaxListElements      = "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED"
+	codeUserNotFound         = "USER_NOT_FOUND"
+	codeUserAlreadyExists    = "USER_ALREADY_EXISTS"
+	codeConcurrentUserEdit   = "CONCURRENT_USER_UPDATE_DETECTED"
 )
 
 // Canton's error categories (ErrorCategory.asInt) and the gRPC status codes
@@ -89,6 +92,9 @@ var codeClass = map[string]errorClass{
 	codeNoTemplatesForName:   {catResourceMissing, grpcNotFound, ""},
 	codeNoInterfaceForName:   {catResourceMissing, grpcNotFound, ""},
 	codeMaxListElements:      {catContention, grpcAborted, retryOneSecond},
+	codeUserNotFound:         {catResourceMissing, grpcNotFound, ""},
+	codeUserAlreadyExists:    {catResourceExists, grpcAlreadyExists, ""},
+	codeConcurrentUserEdit:   {catContention, grpcAborted, ""},
 }
 
 // kindClass classifies faults that carry no code of this API (engine
@@ -179,22 +185,33 @@ func permissionDenied(invalidUser bool, format string, args ...any) *fault.Error
 	return e
 }
 
-// writeError answers err. A decode failure is 400 text/plain. An
+// writeError answers err; see errorResponse.
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body, text := h.errorResponse(r, err)
+	if body == nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(text))
+		return
+	}
+	writeErrorBody(w, status, *body)
+}
+
+// errorResponse is the one place errors become responses: the status, and
+// either a JsCantonError or, for a decode failure, a text/plain reason
+// (body nil). A decode failure is 400 text/plain. An
 // authentication or authorization failure, and any internal error, is
 // answered redacted, as Canton redacts security-sensitive errors: the body
 // names only the request's trace id, and the reason goes to the log.
 // Everything else is a JsCantonError with its code's category.
-func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func (h *Handler) errorResponse(r *http.Request, err error) (status int, _ *JsCantonError, text string) {
 	f, ok := fault.As(err)
 	if !ok {
 		f = fault.Wrap(fault.Internal, err, "internal error")
 	}
 	if f.Code == codeUndecodable {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(f.Message))
-		return
+		return http.StatusBadRequest, nil, f.Message
 	}
 	tid := traceID(r)
 	body := JsCantonError{Context: map[string]string{}, Resources: [][2]string{}}
@@ -224,8 +241,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		if f.Kind != fault.Internal {
 			maps.Copy(body.Context, f.Context)
 		}
-		writeErrorBody(w, status, body)
-		return
+		return status, &body, ""
 	}
 	code, class := f.Code, codeClass[f.Code]
 	cause := f.Message
@@ -255,11 +271,11 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		body.RetryInfo = &retry
 	}
 	body.DefiniteAnswer = &definite
-	status := httpStatusOf(class.grpc)
+	status = httpStatusOf(class.grpc)
 	if code == codeMaxListElements {
 		status = http.StatusRequestEntityTooLarge
 	}
-	writeErrorBody(w, status, body)
+	return status, &body, ""
 }
 
 func writeErrorBody(w http.ResponseWriter, status int, body JsCantonError) {

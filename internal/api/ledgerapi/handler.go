@@ -1,6 +1,7 @@
 // Package ledgerapi serves a participant's JSON Ledger API v2 as Canton 3.5
 // does: the updates list (POST /v2/updates and its deprecated twin
-// /v2/updates/flats), the ledger end and the version, with Canton's
+// /v2/updates/flats) and their websocket streams, the ledger end, the
+// version, and user management (/v2/users), with Canton's
 // request rules, response encodings, errors and authorization, so that
 // unmodified Canton clients work against sandnet.
 //
@@ -44,6 +45,16 @@ type Ledger interface {
 	HostedParties(p ledger.ParticipantID) []daml.Party
 	// Committed returns a channel closed at the next commit.
 	Committed() <-chan struct{}
+
+	// Users lists a participant's users by id, after a cursor.
+	Users(ctx context.Context, p ledger.ParticipantID, after string, limit int) ([]ledger.User, error)
+	// CreateUser adds a user; an existing one is a fault.AlreadyExists.
+	CreateUser(ctx context.Context, u ledger.User) error
+	// UpdateUser changes a user atomically; an unknown one is a
+	// fault.NotFound.
+	UpdateUser(ctx context.Context, p ledger.ParticipantID, id string, change func(*ledger.User) error) (*ledger.User, error)
+	// DeleteUser removes a user; an unknown one is a fault.NotFound.
+	DeleteUser(ctx context.Context, p ledger.ParticipantID, id string) error
 }
 
 // NetworkLedger is the Ledger of a network engine.
@@ -62,6 +73,18 @@ func (l networkLedger) HostedParties(p ledger.ParticipantID) []daml.Party {
 	return l.n.HostedParties(p)
 }
 func (l networkLedger) Committed() <-chan struct{} { return l.n.Committed() }
+func (l networkLedger) Users(ctx context.Context, p ledger.ParticipantID, after string, limit int) ([]ledger.User, error) {
+	return l.n.Store().Users(ctx, p, after, limit)
+}
+func (l networkLedger) CreateUser(ctx context.Context, u ledger.User) error {
+	return l.n.CreateUser(ctx, u)
+}
+func (l networkLedger) UpdateUser(ctx context.Context, p ledger.ParticipantID, id string, change func(*ledger.User) error) (*ledger.User, error) {
+	return l.n.UpdateUser(ctx, p, id, change)
+}
+func (l networkLedger) DeleteUser(ctx context.Context, p ledger.ParticipantID, id string) error {
+	return l.n.DeleteUser(ctx, p, id)
+}
 
 // Defaults of Canton's JSON API list settings.
 const (
@@ -122,7 +145,19 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/updates/flats", h.serve(h.updates))
 	mux.Handle("GET "+prefix+"/v2/state/ledger-end", h.serve(h.ledgerEnd))
 	mux.Handle("GET "+prefix+"/v2/version", h.serve(h.version))
+	mux.HandleFunc("GET "+prefix+"/v2/updates", h.updatesStream)
+	mux.HandleFunc("GET "+prefix+"/v2/updates/flats", h.updatesStream)
+	mux.Handle("GET "+prefix+"/v2/users", h.serve(h.listUsers))
+	mux.Handle("POST "+prefix+"/v2/users", h.serve(h.createUser))
+	mux.Handle("GET "+prefix+"/v2/users/{user}", h.serve(h.getUser))
+	mux.Handle("DELETE "+prefix+"/v2/users/{user}", h.serve(h.deleteUser))
+	mux.Handle("PATCH "+prefix+"/v2/users/{user}", h.serve(h.updateUser))
+	mux.Handle("GET "+prefix+"/v2/users/{user}/rights", h.serve(h.listUserRights))
+	mux.Handle("POST "+prefix+"/v2/users/{user}/rights", h.serve(h.changeUserRights(true)))
+	mux.Handle("PATCH "+prefix+"/v2/users/{user}/rights", h.serve(h.changeUserRights(false)))
+	mux.Handle("GET "+prefix+"/v2/authenticated-user", h.serve(h.authenticatedUser))
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
+	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)
 }
 
 // serveOpenAPI serves the document without a token, so that tools can

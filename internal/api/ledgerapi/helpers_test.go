@@ -233,11 +233,12 @@ func (e *env) expand(s string) string {
 
 func newRequest(method, target, authz, body string) *http.Request {
 	var rd io.Reader
-	if method == http.MethodPost {
+	withBody := method == http.MethodPost || method == http.MethodPatch
+	if withBody {
 		rd = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, baseURL+target, rd)
-	if method == http.MethodPost {
+	if withBody {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if authz != "" {
@@ -382,7 +383,14 @@ func entryOf(t testing.TB, rec *httptest.ResponseRecorder) goldenEntry {
 
 func (g *goldenFile) check(t *testing.T, name string, rec *httptest.ResponseRecorder) {
 	t.Helper()
-	got := entryOf(t, rec)
+	g.checkEntry(t, name, entryOf(t, rec))
+}
+
+// checkEntry compares an entry that is not an HTTP response, such as a
+// websocket exchange.
+func (g *goldenFile) checkEntry(t *testing.T, name string, got goldenEntry) {
+	t.Helper()
+	got.Body = compact(t, got.Body)
 	g.mu.Lock()
 	g.got[name] = got
 	want, ok := g.want[name]

@@ -34,37 +34,8 @@ func (h *Handler) updates(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := decodeGetUpdatesRequest(body)
+	q, err := h.prepareUpdates(r, body)
 	if err != nil {
-		return err
-	}
-	uf, err := effectiveFormat(req)
-	if err != nil {
-		return err
-	}
-	c, err := h.authenticate(r)
-	if err != nil {
-		return err
-	}
-	if err := authorize(c, uf); err != nil {
-		return err
-	}
-	plan, err := compile(req, uf)
-	if err != nil {
-		return err
-	}
-	// Take the commit signal before reading the ledger end, so that a
-	// commit between the read and the wait is not missed.
-	committed := h.cfg.Ledger.Committed()
-	head, err := h.cfg.Ledger.Head(r.Context())
-	if err != nil {
-		return err
-	}
-	ledgerEnd := head.Offsets[h.cfg.Participant]
-	if err := plan.checkLedgerEnd(ledgerEnd); err != nil {
-		return err
-	}
-	if err := plan.resolve(h.cfg.Registry); err != nil {
 		return err
 	}
 
@@ -78,24 +49,79 @@ func (h *Handler) updates(w http.ResponseWriter, r *http.Request) error {
 			take = int(*params.Limit)
 		}
 	}
-	l := &lister{h: h, plan: plan, take: take}
-	if plan.openEnded {
+	var out []json.RawMessage
+	l := &lister{h: h, plan: q.plan, take: take, emit: func(b json.RawMessage) error {
+		out = append(out, b)
+		return nil
+	}}
+	if q.plan.openEnded {
 		idle := h.cfg.ListWaitTime
 		if params.IdleTimeout != nil {
 			idle = time.Duration(min(*params.IdleTimeout, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
 		}
-		err = l.tail(r.Context(), ledgerEnd, committed, idle)
+		err = l.tail(r.Context(), q.ledgerEnd, q.committed, idle)
 	} else {
 		err = l.bounded(r.Context())
 	}
 	if err != nil {
 		return err
 	}
-	if len(l.out) > nodeLimit {
+	if len(out) > nodeLimit {
 		return fault.WithCode(fault.Aborted, codeMaxListElements,
-			"The number of matching elements (%d) is greater than the node limit (%d).", len(l.out), nodeLimit)
+			"The number of matching elements (%d) is greater than the node limit (%d).", len(out), nodeLimit)
 	}
-	return writeList(w, l.out)
+	return writeList(w, out)
+}
+
+// updatesQuery is a GetUpdatesRequest that passed every check before the
+// first read.
+type updatesQuery struct {
+	plan      *updatePlan
+	ledgerEnd ledger.Offset
+	// committed is closed at the first commit after ledgerEnd was read.
+	committed <-chan struct{}
+}
+
+// prepareUpdates takes a GetUpdatesRequest body through every step the
+// list and the websocket stream share, in Canton's order: decoding
+// (text/plain 400), the JSON layer's filter-or-updateFormat rule,
+// authentication of r and authorization, validation, the ledger end, and
+// the resolution of the filters' names.
+func (h *Handler) prepareUpdates(r *http.Request, body []byte) (*updatesQuery, error) {
+	req, err := decodeGetUpdatesRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	uf, err := effectiveFormat(req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := authorize(c, uf); err != nil {
+		return nil, err
+	}
+	plan, err := compile(req, uf)
+	if err != nil {
+		return nil, err
+	}
+	// Take the commit signal before reading the ledger end, so that a
+	// commit between the read and the wait is not missed.
+	committed := h.cfg.Ledger.Committed()
+	head, err := h.cfg.Ledger.Head(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	ledgerEnd := head.Offsets[h.cfg.Participant]
+	if err := plan.checkLedgerEnd(ledgerEnd); err != nil {
+		return nil, err
+	}
+	if err := plan.resolve(h.cfg.Registry); err != nil {
+		return nil, err
+	}
+	return &updatesQuery{plan: plan, ledgerEnd: ledgerEnd, committed: committed}, nil
 }
 
 // authorize checks the caller's rights against what the format reads, all
@@ -134,25 +160,28 @@ func writeList(w http.ResponseWriter, elems []json.RawMessage) error {
 	return nil
 }
 
-// lister collects a request's elements, at most take of them.
+// lister renders a request's elements and hands them to emit, at most
+// take of them: the list collects them, the websocket stream sends each
+// as a frame.
 type lister struct {
 	h    *Handler
 	plan *updatePlan
 	take int
-	out  []json.RawMessage
+	emit func(json.RawMessage) error
+	n    int // elements emitted
 	// last is the last update read, for offset checkpoints.
 	last *ledger.ParticipantUpdate
 }
 
-func (l *lister) full() bool { return len(l.out) >= l.take }
+func (l *lister) full() bool { return l.n >= l.take }
 
 func (l *lister) add(v any) error {
 	b, err := marshal(v)
 	if err != nil {
 		return err
 	}
-	l.out = append(l.out, b)
-	return nil
+	l.n++
+	return l.emit(b)
 }
 
 func (l *lister) projector() *projector {
@@ -168,13 +197,20 @@ func (l *lister) bounded(ctx context.Context) error {
 // tail lists from begin to the ledger end, then follows new commits. Each
 // time it has caught up with a ledger end past what it has reported, it
 // adds an offset checkpoint there. It stops when it has take elements, or
-// when no element came for idle.
+// when no element came for idle; a negative idle never expires.
 func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan struct{}, idle time.Duration) error {
 	cursor, checkpointed := l.plan.begin, l.plan.begin
-	timer := time.NewTimer(idle)
-	defer timer.Stop()
+	var (
+		timer   *time.Timer
+		timeout <-chan time.Time
+	)
+	if idle >= 0 {
+		timer = time.NewTimer(idle)
+		defer timer.Stop()
+		timeout = timer.C
+	}
 	for {
-		before := len(l.out)
+		before := l.n
 		if cursor < end {
 			if err := l.scan(ctx, l.projector(), cursor, end, false); err != nil {
 				return err
@@ -190,13 +226,13 @@ func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan s
 		if l.full() {
 			return nil
 		}
-		if len(l.out) > before {
+		if timer != nil && l.n > before {
 			timer.Reset(idle)
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-timer.C:
+		case <-timeout:
 			return nil
 		case <-committed:
 			committed = l.h.cfg.Ledger.Committed()
