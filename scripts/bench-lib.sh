@@ -5,7 +5,8 @@
 # whatever happens (an error under set -e, Ctrl-C, SIGTERM) every process
 # started through these helpers is stopped and the scratch directory is
 # removed. Start sandnet with start_sandnet and other long-running helpers
-# with run_child, never with a bare `&`.
+# with run_child, never with a bare `&`. A script may define bench_on_exit
+# for its own cleanup; it runs after those processes are stopped.
 
 BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sandnet-bench.XXXXXX")
 SANDNET_PID=""
@@ -33,6 +34,8 @@ bench_cleanup() {
   trap - EXIT INT TERM
   kill_wait "$CHILD_PID"
   kill_wait "$SANDNET_PID"
+  # A script's own cleanup (dropping PostgreSQL schemas), if it has one.
+  if declare -F bench_on_exit >/dev/null; then bench_on_exit || true; fi
   rm -rf "$BENCH_TMP"
   exit "$rc"
 }

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Measures what a user feels when starting sandnet on SQLite: cold start on
+# Measures what a user feels when starting sandnet (SQLite by default): cold start on
 # an empty data directory to /readyz 200 (seeding included), restart on the
 # data it left, the binary's size, and resident memory when idle after each.
 #
 #   scripts/bench-start.sh [runs]            (default 5 runs)
 #   DATA_DIR=/path scripts/bench-start.sh    restart timing on an existing data dir only
 #   IDLE_WAIT=5 scripts/bench-start.sh       seconds to wait before reading idle RSS (default 3)
+#   DATABASE_URL=postgres://… scripts/bench-start.sh
+#                                            the same on PostgreSQL: each run in fresh schemas
+#                                            (--database-schema sandnet_bench_start_<pid>_<run>),
+#                                            dropped afterwards (needs psql)
 #
 # "ready" is measured from launching the binary to the first /readyz 200
 # (polled every 5 ms with curl, so it includes process start and up to one
@@ -40,16 +44,35 @@ if [ -n "${DATA_DIR:-}" ]; then
   exit 0
 fi
 
+# pg_args RUN: the PostgreSQL flags of a run, nothing on SQLite.
+pg_args=()
+pg_prefix() { echo "sandnet_bench_start_$$_$1"; }
+drop_schemas() {
+  local prefix=$1 list
+  list=$(psql "$DATABASE_URL" -qAt -c "SELECT string_agg(quote_ident(nspname), ', ') FROM pg_namespace WHERE nspname LIKE '${prefix}\_%'")
+  [ -z "$list" ] || psql "$DATABASE_URL" -q -c "SET client_min_messages = warning; DROP SCHEMA $list CASCADE" >/dev/null
+}
+if [ -n "${DATABASE_URL:-}" ]; then
+  command -v psql >/dev/null || { echo "bench: DATABASE_URL needs psql to drop the benchmark schemas" >&2; exit 1; }
+  bench_on_exit() { drop_schemas "sandnet_bench_start_$$"; }
+  echo "store: PostgreSQL ($(psql "$DATABASE_URL" -qAt -c 'SHOW server_version'))"
+else
+  echo "store: SQLite"
+fi
+
 cold=() cold_startup=() cold_rss=() cold_hwm=() warm=() warm_startup=() warm_rss=()
 for i in $(seq 1 "$runs"); do
   dir="$BENCH_TMP/data-$i"
   log="$BENCH_TMP/run-$i.log"
-  start_sandnet "$log" --data-dir "$dir"
+  if [ -n "${DATABASE_URL:-}" ]; then
+    pg_args=(--database-url "$DATABASE_URL" --database-schema "$(pg_prefix "$i")")
+  fi
+  start_sandnet "$log" --data-dir "$dir" "${pg_args[@]}"
   c=$READY_MS cs=$STARTUP_MS
   sleep "$idle"
   read -r cr ch < <(rss_kb)
   stop_sandnet
-  start_sandnet "$log" --data-dir "$dir"
+  start_sandnet "$log" --data-dir "$dir" "${pg_args[@]}"
   w=$READY_MS ws=$STARTUP_MS
   sleep "$idle"
   read -r wr _ < <(rss_kb)
@@ -59,6 +82,7 @@ for i in $(seq 1 "$runs"); do
   cold+=("$c") cold_startup+=("$cs") cold_rss+=("$((cr / 1024))") cold_hwm+=("$((ch / 1024))")
   warm+=("$w") warm_startup+=("$ws") warm_rss+=("$((wr / 1024))")
   rm -rf "$dir"
+  if [ -n "${DATABASE_URL:-}" ]; then drop_schemas "$(pg_prefix "$i")"; fi
 done
 echo "summary, $runs runs:"
 summarize "cold start to /readyz" ms "${cold[@]}"

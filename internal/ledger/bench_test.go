@@ -63,9 +63,9 @@ func benchDatabaseURL(tb testing.TB) string {
 	return url
 }
 
-// setupPostgres is setup (network_test.go) on a PostgreSQL store in a fresh
-// schema, dropped when tb ends.
-func setupPostgres(tb testing.TB) *bundle {
+// openPostgres opens a PostgreSQL store in a fresh schema, dropped when tb
+// ends.
+func openPostgres(tb testing.TB) ledger.Store {
 	tb.Helper()
 	ctx := context.Background()
 	url := benchDatabaseURL(tb)
@@ -92,7 +92,19 @@ func setupPostgres(tb testing.TB) *bundle {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	return setupOn(tb, store)
+	return store
+}
+
+// countingStore counts Write calls: the sequencer makes one per batch, so
+// transactions per Write is its group-commit batch size.
+type countingStore struct {
+	ledger.Store
+	writes atomic.Int64
+}
+
+func (c *countingStore) Write(ctx context.Context, fn func(ledger.WriteTx) error) error {
+	c.writes.Add(1)
+	return c.Store.Write(ctx, fn)
 }
 
 // setupOn opens a network on store with setup's topology: p1 hosts the
@@ -136,11 +148,15 @@ func setupOn(tb testing.TB, store ledger.Store) *bundle {
 // BenchmarkSubmitPostgres is BenchmarkSubmit on PostgreSQL: commit
 // throughput of simple transactions (one create) through the whole engine,
 // sequential and with 16 concurrent submitters group-committed by the
-// sequencer.
+// sequencer. It also reports the sequencer's mean batch ("tx/commit").
 func BenchmarkSubmitPostgres(b *testing.B) {
 	for _, par := range []int{1, 16} {
 		b.Run(fmt.Sprintf("submitters=%d", par), func(b *testing.B) {
-			benchSubmit(b, setupPostgres(b), par)
+			store := &countingStore{Store: openPostgres(b)}
+			bb := setupOn(b, store)
+			before := store.writes.Load()
+			benchSubmit(b, bb, par)
+			b.ReportMetric(float64(b.N)/float64(store.writes.Load()-before), "tx/commit")
 		})
 	}
 }

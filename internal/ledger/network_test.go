@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -98,43 +97,12 @@ type bundle struct {
 // hosts the bank and alice, p2 hosts bob.
 func setup(t testing.TB) *bundle {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlitestore.OpenLedger(ctx, filepath.Join(t.TempDir(), "ledger.db"))
+	store, err := sqlitestore.OpenLedger(context.Background(), filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	wall := &atomic.Int64{}
-	wall.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	net, err := ledger.Open(ctx, store, testRegistry(), ledger.Config{
-		Seed: "test", Wall: func() time.Time { return time.UnixMicro(wall.Load()) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { net.Close() })
-	b := &bundle{net: net, wall: wall}
-	p1, err := net.AddParticipant(ctx, "p1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p2, err := net.AddParticipant(ctx, "p2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.p1, b.p2 = p1.ID, p2.ID
-	if _, err := net.AddSynchronizer(ctx, "global-domain"); err != nil {
-		t.Fatal(err)
-	}
-	alloc := func(hint string, on ledger.ParticipantID) daml.Party {
-		p, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: hint, Hosts: []ledger.Hosting{{Participant: on}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	b.bank, b.alice, b.bob = alloc("bank", b.p1), alloc("alice", b.p1), alloc("bob", b.p2)
-	return b
+	return setupOn(t, store)
 }
 
 func (b *bundle) issue(t testing.TB, owner daml.Party, amount string) daml.ContractID {
@@ -349,40 +317,13 @@ func TestDeterministicIDs(t *testing.T) {
 }
 
 // BenchmarkSubmit measures commit throughput of simple transactions (one
-// create) through the whole engine: sequential, and with 16 concurrent
-// submitters whose transactions the sequencer group-commits.
+// create) through the whole engine on SQLite: sequential, and with 16
+// concurrent submitters whose transactions the sequencer group-commits.
+// BenchmarkSubmitPostgres is the same on PostgreSQL.
 func BenchmarkSubmit(b *testing.B) {
 	for _, par := range []int{1, 16} {
 		b.Run(fmt.Sprintf("submitters=%d", par), func(b *testing.B) {
-			bb := setup(b)
-			cmd := ledger.Command{
-				Participant: bb.p1, ActAs: []daml.Party{bb.bank},
-				Run: func(tx *ledger.Tx) error {
-					_, err := ledger.Create(tx, Iou{Issuer: bb.bank, Owner: bb.alice, Amount: daml.MustNumeric("1")})
-					return err
-				},
-			}
-			// RunParallel starts parallelism×GOMAXPROCS goroutines.
-			b.SetParallelism(max(1, par/runtime.GOMAXPROCS(0)))
-			b.ResetTimer()
-			start := time.Now()
-			if par == 1 {
-				for b.Loop() {
-					if _, err := bb.net.Submit(context.Background(), cmd); err != nil {
-						b.Fatal(err)
-					}
-				}
-			} else {
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if _, err := bb.net.Submit(context.Background(), cmd); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "tx/s")
+			benchSubmit(b, setup(b), par)
 		})
 	}
 }

@@ -18,10 +18,16 @@
 // `sandnet start` does and prints how long each step takes (store open and
 // migrations, engine open, seed check, and optionally the first DSO
 // automation pass), which is where a slow restart would show.
+//
+// With --drop-planner-stats it deletes SQLite's planner statistics
+// (sqlite_stat1) and exits, leaving the store as a sandnet that never shut
+// down cleanly leaves it (the store runs PRAGMA optimize when it closes).
+// Nothing may have the store open meanwhile.
 package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,6 +50,8 @@ import (
 	"github.com/sandnet/sandnet/internal/operator"
 	"github.com/sandnet/sandnet/internal/store/pgstore"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+
+	_ "modernc.org/sqlite" // for --drop-planner-stats
 )
 
 type config struct {
@@ -59,6 +67,7 @@ type config struct {
 	amount      string
 	cpuProfile  string
 	timeStartup bool
+	dropStats   bool
 	automation  bool
 	verbose     bool
 }
@@ -77,6 +86,7 @@ func main() {
 	flag.StringVar(&c.amount, "amount", "1.0", "amulet per tap")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.BoolVar(&c.timeStartup, "time-startup", false, "time the startup steps of sandnet start on the existing store, then exit")
+	flag.BoolVar(&c.dropStats, "drop-planner-stats", false, "SQLite: delete the planner statistics (as after a crash), then exit")
 	flag.BoolVar(&c.automation, "automation-pass", false, "with --time-startup: also time the first DSO automation pass (it may commit round advances)")
 	flag.BoolVar(&c.verbose, "v", false, "log the engine's messages")
 	flag.Parse()
@@ -107,6 +117,9 @@ func run(ctx context.Context, c config) (err error) {
 	}
 	if c.timeStartup {
 		return timeStartup(ctx, c, log)
+	}
+	if c.dropStats {
+		return dropPlannerStats(ctx, c)
 	}
 	if c.perTx < 1 || c.submitters < 1 || c.users < 1 {
 		return errors.New("--per-tx, --submitters and --users must be at least 1")
@@ -441,4 +454,28 @@ func fileSizes(path string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// dropPlannerStats deletes sqlite_stat1 without going through sqlitestore,
+// whose Close would compute the statistics again.
+func dropPlannerStats(ctx context.Context, c config) error {
+	if c.databaseURL != "" {
+		return errors.New("--drop-planner-stats is for SQLite (PostgreSQL's autovacuum keeps its statistics)")
+	}
+	path := filepath.Join(c.dataDir, "ledger.db")
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat1`)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	n, _ := res.RowsAffected()
+	fmt.Printf("deleted %d rows of planner statistics from %s\n", n, path)
+	return nil
 }

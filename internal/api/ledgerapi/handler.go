@@ -1,9 +1,10 @@
 // Package ledgerapi serves a participant's JSON Ledger API v2 as Canton 3.5
 // does: the updates list (POST /v2/updates and its deprecated twin
-// /v2/updates/flats) and their websocket streams, the ledger end, the
-// version, and user management (/v2/users), with Canton's
-// request rules, response encodings, errors and authorization, so that
-// unmodified Canton clients work against sandnet.
+// /v2/updates/flats), the active contracts at an offset, their websocket
+// streams, the ledger end, the version, user management (/v2/users) and the
+// parties the participant knows (/v2/parties), with Canton's request rules,
+// response encodings, errors and authorization, so that unmodified Canton
+// clients work against sandnet.
 //
 // One Handler serves one participant. cmd/sandnet mounts the validator's
 // at the root of the listener and each SV's under /sv/<k>.
@@ -43,6 +44,8 @@ type Ledger interface {
 	User(ctx context.Context, p ledger.ParticipantID, id string) (*ledger.User, error)
 	// HostedParties returns the parties a participant hosts, sorted.
 	HostedParties(p ledger.ParticipantID) []daml.Party
+	// Hostings lists the network's topology: who hosts which party.
+	Hostings(ctx context.Context) ([]ledger.Hosting, error)
 	// Committed returns a channel closed at the next commit.
 	Committed() <-chan struct{}
 
@@ -71,6 +74,9 @@ func (l networkLedger) User(ctx context.Context, p ledger.ParticipantID, id stri
 }
 func (l networkLedger) HostedParties(p ledger.ParticipantID) []daml.Party {
 	return l.n.HostedParties(p)
+}
+func (l networkLedger) Hostings(ctx context.Context) ([]ledger.Hosting, error) {
+	return l.n.Store().Hostings(ctx, "")
 }
 func (l networkLedger) Committed() <-chan struct{} { return l.n.Committed() }
 func (l networkLedger) Users(ctx context.Context, p ledger.ParticipantID, after string, limit int) ([]ledger.User, error) {
@@ -144,9 +150,11 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/updates", h.serve(h.updates))
 	mux.Handle("POST "+prefix+"/v2/updates/flats", h.serve(h.updates))
 	mux.Handle("GET "+prefix+"/v2/state/ledger-end", h.serve(h.ledgerEnd))
+	mux.Handle("POST "+prefix+"/v2/state/active-contracts", h.serve(h.activeContractsList))
 	mux.Handle("GET "+prefix+"/v2/version", h.serve(h.version))
 	mux.HandleFunc("GET "+prefix+"/v2/updates", h.updatesStream)
 	mux.HandleFunc("GET "+prefix+"/v2/updates/flats", h.updatesStream)
+	mux.HandleFunc("GET "+prefix+"/v2/state/active-contracts", h.activeContractsStream)
 	mux.Handle("GET "+prefix+"/v2/users", h.serve(h.listUsers))
 	mux.Handle("POST "+prefix+"/v2/users", h.serve(h.createUser))
 	mux.Handle("GET "+prefix+"/v2/users/{user}", h.serve(h.getUser))
@@ -156,6 +164,9 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/users/{user}/rights", h.serve(h.changeUserRights(true)))
 	mux.Handle("PATCH "+prefix+"/v2/users/{user}/rights", h.serve(h.changeUserRights(false)))
 	mux.Handle("GET "+prefix+"/v2/authenticated-user", h.serve(h.authenticatedUser))
+	mux.Handle("GET "+prefix+"/v2/parties", h.serve(h.listParties))
+	mux.Handle("GET "+prefix+"/v2/parties/participant-id", h.serve(h.participantID))
+	mux.Handle("GET "+prefix+"/v2/parties/{party}", h.serve(h.getParties))
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
 	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)
 }

@@ -39,6 +39,26 @@ func (h *Handler) updates(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
+	return h.writeLimitedList(w, params, func(take int, emit func(json.RawMessage) error) error {
+		l := &lister{h: h, plan: q.plan, take: take, emit: emit}
+		if !q.plan.openEnded {
+			return l.bounded(r.Context())
+		}
+		idle := h.cfg.ListWaitTime
+		if params.IdleTimeout != nil {
+			idle = time.Duration(min(*params.IdleTimeout, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
+		}
+		return l.tail(r.Context(), q.ledgerEnd, q.committed, idle)
+	})
+}
+
+// writeLimitedList answers a list endpoint: fill emits at most take
+// elements, which are collected and written as one array. take is one more
+// than the node limit, or the request's smaller limit, so that a list
+// over the node limit is refused with 413 before any of it is sent, as
+// Canton does; a limit of 0 or less is an empty list, and an error of fill
+// replaces the list.
+func (h *Handler) writeLimitedList(w http.ResponseWriter, params listParams, fill func(take int, emit func(json.RawMessage) error) error) error {
 	nodeLimit := h.cfg.MaxListElements
 	take := nodeLimit + 1
 	if params.Limit != nil {
@@ -50,20 +70,10 @@ func (h *Handler) updates(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	var out []json.RawMessage
-	l := &lister{h: h, plan: q.plan, take: take, emit: func(b json.RawMessage) error {
+	if err := fill(take, func(b json.RawMessage) error {
 		out = append(out, b)
 		return nil
-	}}
-	if q.plan.openEnded {
-		idle := h.cfg.ListWaitTime
-		if params.IdleTimeout != nil {
-			idle = time.Duration(min(*params.IdleTimeout, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
-		}
-		err = l.tail(r.Context(), q.ledgerEnd, q.committed, idle)
-	} else {
-		err = l.bounded(r.Context())
-	}
-	if err != nil {
+	}); err != nil {
 		return err
 	}
 	if len(out) > nodeLimit {

@@ -45,6 +45,32 @@ func serveAsyncAPI(w http.ResponseWriter, _ *http.Request) {
 // answers the subprotocol daml.ws.auth to any client that offers
 // subprotocols, as Canton does.
 func (h *Handler) updatesStream(w http.ResponseWriter, r *http.Request) {
+	h.stream(w, r, h.streamUpdates)
+}
+
+// activeContractsStream serves GET /v2/state/active-contracts, the
+// websocket twin of the active contracts list: one GetActiveContractsRequest
+// frame, then each active contract as a frame, without the node limit,
+// then a normal close; errors as for updatesStream.
+func (h *Handler) activeContractsStream(w http.ResponseWriter, r *http.Request) {
+	h.stream(w, r, func(ctx context.Context, r *http.Request, typ websocket.MessageType, body []byte, send func(json.RawMessage) error) error {
+		if typ != websocket.MessageText {
+			return undecodable("Invalid value for: body (expected a text frame holding a GetActiveContractsRequest, got a binary frame)")
+		}
+		q, err := h.prepareActiveContracts(r, body)
+		if err != nil {
+			return err
+		}
+		return h.activeContracts(ctx, q, math.MaxInt, send)
+	})
+}
+
+// streamFunc checks a stream's request frame and sends its elements.
+type streamFunc func(ctx context.Context, r *http.Request, typ websocket.MessageType, body []byte, send func(json.RawMessage) error) error
+
+// stream runs a websocket stream: the handshake and its token, the
+// request frame, run, and the error frame and close.
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request, run streamFunc) {
 	authReq := r
 	if r.Header.Get("Authorization") == "" {
 		if token, ok := auth.WebSocketToken(r.Header.Values("Sec-WebSocket-Protocol")); ok {
@@ -91,7 +117,7 @@ func (h *Handler) updatesStream(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
-	err = h.streamUpdates(ctx, authReq.WithContext(ctx), typ, body, func(b json.RawMessage) error {
+	err = run(ctx, authReq.WithContext(ctx), typ, body, func(b json.RawMessage) error {
 		return conn.Write(ctx, websocket.MessageText, b)
 	})
 	if err != nil {

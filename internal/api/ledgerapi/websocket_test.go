@@ -84,6 +84,8 @@ func (s *spec) validateFrame(t testing.TB, b []byte) {
 	name := "JsGetUpdatesResponse"
 	if m, ok := v.(map[string]any); ok && m["code"] != nil {
 		name = "JsCantonError"
+	} else if ok && m["contractEntry"] != nil {
+		name = "JsGetActiveContractsResponse"
 	}
 	if err := s.doc.Components.Schemas[name].Value.VisitJSON(v, openapi3.MultiErrors()); err != nil {
 		t.Errorf("frame is not a %s: %v\n%.2000s", name, err, b)
@@ -142,6 +144,10 @@ func TestUpdatesStream(t *testing.T) {
 		{name: "an undecodable request", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":`}, code: "INVALID_ARGUMENT"},
 		{name: "a request without beginExclusive", authz: bearer(t, "alice"), frames: []string{`{"filter":{"filtersByParty":{"{alice}":{}}}}`}, code: "INVALID_ARGUMENT"},
 		{name: "a binary request frame", authz: bearer(t, "alice"), frames: []string{aliceWildcard}, binary: true, code: "INVALID_ARGUMENT"},
+		{name: "active contracts: beyond the node limit", path: "/v2/state/active-contracts", authz: bearer(t, "alice"), frames: []string{aliceACS}, same: aliceACS},
+		{name: "active contracts: no right to read", path: "/v2/state/active-contracts", authz: bearer(t, "bob"), frames: []string{aliceACS}, redacted: 7},
+		{name: "active contracts: NEGATIVE_OFFSET", path: "/v2/state/active-contracts", authz: bearer(t, "alice"), frames: []string{acsBody("-1", byParty("{alice}", "{}"))}, code: "NEGATIVE_OFFSET"},
+		{name: "active contracts: a binary request frame", path: "/v2/state/active-contracts", authz: bearer(t, "alice"), frames: []string{aliceACS}, binary: true, code: "INVALID_ARGUMENT"},
 	}
 	var (
 		mu  sync.Mutex
@@ -194,7 +200,12 @@ func TestUpdatesStream(t *testing.T) {
 				}
 				if tc.same != "" {
 					rec := httptest.NewRecorder()
-					e.handler(options{}).ServeHTTP(rec, newRequest(http.MethodPost, "/v2/updates", bearer(t, "alice"), e.expand(tc.same)))
+					// The list of the same path, without the node limit.
+					listPath := "/v2/updates"
+					if strings.HasSuffix(path, "/v2/state/active-contracts") {
+						listPath = "/v2/state/active-contracts"
+					}
+					e.handler(options{}).ServeHTTP(rec, newRequest(http.MethodPost, listPath, bearer(t, "alice"), e.expand(tc.same)))
 					var want []json.RawMessage
 					if err := json.Unmarshal(rec.Body.Bytes(), &want); err != nil || len(want) == 0 {
 						t.Fatalf("the list: %v: %.500s", err, rec.Body)
@@ -308,7 +319,7 @@ func TestAsyncAPIDocument(t *testing.T) {
 		channels = append(channels, c.Bindings.WS.Method+" "+name)
 	}
 	slices.Sort(channels)
-	if want := []string{"GET /v2/updates", "GET /v2/updates/flats"}; !slices.Equal(channels, want) {
+	if want := []string{"GET /v2/state/active-contracts", "GET /v2/updates", "GET /v2/updates/flats"}; !slices.Equal(channels, want) {
 		t.Errorf("channels %q, want %q", channels, want)
 	}
 	refs := 0
@@ -323,8 +334,8 @@ func TestAsyncAPIDocument(t *testing.T) {
 			t.Errorf("the OpenAPI document has no schema %s", name)
 		}
 	}
-	if refs != 3 {
-		t.Errorf("%d references to the OpenAPI document's schemas, want 3", refs)
+	if refs != 6 {
+		t.Errorf("%d references to the OpenAPI document's schemas, want 6", refs)
 	}
 
 	e := shared(t)

@@ -1,0 +1,249 @@
+package ledgerapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// The active contracts snapshot: POST /v2/state/active-contracts (a
+// blocking list under the updates list's node limit) and its websocket
+// twin. A snapshot at offset N holds the contracts created at or before N
+// and not archived at or before N that the request's filters select, in
+// creation order, each rendered as the ACS_DELTA shape of the updates
+// list renders its creation (same offset, node id, witnesses, blob and
+// interface views).
+
+// JsGetActiveContractsResponse is one element of the snapshot.
+type JsGetActiveContractsResponse struct {
+	WorkflowID    string        `json:"workflowId"`
+	ContractEntry ContractEntry `json:"contractEntry"`
+}
+
+// ContractEntry is the JsContractEntry one-of. sandnet's contracts never
+// move between synchronizers, so the only case is an active contract.
+type ContractEntry struct {
+	JsActiveContract *JsActiveContract `json:"JsActiveContract,omitempty"`
+}
+
+// JsActiveContract is an active contract and where it lives.
+type JsActiveContract struct {
+	CreatedEvent        *CreatedEvent `json:"createdEvent"`
+	SynchronizerID      string        `json:"synchronizerId"`
+	ReassignmentCounter int64         `json:"reassignmentCounter"`
+}
+
+// getActiveContractsRequest is GetActiveContractsRequest.
+type getActiveContractsRequest struct {
+	ActiveAtOffset    int64
+	Filter            *eventFormat
+	Verbose           *bool
+	EventFormat       *eventFormat
+	ContinuationToken string
+}
+
+func decodeGetActiveContractsRequest(body []byte) (*getActiveContractsRequest, error) {
+	root, err := parseJSON(body)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := root.(map[string]any)
+	if !ok {
+		return nil, undecodable("Invalid value for: body (expected a GetActiveContractsRequest object, got %s)", describe(root))
+	}
+	d := &decoder{}
+	req := &getActiveContractsRequest{}
+	at, ok := d.int64Member("", obj, "activeAtOffset")
+	if !ok && d.err == nil {
+		d.fail("activeAtOffset", "missing required field")
+	}
+	req.ActiveAtOffset = at
+	if f, ok := d.member("", obj, "filter"); ok {
+		req.Filter = d.eventFormat("filter", f, false)
+	}
+	if v, ok := d.boolMember("", obj, "verbose"); ok {
+		req.Verbose = &v
+	}
+	if f, ok := d.member("", obj, "eventFormat"); ok {
+		req.EventFormat = d.eventFormat("eventFormat", f, true)
+	}
+	req.ContinuationToken, _ = d.stringMember("", obj, "streamContinuationToken")
+	if d.err != nil {
+		return nil, d.err
+	}
+	return req, nil
+}
+
+// acsQuery is a GetActiveContractsRequest that passed every check.
+type acsQuery struct {
+	plan *updatePlan
+	at   ledger.Offset
+}
+
+// prepareActiveContracts takes a request body through the same steps, in
+// the same order, as prepareUpdates: decoding, the JSON layer's
+// filter-or-eventFormat rule, authentication and authorization,
+// validation, the ledger end, and the resolution of names.
+func (h *Handler) prepareActiveContracts(r *http.Request, body []byte) (*acsQuery, error) {
+	req, err := decodeGetActiveContractsRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	const either = "Please use either backwards compatible arguments (filter and verbose) or event_format, but not both."
+	ef := req.EventFormat
+	switch {
+	case ef != nil && (req.Filter != nil || req.Verbose != nil):
+		return nil, invalidArgument("Both filter/verbose and event_format is specified. %s", either)
+	case ef == nil && req.Filter == nil:
+		return nil, invalidArgument("Either filter/verbose or event_format is required. %s", either)
+	case ef == nil:
+		legacy := *req.Filter
+		if req.Verbose != nil {
+			legacy.Verbose = *req.Verbose
+		}
+		ef = &legacy
+	}
+	c, err := h.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	uf := &updateFormat{Transactions: &transactionFormat{EventFormat: ef, Shape: shapeACSDelta}}
+	if err := authorize(c, uf); err != nil {
+		return nil, err
+	}
+	if req.ActiveAtOffset < 0 {
+		return nil, fault.WithCode(fault.InvalidArgument, codeNegativeOffset,
+			"Offset %d in active_at_offset is a negative integer: the offset in active_at_offset field has to be a non-negative integer (>=0)", req.ActiveAtOffset)
+	}
+	if req.ContinuationToken != "" {
+		return nil, invalidField("stream_continuation_token", "sandnet issues no continuation tokens, so %q is not one", req.ContinuationToken)
+	}
+	sel, err := compileSelector(ef)
+	if err != nil {
+		return nil, err
+	}
+	at := ledger.Offset(req.ActiveAtOffset)
+	plan := &updatePlan{end: at, transactions: sel, shape: acsDelta}
+	head, err := h.cfg.Ledger.Head(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	if end := head.Offsets[h.cfg.Participant]; at > end {
+		return nil, fault.WithCode(fault.OutOfRange, codeOffsetAfterLedgerEnd, "Active contracts offset (%d) is after ledger end (%d)", at, end)
+	}
+	if err := plan.resolve(h.cfg.Registry); err != nil {
+		return nil, err
+	}
+	return &acsQuery{plan: plan, at: at}, nil
+}
+
+// activeContracts emits the snapshot, at most take elements of it.
+//
+// It replays the participant's stream from the start up to the offset,
+// keeping the selected creations and dropping them when they are
+// archived: each request reads every update up to activeAtOffset and holds
+// the selected active contracts in memory, so its cost grows with the
+// length of the ledger, not with the size of the answer. That is fine for
+// sandnet's ledgers today; an index of active contracts by offset will
+// replace the replay when ledgers grow.
+func (h *Handler) activeContracts(ctx context.Context, q *acsQuery, take int, emit func(json.RawMessage) error) error {
+	if q.at == 0 || take <= 0 {
+		return nil // the empty ledger has no contracts
+	}
+	cfg := h.cfg
+	pr := &projector{plan: q.plan, reg: cfg.Registry, participant: cfg.Participant, hosted: cfg.Ledger.HostedParties(cfg.Participant)}
+	type entry struct {
+		offset       ledger.Offset
+		node         int32
+		contract     *ledger.Contract
+		match        match
+		workflowID   string
+		synchronizer ledger.SynchronizerID
+	}
+	var active []*entry // creation order; archived ones are nil
+	index := map[daml.ContractID]int{}
+	for after := ledger.Offset(0); after < q.at; {
+		page, err := cfg.Ledger.Updates(ctx, ledger.UpdateQuery{Participant: cfg.Participant, After: after, Until: q.at, Limit: pageSize})
+		if err != nil {
+			return err
+		}
+		for _, u := range page {
+			tx := u.Transaction
+			for i := range tx.Events {
+				e := &tx.Events[i]
+				switch {
+				case e.Created != nil:
+					// The participant holds the nodes its parties witness.
+					if !intersects(e.Witnesses, pr.hosted) {
+						continue
+					}
+					c := e.Created
+					if m := pr.stakeholderMatch(c.Template, c.Stakeholders()); m.ok() {
+						index[c.ID] = len(active)
+						active = append(active, &entry{u.Offset, e.NodeID, c, m, tx.WorkflowID, tx.Synchronizer})
+					}
+				case e.Exercised != nil && e.Exercised.Consuming:
+					if i, ok := index[e.Exercised.ContractID]; ok {
+						active[i] = nil
+						delete(index, e.Exercised.ContractID)
+					}
+				}
+			}
+		}
+		if len(page) < pageSize {
+			break
+		}
+		after = page[len(page)-1].Offset
+	}
+	n := 0
+	for _, a := range active {
+		if a == nil {
+			continue
+		}
+		ev, err := pr.created(a.offset, a.node, a.contract, a.match, true)
+		if err != nil {
+			return err
+		}
+		b, err := marshal(JsGetActiveContractsResponse{
+			WorkflowID: a.workflowID,
+			ContractEntry: ContractEntry{JsActiveContract: &JsActiveContract{
+				CreatedEvent: ev.CreatedEvent, SynchronizerID: string(a.synchronizer),
+			}},
+		})
+		if err != nil {
+			return err
+		}
+		if err := emit(b); err != nil {
+			return err
+		}
+		if n++; n >= take {
+			return nil
+		}
+	}
+	return nil
+}
+
+// POST /v2/state/active-contracts: the snapshot as a list, under the same
+// limit and node limit rules as the updates list. The snapshot is bounded,
+// so stream_idle_timeout_ms is accepted and has nothing to wait for.
+func (h *Handler) activeContractsList(w http.ResponseWriter, r *http.Request) error {
+	params, err := parseListParams(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	q, err := h.prepareActiveContracts(r, body)
+	if err != nil {
+		return err
+	}
+	return h.writeLimitedList(w, params, func(take int, emit func(json.RawMessage) error) error {
+		return h.activeContracts(r.Context(), q, take, emit)
+	})
+}
