@@ -222,10 +222,14 @@ func (l *Ledger) Contract(ctx context.Context, id daml.ContractID) (*ledger.Cont
 //     (party = $1 AND seq > cursor) joined by seq for a party with few
 //     contracts; for a party that is a stakeholder of a large share of them
 //     PostgreSQL prefers a merge join walking contract_stakeholders_seq.
-//     Both are in seq order, so the LIMIT ends the scan.
+//     Both are in seq order, so the LIMIT ends the scan;
+//   - stakeholder and one template: Index Only Scan using
+//     contract_stakeholders_template (party, package_name, module, entity,
+//     seq > cursor) joined by seq: only the party's contracts of that
+//     template are read.
 //
-// Several templates: one contracts_active_template range per template, each
-// cut at the page size, merged by a Merge Append.
+// Several templates, with or without a stakeholder: one range as above per
+// template, each cut at the page size, merged by a Merge Append.
 func (l *Ledger) ActiveContracts(ctx context.Context, f ledger.ContractFilter) ([]*ledger.Contract, error) {
 	query, args := activeQuery(f)
 	rows, err := l.pool.Query(ctx, query, args...)
@@ -261,6 +265,13 @@ func (l *Ledger) ActiveContracts(ctx context.Context, f ledger.ContractFilter) (
 // resolved to its seq by a scalar subquery, which PostgreSQL runs once (an
 // InitPlan) and then uses as the index bound; a contract never leaves the
 // table, so its seq is a stable keyset position even once archived.
+//
+// Every filter is one index range in seq order, so that the LIMIT ends the
+// scan: contract_stakeholders carries the template, so a stakeholder and a
+// template are one equality prefix of contract_stakeholders_template rather
+// than the party's whole range filtered by template. Several templates make
+// one range per template, each cut at the page size, merged (Merge Append):
+// bounded work however rare the templates are.
 func activeQuery(f ledger.ContractFilter) (string, []any) {
 	var args []any
 	arg := func(v any) string {
@@ -271,54 +282,53 @@ func activeQuery(f ledger.ContractFilter) (string, []any) {
 	if f.After != "" {
 		cursor = "(SELECT seq FROM contracts WHERE contract_id = " + arg(string(f.After)) + ")"
 	}
-	tmpls := store.TemplateKeys(f.Templates)
 	limit := ""
 	if f.Limit > 0 {
 		limit = " LIMIT " + arg(int64(f.Limit))
 	}
-
-	if f.Stakeholder == "" && len(tmpls) > 1 {
-		// One index range per template, each cut at the page size, merged
-		// (Merge Append): bounded work however rare the templates are.
-		arms := make([]string, len(tmpls))
-		for i, t := range tmpls {
-			arms[i] = fmt.Sprintf(`(SELECT c.seq, c.body FROM contracts c WHERE c.archived_update_id IS NULL
-AND c.seq > %s AND c.package_name = %s AND c.module = %s AND c.entity = %s ORDER BY c.seq%s)`,
-				cursor, arg(t.PackageName), arg(t.ModuleName), arg(t.EntityName), limit)
-		}
-		return "SELECT body FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY seq" + limit, args
-	}
-
-	var b strings.Builder
+	party := ""
 	if f.Stakeholder != "" {
-		// Driven by the party's (party, seq) range of active contracts; a
-		// template filter is applied to those rows.
-		b.WriteString("SELECT c.body FROM contract_stakeholders s JOIN contracts c ON c.seq = s.seq WHERE s.party = ")
-		b.WriteString(arg(string(f.Stakeholder)))
-		b.WriteString(" AND s.seq > " + cursor + " AND c.archived_update_id IS NULL")
-	} else {
-		b.WriteString("SELECT c.body FROM contracts c WHERE c.archived_update_id IS NULL AND c.seq > " + cursor)
+		party = arg(string(f.Stakeholder))
 	}
-	if len(tmpls) > 0 {
-		b.WriteString(" AND (")
-		for i, t := range tmpls {
-			if i > 0 {
-				b.WriteString(" OR ")
-			}
-			fmt.Fprintf(&b, "(c.package_name = %s AND c.module = %s AND c.entity = %s)",
-				arg(t.PackageName), arg(t.ModuleName), arg(t.EntityName))
+	tmpls := store.TemplateKeys(f.Templates)
+	// one lists the active contracts of t (any template when t is nil),
+	// those of the stakeholder only if there is one, in seq order and cut
+	// at the page size, with their seq if withSeq.
+	one := func(t *store.TemplateKey, withSeq bool) string {
+		var b strings.Builder
+		from, seq, tmpl := "contracts c", "c.seq", "c."
+		if f.Stakeholder != "" {
+			from, seq, tmpl = "contract_stakeholders s JOIN contracts c ON c.seq = s.seq", "s.seq", "s."
 		}
-		b.WriteString(")")
+		cols := "c.body"
+		if withSeq {
+			cols = seq + " AS seq, c.body"
+		}
+		b.WriteString("SELECT " + cols + " FROM " + from + " WHERE ")
+		if f.Stakeholder != "" {
+			b.WriteString("s.party = " + party + " AND ")
+		}
+		if t != nil {
+			fmt.Fprintf(&b, "%[1]spackage_name = %[2]s AND %[1]smodule = %[3]s AND %[1]sentity = %[4]s AND ",
+				tmpl, arg(t.PackageName), arg(t.ModuleName), arg(t.EntityName))
+		}
+		// Order by the driving table's column so that its index delivers
+		// the rows in order and the LIMIT stops early.
+		b.WriteString(seq + " > " + cursor + " AND c.archived_update_id IS NULL ORDER BY " + seq + limit)
+		return b.String()
 	}
-	if f.Stakeholder != "" {
-		// Order by the driving table's column so that the (party, seq)
-		// primary key delivers the rows in order and the LIMIT stops early.
-		b.WriteString(" ORDER BY s.seq")
-	} else {
-		b.WriteString(" ORDER BY c.seq")
+
+	switch len(tmpls) {
+	case 0:
+		return one(nil, false), args
+	case 1:
+		return one(&tmpls[0], false), args
 	}
-	b.WriteString(limit)
-	return b.String(), args
+	arms := make([]string, len(tmpls))
+	for i := range tmpls {
+		arms[i] = "(" + one(&tmpls[i], true) + ")"
+	}
+	return "SELECT body FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY seq" + limit, args
 }
 
 // CountActiveContracts counts active contracts, over the partial index.

@@ -70,11 +70,13 @@ SELECT old.migration_id, old.last_record_time, (SELECT sequence FROM upd) FROM o
   (sequence, update_id, migration_id, record_time, effective_at, synchronizer_id, body)
 VALUES ((SELECT sequence FROM head WHERE id = 1), $1, $2, $3, $4, $5, $6)`
 
-	// appendCreate inserts a contract and its stakeholders together.
+	// appendCreate inserts a contract and its stakeholders together, the
+	// stakeholder rows carrying the template (contract_stakeholders_template).
 	appendCreate = `WITH c AS (
   INSERT INTO contracts (contract_id, package_name, module, entity, migration_id, created_update_id, body)
-  VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq)
-INSERT INTO contract_stakeholders (party, seq) SELECT p, c.seq FROM c, unnest($8::text[]) AS p`
+  VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq, package_name, module, entity)
+INSERT INTO contract_stakeholders (party, package_name, module, entity, seq)
+SELECT p, c.package_name, c.module, c.entity, c.seq FROM c, unnest($8::text[]) AS p`
 
 	// appendConsume archives a contract only if it is active and drops its
 	// stakeholder rows; it returns how many contracts it archived (0 or 1),

@@ -268,11 +268,15 @@ func (l *Ledger) Contract(ctx context.Context, id daml.ContractID) (*ledger.Cont
 //     order;
 //   - stakeholder: SEARCH s USING PRIMARY KEY (party=? AND seq>?), then
 //     SEARCH c USING INTEGER PRIMARY KEY (rowid=?);
+//   - stakeholder and one template: SEARCH s USING COVERING INDEX
+//     contract_stakeholders_template (party=? AND package_name=? AND
+//     module=? AND entity=? AND seq>?), then c by rowid: only the party's
+//     contracts of that template are read, with or without statistics;
 //   - the cursor: a SCALAR SUBQUERY on the contract_id index, run once.
 //
-// Several templates: one contracts_active_template range per template, each
-// cut at the page size, then merged (a sort of at most templates × limit
-// rows).
+// Several templates, with or without a stakeholder: one range as above per
+// template, each cut at the page size, then merged (a sort of at most
+// templates × limit rows).
 func (l *Ledger) ActiveContracts(ctx context.Context, f ledger.ContractFilter) ([]*ledger.Contract, error) {
 	query, args := activeQuery(f)
 	rows, err := l.read.QueryContext(ctx, query, args...)
@@ -314,84 +318,89 @@ func (l *Ledger) ActiveContracts(ctx context.Context, f ledger.ContractFilter) (
 // resolved to its seq by a constant scalar subquery, which SQLite evaluates
 // once and uses as the index bound; a contract never leaves the table, so
 // its seq is a stable keyset position even once archived.
+//
+// Every filter is one index range in seq order, so that the LIMIT ends the
+// walk whatever the planner knows: contract_stakeholders carries the
+// template, so a stakeholder and a template are one equality prefix of
+// contract_stakeholders_template instead of a walk over all the party's
+// contracts (which, without sqlite_stat1, SQLite would otherwise choose).
+// Several templates make one range per template, each cut at the page size,
+// merged: an OR would make SQLite walk every active contract (or every one
+// of the party's) in seq order and filter, which is slow when the templates
+// asked for are rare.
 func activeQuery(f ledger.ContractFilter) (string, []any) {
 	var args []any
-	cursor := "0"
-	if f.After != "" {
-		cursor = "(SELECT seq FROM contracts WHERE contract_id = ?)"
+	arg := func(v any) string {
+		args = append(args, v)
+		return "?"
 	}
 	tmpls := store.TemplateKeys(f.Templates)
-	limit := ""
-	if f.Limit > 0 {
-		limit = " LIMIT ?"
-	}
-
-	if f.Stakeholder == "" && len(tmpls) > 1 {
-		// One index range per template, each cut at the page size, merged:
-		// an OR would make SQLite walk every active contract in seq order
-		// and filter, which is slow when the templates asked for are rare.
-		arms := make([]string, len(tmpls))
-		for i, t := range tmpls {
-			arms[i] = `SELECT * FROM (SELECT c.seq, c.body FROM contracts c WHERE c.archived_update_id IS NULL
-AND c.seq > ` + cursor + ` AND c.package_name = ? AND c.module = ? AND c.entity = ? ORDER BY c.seq` + limit + `)`
-			if f.After != "" {
-				args = append(args, string(f.After))
-			}
-			args = append(args, t.PackageName, t.ModuleName, t.EntityName)
-			if f.Limit > 0 {
-				args = append(args, f.Limit)
-			}
+	// one lists the active contracts of t (any template when t is nil),
+	// those of the stakeholder only if there is one, in seq order and cut
+	// at the page size, with their seq if withSeq. The ? placeholders bind
+	// in text order, so it appends its arguments as it writes them.
+	one := func(t *store.TemplateKey, withSeq bool) string {
+		var b strings.Builder
+		from, seq, tmpl := "contracts c", "c.seq", "c."
+		if f.Stakeholder != "" {
+			from, seq, tmpl = "contract_stakeholders s JOIN contracts c ON c.seq = s.seq", "s.seq", "s."
 		}
+		cols := "c.body"
+		if withSeq {
+			cols = seq + " AS seq, c.body"
+		}
+		b.WriteString("SELECT " + cols + " FROM " + from + " WHERE ")
+		if f.Stakeholder != "" {
+			b.WriteString("s.party = " + arg(string(f.Stakeholder)) + " AND ")
+		}
+		if t != nil {
+			b.WriteString(tmpl + "package_name = " + arg(t.PackageName) + " AND " + tmpl + "module = " + arg(t.ModuleName) +
+				" AND " + tmpl + "entity = " + arg(t.EntityName) + " AND ")
+		}
+		b.WriteString(seq + " > ")
+		if f.After != "" {
+			b.WriteString("(SELECT seq FROM contracts WHERE contract_id = " + arg(string(f.After)) + ")")
+		} else {
+			b.WriteString("0")
+		}
+		// Order by the driving table's column so that its index delivers
+		// the rows in order and the LIMIT stops early.
+		b.WriteString(" AND c.archived_update_id IS NULL ORDER BY " + seq)
 		if f.Limit > 0 {
-			args = append(args, f.Limit)
+			b.WriteString(" LIMIT " + arg(f.Limit))
 		}
-		return "SELECT body FROM (" + strings.Join(arms, " UNION ALL ") + ") ORDER BY seq" + limit, args
+		return b.String()
 	}
 
-	var b strings.Builder
-	if f.Stakeholder != "" {
-		// Driven by the party's (party, seq) range of active contracts; a
-		// template filter is applied to those rows.
-		b.WriteString(`SELECT c.body FROM contract_stakeholders s JOIN contracts c ON c.seq = s.seq
-WHERE s.party = ? AND s.seq > ` + cursor + ` AND c.archived_update_id IS NULL`)
-		args = append(args, string(f.Stakeholder))
-	} else {
-		b.WriteString(`SELECT c.body FROM contracts c WHERE c.archived_update_id IS NULL AND c.seq > ` + cursor)
+	switch len(tmpls) {
+	case 0:
+		return one(nil, false), args
+	case 1:
+		return one(&tmpls[0], false), args
 	}
-	if f.After != "" {
-		args = append(args, string(f.After))
+	arms := make([]string, len(tmpls))
+	for i := range tmpls {
+		arms[i] = "SELECT * FROM (" + one(&tmpls[i], true) + ")"
 	}
-	if len(tmpls) > 0 {
-		b.WriteString(" AND (")
-		for i, t := range tmpls {
-			if i > 0 {
-				b.WriteString(" OR ")
-			}
-			b.WriteString("(c.package_name = ? AND c.module = ? AND c.entity = ?)")
-			args = append(args, t.PackageName, t.ModuleName, t.EntityName)
-		}
-		b.WriteString(")")
-	}
-	if f.Stakeholder != "" {
-		// Order by the driving table's column so that the (party, seq)
-		// primary key delivers the rows in order and the LIMIT stops early.
-		b.WriteString(" ORDER BY s.seq")
-	} else {
-		b.WriteString(" ORDER BY c.seq")
-	}
-	b.WriteString(limit)
+	q := "SELECT body FROM (" + strings.Join(arms, " UNION ALL ") + ") ORDER BY seq"
 	if f.Limit > 0 {
-		args = append(args, f.Limit)
+		q += " LIMIT " + arg(f.Limit)
 	}
-	return b.String(), args
+	return q, args
 }
 
-// CountActiveContracts counts active contracts, over the partial index.
+// CountActiveContracts counts active contracts, over the partial index
+// (SCAN contracts USING COVERING INDEX contracts_active). The index is
+// named: with statistics saying that most contracts are active, SQLite
+// would otherwise scan the whole table, archived contracts and bodies
+// included.
 func (l *Ledger) CountActiveContracts(ctx context.Context) (int64, error) {
 	var n int64
-	err := l.read.QueryRowContext(ctx, `SELECT count(*) FROM contracts WHERE archived_update_id IS NULL`).Scan(&n)
+	err := l.read.QueryRowContext(ctx, sqlCountActive).Scan(&n)
 	return n, interpret(err)
 }
+
+const sqlCountActive = `SELECT count(*) FROM contracts INDEXED BY contracts_active WHERE archived_update_id IS NULL`
 
 // Transaction returns a committed transaction by update id.
 func (l *Ledger) Transaction(ctx context.Context, updateID string) (*ledger.Transaction, error) {

@@ -28,7 +28,7 @@ VALUES (?, ?, ?, ?)`
 	sqlInsertContract = `INSERT INTO contracts
 (contract_id, package_name, module, entity, migration_id, created_update_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
 RETURNING seq`
-	sqlInsertStakeholder = `INSERT INTO contract_stakeholders (party, seq) VALUES (?, ?)`
+	sqlInsertStakeholder = `INSERT INTO contract_stakeholders (party, package_name, module, entity, seq) VALUES (?, ?, ?, ?, ?)`
 	sqlConsume           = `UPDATE contracts SET archived_update_id = ?
 WHERE contract_id = ? AND archived_update_id IS NULL RETURNING seq`
 	sqlDeleteStakeholders = `DELETE FROM contract_stakeholders WHERE seq = ?`
@@ -169,7 +169,8 @@ func (w *writeTx) create(ctx context.Context, updateID string, c *ledger.Contrac
 		return fmt.Errorf("create contract %s: %w", c.ID, interpret(err))
 	}
 	for _, p := range c.Stakeholders() {
-		if _, err := w.ExecContext(ctx, sqlInsertStakeholder, string(p), seq); err != nil {
+		if _, err := w.ExecContext(ctx, sqlInsertStakeholder, string(p),
+			c.Template.PackageName, c.Template.ModuleName, c.Template.EntityName, seq); err != nil {
 			return interpret(err)
 		}
 	}

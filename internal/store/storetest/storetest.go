@@ -218,6 +218,11 @@ func testActiveContracts(t *testing.T, s ledger.Store) {
 		{"stakeholder as observer", ledger.ContractFilter{Stakeholder: bob}, []*ledger.Contract{l1, a2}},
 		{"stakeholder as signatory", ledger.ContractFilter{Stakeholder: alice}, []*ledger.Contract{a1, o1}},
 		{"stakeholder and template", ledger.ContractFilter{Stakeholder: bob, Templates: []ledger.TemplateID{amulet}}, []*ledger.Contract{a2}},
+		{"stakeholder and template, none archived", ledger.ContractFilter{Stakeholder: alice, Templates: []ledger.TemplateID{amulet}}, []*ledger.Contract{a1}},
+		{"stakeholder and two templates", ledger.ContractFilter{Stakeholder: dso, Templates: []ledger.TemplateID{locked, amulet}}, []*ledger.Contract{a1, l1}},
+		{"stakeholder, two templates, limit", ledger.ContractFilter{Stakeholder: bob, Templates: []ledger.TemplateID{amuletV2, locked}, Limit: 1}, []*ledger.Contract{l1}},
+		{"stakeholder, two templates, after and limit", ledger.ContractFilter{Stakeholder: bob, Templates: []ledger.TemplateID{amulet, locked}, After: l1.ID, Limit: 1}, []*ledger.Contract{a2}},
+		{"stakeholder, two templates, one matched as an upgrade", ledger.ContractFilter{Stakeholder: dso, Templates: []ledger.TemplateID{otherAmulet, amuletV2}}, []*ledger.Contract{a1}},
 		{"stakeholder with nothing", ledger.ContractFilter{Stakeholder: ledger.PartyID("nobody", "1220")}, nil},
 		{"limit", ledger.ContractFilter{Limit: 2}, []*ledger.Contract{a1, l1}},
 		{"after", ledger.ContractFilter{After: l1.ID}, []*ledger.Contract{o1, a2}},
@@ -287,6 +292,8 @@ func testActiveContractsPagination(t *testing.T, s ledger.Store) {
 		{Limit: 4, Stakeholder: alice},
 		{Limit: 4, Templates: []ledger.TemplateID{amulet}},
 		{Limit: 4, Templates: []ledger.TemplateID{locked, amulet}},
+		{Limit: 4, Stakeholder: alice, Templates: []ledger.TemplateID{amulet}},
+		{Limit: 4, Stakeholder: alice, Templates: []ledger.TemplateID{locked, amulet}},
 	} {
 		var got []daml.ContractID
 		f := f
