@@ -26,6 +26,7 @@ type AdminCmd struct {
 	CreateUser   AdminCreateUserCmd   `cmd:"" help:"Create a ledger API user with a new party on the validator participant."`
 	Tap          AdminTapCmd          `cmd:"" help:"Mint coin (CC) for a user."`
 	AdvanceClock AdminAdvanceClockCmd `cmd:"" help:"Move ledger time forward, e.g. 1h30m or 720h."`
+	Prune        AdminPruneCmd        `cmd:"" help:"Prune a participant's update stream up to and including an offset."`
 }
 
 // OperatorUser is the ledger API user a seeded network gives ParticipantAdmin
@@ -119,4 +120,15 @@ type AdminAdvanceClockCmd struct {
 // Run calls POST /clock/advance.
 func (c *AdminAdvanceClockCmd) Run(ctx context.Context, a *AdminCmd) error {
 	return a.call(ctx, http.MethodPost, "/clock/advance", admin.AdvanceClockRequest{Duration: c.Duration}, nil)
+}
+
+// AdminPruneCmd prunes a participant's update stream.
+type AdminPruneCmd struct {
+	Offset      int64  `arg:"" help:"Last offset to prune (inclusive); at most the participant's ledger end."`
+	Participant string `help:"Participant id (default: the validator participant)."`
+}
+
+// Run calls POST /prune.
+func (c *AdminPruneCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/prune", admin.PruneRequest{ParticipantID: c.Participant, Offset: c.Offset}, nil)
 }

@@ -190,7 +190,8 @@ func TestStartServeRestart(t *testing.T) {
 	var info struct {
 		DSO          string `json:"dso_party_id"`
 		Participants []struct {
-			ID string `json:"participant_id"`
+			ID         string `json:"participant_id"`
+			PrunedUpTo int64  `json:"pruned_up_to"`
 		} `json:"participants"`
 		SVs   []json.RawMessage `json:"svs"`
 		Users []struct {
@@ -240,6 +241,22 @@ func TestStartServeRestart(t *testing.T) {
 	if out, err := runCLI(t, "admin", "--url", "http://"+p.addr, "--data-dir", dir, "advance-clock", "25h"); err != nil {
 		t.Fatalf("advance-clock: %v %s", err, out)
 	}
+	// Pruning through the CLI: the validator participant by default; an
+	// offset past its ledger end is refused with 400.
+	out, err := runCLI(t, "admin", "--url", "http://"+p.addr, "--data-dir", dir, "prune", "1")
+	if err != nil {
+		t.Fatalf("prune: %v %s", err, out)
+	}
+	var pruned struct {
+		ParticipantID string `json:"participant_id"`
+		PrunedUpTo    int64  `json:"pruned_up_to"`
+	}
+	if err := json.Unmarshal([]byte(out), &pruned); err != nil || !strings.HasPrefix(pruned.ParticipantID, "PAR::") || pruned.PrunedUpTo != 1 {
+		t.Errorf("prune printed %s (%v)", out, err)
+	}
+	if out, err := runCLI(t, "admin", "--url", "http://"+p.addr, "--data-dir", dir, "prune", "1000000000"); err == nil || !strings.Contains(out, "400") {
+		t.Errorf("prune past the ledger end: %v %s; want a 400", err, out)
+	}
 	if code := call(t, "GET", p.url("/metrics"), "", nil, nil); code != 200 {
 		t.Errorf("metrics: %d", code)
 	}
@@ -256,6 +273,11 @@ func TestStartServeRestart(t *testing.T) {
 	}
 	if !found {
 		t.Error("carol is gone after a restart")
+	}
+	for _, part := range info.Participants {
+		if want := map[bool]int64{true: 1}[part.ID == pruned.ParticipantID]; part.PrunedUpTo != want {
+			t.Errorf("participant %s after a restart: pruned_up_to %d, want %d", part.ID, part.PrunedUpTo, want)
+		}
 	}
 	p.stop(t)
 	store, err := sqlitestore.OpenLedger(context.Background(), filepath.Join(dir, "ledger.db"))

@@ -21,6 +21,11 @@ type Head struct {
 	ClockOffset int64
 	// Offsets holds every participant's last offset (0: none yet).
 	Offsets map[ParticipantID]Offset
+	// Pruned holds the pruned offset of every participant that has pruned
+	// its stream: its updates at offsets up to and including it are gone
+	// (see [WriteTx.Prune]). A participant that never pruned has no entry,
+	// so Pruned[p] is 0 for it, as it is for a missing participant.
+	Pruned map[ParticipantID]Offset
 }
 
 // ParticipantUpdate is an update as one participant's stream numbers it.
@@ -78,6 +83,9 @@ type Store interface {
 	// Transaction returns a committed transaction by update id.
 	Transaction(ctx context.Context, updateID string) (*Transaction, error)
 	// Updates returns a range of a participant's stream in offset order.
+	// It does not refuse ranges that reach into the pruned part of the
+	// stream: it returns what is left of them. Callers that must refuse such
+	// ranges compare them with [Head.Pruned].
 	Updates(ctx context.Context, q UpdateQuery) ([]ParticipantUpdate, error)
 
 	// Participants lists the participants in creation order.
@@ -111,6 +119,16 @@ type WriteTx interface {
 	AppendTransaction(ctx context.Context, tx *Transaction, offsets map[ParticipantID]Offset) error
 	// SetClockOffset stores the clock offset. The engine never lowers it.
 	SetClockOffset(ctx context.Context, micros int64) error
+	// Prune sets a participant's pruned offset to upTo and deletes its
+	// stream's entries at offsets up to and including upTo. The
+	// transactions themselves stay: other participants' streams, Scan and
+	// [Store.Transaction] still read them, and the active contract set is
+	// not touched. upTo must be positive (fault.InvalidArgument), at most
+	// the participant's last offset (fault.OutOfRange) and not before its
+	// current pruned offset (fault.InvalidArgument: pruning never goes
+	// back); pruning again at the current pruned offset changes nothing.
+	// An unknown participant is a fault.NotFound.
+	Prune(ctx context.Context, participant ParticipantID, upTo Offset) error
 
 	// PutParticipant adds a participant; adding it again is a no-op.
 	PutParticipant(ctx context.Context, p Participant) error

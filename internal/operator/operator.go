@@ -26,6 +26,9 @@ type ParticipantInfo struct {
 	ledger.Participant
 	Parties   []daml.Party
 	LedgerEnd ledger.Offset
+	// PrunedUpTo is the offset its stream is pruned up to, inclusive (0:
+	// nothing pruned).
+	PrunedUpTo ledger.Offset
 }
 
 // SVInfo is a super validator.
@@ -50,4 +53,11 @@ type Clock struct {
 	Now daml.Timestamp
 	// Offset is in microseconds.
 	Offset int64
+}
+
+// Pruned says how far a participant's stream is pruned.
+type Pruned struct {
+	Participant ledger.ParticipantID
+	// UpTo is the pruned offset, inclusive.
+	UpTo ledger.Offset
 }

@@ -47,7 +47,7 @@ func (o *Operator) Network(ctx context.Context) (*NetworkInfo, error) {
 		Synchronizers: syncs,
 	}
 	for _, p := range parts {
-		pi := ParticipantInfo{Participant: p, LedgerEnd: head.Offsets[p.ID]}
+		pi := ParticipantInfo{Participant: p, LedgerEnd: head.Offsets[p.ID], PrunedUpTo: head.Pruned[p.ID]}
 		for _, h := range hostings {
 			if h.Participant == p.ID {
 				pi.Parties = append(pi.Parties, h.Party)
@@ -181,6 +181,21 @@ func (o *Operator) AdvanceClock(ctx context.Context, d time.Duration) (Clock, er
 		return Clock{}, err
 	}
 	return o.Clock(ctx), nil
+}
+
+// Prune prunes a participant's stream up to and including upTo (see
+// [ledger.Network.Prune]); an empty participant means the validator
+// participant. Pruning again at the pruned offset is a no-op; an offset
+// after the participant's ledger end or before its pruned offset is
+// refused.
+func (o *Operator) Prune(ctx context.Context, participant ledger.ParticipantID, upTo ledger.Offset) (Pruned, error) {
+	if participant == "" {
+		participant = o.seeded.Validator.Participant
+	}
+	if err := o.net.Prune(ctx, participant, upTo); err != nil {
+		return Pruned{}, err
+	}
+	return Pruned{Participant: participant, UpTo: upTo}, nil
 }
 
 // IsOperator reports whether the user administers the validator

@@ -114,3 +114,59 @@ func TestNetworkAndClock(t *testing.T) {
 		}
 	}
 }
+
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	op, net, seeded := setup(t)
+	ctx := context.Background()
+	v := seeded.Validator.Participant
+	head, err := net.Store().Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := head.Offsets[v]
+	if end < 2 {
+		t.Fatalf("the seeded validator participant has ledger end %d; the test needs 2 or more", end)
+	}
+	got, err := op.Prune(ctx, "", end-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (operator.Pruned{Participant: v, UpTo: end - 1}); got != want {
+		t.Errorf("Prune = %+v, want %+v", got, want)
+	}
+	info, err := op.Network(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range info.Participants {
+		want := ledger.Offset(0)
+		if p.ID == v {
+			want = end - 1
+		}
+		if p.PrunedUpTo != want {
+			t.Errorf("participant %s: PrunedUpTo = %d, want %d", p.Name, p.PrunedUpTo, want)
+		}
+	}
+	sv := seeded.SVs[0].Participant
+	if got, err := op.Prune(ctx, sv, 1); err != nil || got.Participant != sv || got.UpTo != 1 {
+		t.Errorf("Prune(sv, 1) = %+v, %v", got, err)
+	}
+	for _, tt := range []struct {
+		name string
+		p    ledger.ParticipantID
+		upTo ledger.Offset
+		want fault.Kind
+	}{
+		{"backwards", "", end - 2, fault.InvalidArgument},
+		{"beyond the ledger end", "", end + 1, fault.OutOfRange},
+		{"not positive", "", 0, fault.InvalidArgument},
+		{"unknown participant", "PAR::nobody::1220", 1, fault.NotFound},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := op.Prune(ctx, tt.p, tt.upTo); fault.KindOf(err) != tt.want || err == nil {
+				t.Errorf("err = %v, want kind %v", err, tt.want)
+			}
+		})
+	}
+}

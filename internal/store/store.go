@@ -111,6 +111,23 @@ func OffsetNotAfter(p ledger.ParticipantID, off, last ledger.Offset) error {
 		"participant %s: offset %d is not after its last offset %d", p, off, last)
 }
 
+// PruneRefused explains why a participant whose pruned offset is pruned
+// and whose last offset is last cannot prune up to upTo, and returns nil
+// when it can. Both adapters use it, so that they refuse alike.
+func PruneRefused(p ledger.ParticipantID, upTo, pruned, last ledger.Offset) error {
+	switch {
+	case upTo <= 0:
+		return fault.New(fault.InvalidArgument, "participant %s: prune offset %d is not positive", p, upTo)
+	case upTo > last:
+		return fault.New(fault.OutOfRange,
+			"participant %s: prune offset %d is after its ledger end %d", p, upTo, last)
+	case upTo < pruned:
+		return fault.New(fault.InvalidArgument,
+			"participant %s: prune offset %d is before its pruned offset %d: pruning never goes back", p, upTo, pruned)
+	}
+	return nil
+}
+
 // SortedOffsets returns the entries of offsets ordered by participant id, so
 // that adapters write them in a deterministic order.
 func SortedOffsets(offsets map[ledger.ParticipantID]ledger.Offset) []ParticipantOffset {

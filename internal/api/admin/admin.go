@@ -1,7 +1,7 @@
 // Package admin serves sandnet's own admin API under /api/sandnet/v0: the
-// knobs a real network turns by itself (users and parties, coin, time),
-// exposed so that tests and scripts can drive a local network
-// deterministically. It needs an operator token: a user with the
+// knobs a real network turns by itself or its operators turn (users and
+// parties, coin, time, pruning), exposed so that tests and scripts can
+// drive a local network deterministically. It needs an operator token: a user with the
 // ParticipantAdmin right on the validator participant.
 package admin
 
@@ -15,6 +15,7 @@ import (
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/operator"
 )
 
@@ -38,6 +39,9 @@ type Operator interface {
 	// AdvanceClock moves ledger time forward by at least 1µs and returns
 	// the clock after the move.
 	AdvanceClock(ctx context.Context, d time.Duration) (operator.Clock, error)
+	// Prune prunes a participant's update stream up to and including upTo;
+	// an empty participant means the validator participant.
+	Prune(ctx context.Context, participant ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error)
 	// IsOperator reports whether a user may use the admin API.
 	IsOperator(ctx context.Context, user string) (bool, error)
 }
@@ -58,6 +62,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("POST "+Prefix+"/tap", h.operatorOnly(h.tap))
 	mux.Handle("GET "+Prefix+"/clock", h.operatorOnly(h.clock))
 	mux.Handle("POST "+Prefix+"/clock/advance", h.operatorOnly(h.advanceClock))
+	mux.Handle("POST "+Prefix+"/prune", h.operatorOnly(h.prune))
 	mux.HandleFunc("GET "+Prefix+"/openapi.yaml", serveOpenAPI)
 	mux.HandleFunc(Prefix+"/", web.NotFound)
 }
@@ -129,6 +134,9 @@ type ParticipantOut struct {
 	Name      string   `json:"name"`
 	Parties   []string `json:"parties"`
 	LedgerEnd int64    `json:"ledger_end"`
+	// PrunedUpTo is the offset the participant's stream is pruned up to,
+	// inclusive (0: nothing pruned).
+	PrunedUpTo int64 `json:"pruned_up_to"`
 }
 
 // SVOut is a super validator.
@@ -167,7 +175,8 @@ func (h *Handler) network(w http.ResponseWriter, r *http.Request) error {
 		out.Synchronizers = append(out.Synchronizers, SynchronizerOut{string(s.ID), s.Alias, s.MigrationID})
 	}
 	for _, p := range info.Participants {
-		po := ParticipantOut{ID: string(p.ID), Name: p.Name, Parties: []string{}, LedgerEnd: int64(p.LedgerEnd)}
+		po := ParticipantOut{ID: string(p.ID), Name: p.Name, Parties: []string{},
+			LedgerEnd: int64(p.LedgerEnd), PrunedUpTo: int64(p.PrunedUpTo)}
 		for _, party := range p.Parties {
 			po.Parties = append(po.Parties, string(party))
 		}
@@ -286,6 +295,37 @@ func (h *Handler) advanceClock(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, clockResponse(c))
+	return nil
+}
+
+// PruneRequest prunes a participant's update stream.
+type PruneRequest struct {
+	// ParticipantID defaults to the validator participant.
+	ParticipantID string `json:"participant_id,omitempty"`
+	// Offset is the last offset pruned (inclusive); it must be positive and
+	// at most the participant's ledger end.
+	Offset int64 `json:"offset"`
+}
+
+// PruneResponse says how far the participant's stream is now pruned.
+type PruneResponse struct {
+	ParticipantID string `json:"participant_id"`
+	PrunedUpTo    int64  `json:"pruned_up_to"`
+}
+
+func (h *Handler) prune(w http.ResponseWriter, r *http.Request) error {
+	var req PruneRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.Offset <= 0 {
+		return fault.New(fault.InvalidArgument, "offset must be a positive ledger offset; got %d", req.Offset)
+	}
+	p, err := h.op.Prune(r.Context(), ledger.ParticipantID(req.ParticipantID), ledger.Offset(req.Offset))
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, PruneResponse{ParticipantID: string(p.Participant), PrunedUpTo: int64(p.UpTo)})
 	return nil
 }
 

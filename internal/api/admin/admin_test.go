@@ -52,6 +52,7 @@ type fakeOperator struct {
 	TapFunc          func(ctx context.Context, user string, amount daml.Numeric) (daml.ContractID, error)
 	ClockFunc        func(ctx context.Context) operator.Clock
 	AdvanceClockFunc func(ctx context.Context, d time.Duration) (operator.Clock, error)
+	PruneFunc        func(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error)
 	IsOperatorFunc   func(ctx context.Context, user string) (bool, error)
 
 	// calls are the calls made, in order. One fake serves one request, so
@@ -109,6 +110,14 @@ func (f *fakeOperator) AdvanceClock(ctx context.Context, d time.Duration) (opera
 	return f.AdvanceClockFunc(ctx, d)
 }
 
+func (f *fakeOperator) Prune(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error) {
+	f.record("Prune(%q, %d)", p, upTo)
+	if f.PruneFunc == nil {
+		return operator.Pruned{}, errUnexpectedCall
+	}
+	return f.PruneFunc(ctx, p, upTo)
+}
+
 func (f *fakeOperator) IsOperator(ctx context.Context, user string) (bool, error) {
 	f.record("IsOperator(%q)", user)
 	if f.IsOperatorFunc == nil {
@@ -149,7 +158,7 @@ func sampleNetwork() *operator.NetworkInfo {
 		Synchronizers: []ledger.Synchronizer{{ID: syncID, Alias: "global-domain", MigrationID: 0}},
 		Participants: []operator.ParticipantInfo{
 			{Participant: ledger.Participant{ID: svParticipant, Name: "sv-1"}, Parties: []daml.Party{dsoParty, svParty}, LedgerEnd: 42},
-			{Participant: ledger.Participant{ID: validatorPart, Name: "validator"}, Parties: []daml.Party{aliceParty, validatorPty}, LedgerEnd: 17},
+			{Participant: ledger.Participant{ID: validatorPart, Name: "validator"}, Parties: []daml.Party{aliceParty, validatorPty}, LedgerEnd: 17, PrunedUpTo: 5},
 			{Participant: ledger.Participant{ID: ledger.NewParticipantID("empty", fp("participant/empty")), Name: "empty"}},
 		},
 		SVs: []operator.SVInfo{{Name: "sv-1", Party: svParty, Participant: svParticipant}},
@@ -230,7 +239,8 @@ var (
 	postTap      = route{http.MethodPost, "/tap", "tap"}
 	getClock     = route{http.MethodGet, "/clock", "clock"}
 	postAdvance  = route{http.MethodPost, "/clock/advance", "clock_advance"}
-	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance}
+	postPrune    = route{http.MethodPost, "/prune", "prune"}
+	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune}
 )
 
 type testCase struct {
@@ -256,6 +266,7 @@ var okBody = map[route]string{
 	postTap:     `{"user":"alice","amount":"100"}`,
 	getClock:    "",
 	postAdvance: `{"duration":"24h"}`,
+	postPrune:   `{"offset":9}`,
 }
 
 // okOperator answers every call as a healthy network would; advancing its
@@ -288,7 +299,31 @@ func okOperator() fakeOperator {
 			advanced += d.Microseconds()
 			return clock(ctx), nil
 		},
+		PruneFunc: prunePerSample,
 	}
+}
+
+// prunePerSample prunes as the real operator would on sampleNetwork: an
+// empty participant is the validator participant, the offset must be at
+// most the participant's ledger end and not before its pruned offset.
+func prunePerSample(_ context.Context, p ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error) {
+	if p == "" {
+		p = validatorPart
+	}
+	for _, pi := range sampleNetwork().Participants {
+		if pi.ID != p {
+			continue
+		}
+		switch {
+		case upTo > pi.LedgerEnd:
+			return operator.Pruned{}, fault.New(fault.OutOfRange, "participant %s: prune offset %d is after its ledger end %d", p, upTo, pi.LedgerEnd)
+		case upTo < pi.PrunedUpTo:
+			return operator.Pruned{}, fault.New(fault.InvalidArgument,
+				"participant %s: prune offset %d is before its pruned offset %d: pruning never goes back", p, upTo, pi.PrunedUpTo)
+		}
+		return operator.Pruned{Participant: p, UpTo: upTo}, nil
+	}
+	return operator.Pruned{}, fault.New(fault.NotFound, "participant %s not found", p)
 }
 
 // callsAfterAuth are the calls a request with okBody makes once it is
@@ -299,6 +334,7 @@ var callsAfterAuth = map[route][]string{
 	postTap:     {`Tap("alice", 100.0000000000)`},
 	getClock:    {"Clock()"},
 	postAdvance: {"AdvanceClock(24h0m0s)"},
+	postPrune:   {`Prune("", 9)`},
 }
 
 const isOp = `IsOperator("participant_admin")`
@@ -391,6 +427,10 @@ func faultCases(r route, statuses ...int) []testCase {
 			op.TapFunc = func(context.Context, string, daml.Numeric) (daml.ContractID, error) { return "", err }
 		case postAdvance:
 			op.AdvanceClockFunc = func(context.Context, time.Duration) (operator.Clock, error) { return operator.Clock{}, err }
+		case postPrune:
+			op.PruneFunc = func(context.Context, ledger.ParticipantID, ledger.Offset) (operator.Pruned, error) {
+				return operator.Pruned{}, err
+			}
 		default:
 			panic(fmt.Sprintf("%s %s has no operator call that can fail", r.method, r.path))
 		}
@@ -574,6 +614,43 @@ func routeCases(r route) []testCase {
 				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
 		}
 		cs = append(cs, faultCases(r, 400, 429, 500, 503)...)
+	case postPrune:
+		sv, unknown := strconv.Quote(string(svParticipant)), strconv.Quote(string(ledger.NewParticipantID("nobody", fp("nobody"))))
+		cs = []testCase{
+			{name: "ok", body: `{"offset":9}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Prune("", 9)`}},
+			{name: "validator participant named", body: `{"participant_id":"` + string(validatorPart) + `","offset":17}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Prune("` + string(validatorPart) + `", 17)`}},
+			{name: "other participant up to its ledger end", body: `{"participant_id":` + sv + `,"offset":42}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Prune(` + sv + `, 42)`}},
+			{name: "again at the pruned offset", body: `{"offset":5}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Prune("", 5)`}},
+			{name: "unknown members are ignored", body: `{"offset":9,"force":true}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, `Prune("", 9)`}},
+			{name: "offset after the ledger end", body: `{"offset":18}`, op: okOperator(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, `Prune("", 18)`}},
+			{name: "offset far after the ledger end", body: `{"offset":9223372036854775807}`, op: okOperator(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, `Prune("", 9223372036854775807)`}},
+			{name: "offset before the pruned offset", body: `{"offset":4}`, op: okOperator(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, `Prune("", 4)`}},
+			{name: "unknown participant", body: `{"participant_id":` + unknown + `,"offset":1}`, op: okOperator(),
+				wantStatus: http.StatusNotFound, wantCalls: []string{isOp, `Prune(` + unknown + `, 1)`}},
+			{name: "participant id malformed", body: `{"participant_id":"validator","offset":1}`, offSpec: true, op: okOperator(),
+				wantStatus: http.StatusNotFound, wantCalls: []string{isOp, `Prune("validator", 1)`}},
+		}
+		for _, bad := range []struct{ name, body string }{
+			{"offset missing", `{}`},
+			{"offset zero", `{"offset":0}`},
+			{"offset negative", `{"offset":-1}`},
+			{"offset a string", `{"offset":"3"}`},
+			{"offset fractional", `{"offset":1.5}`},
+			{"offset null", `{"offset":null}`},
+			{"participant id a number", `{"participant_id":7,"offset":1}`},
+		} {
+			cs = append(cs, testCase{name: bad.name, body: bad.body, offSpec: true, op: okOperator(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
+		}
+		cs = append(cs, faultCases(r, 400, 404, 429, 500, 503)...)
 	}
 	if r.method == http.MethodPost {
 		for _, m := range malformedCases() {

@@ -162,21 +162,28 @@ func (l *Ledger) Write(ctx context.Context, fn func(ledger.WriteTx) error) error
 // statement, hence one snapshot, in one round trip.
 const headQuery = `SELECT h.migration_id, h.sequence, h.last_record_time, h.clock_offset,
   ARRAY(SELECT id FROM participants ORDER BY ordinal),
-  ARRAY(SELECT last_offset FROM participants ORDER BY ordinal)
+  ARRAY(SELECT last_offset FROM participants ORDER BY ordinal),
+  ARRAY(SELECT pruned_offset FROM participants ORDER BY ordinal)
 FROM head h WHERE h.id = 1`
 
 func readHead(ctx context.Context, q querier) (ledger.Head, error) {
 	var h ledger.Head
 	var rt int64
 	var ids []string
-	var offs []int64
-	if err := q.QueryRow(ctx, headQuery).Scan(&h.MigrationID, &h.Sequence, &rt, &h.ClockOffset, &ids, &offs); err != nil {
+	var offs, pruned []int64
+	if err := q.QueryRow(ctx, headQuery).Scan(&h.MigrationID, &h.Sequence, &rt, &h.ClockOffset, &ids, &offs, &pruned); err != nil {
 		return h, interpret(err)
 	}
 	h.LastRecordTime = daml.Timestamp(rt)
 	h.Offsets = make(map[ledger.ParticipantID]ledger.Offset, len(ids))
 	for i, id := range ids {
 		h.Offsets[ledger.ParticipantID(id)] = ledger.Offset(offs[i])
+		if pruned[i] > 0 {
+			if h.Pruned == nil {
+				h.Pruned = map[ledger.ParticipantID]ledger.Offset{}
+			}
+			h.Pruned[ledger.ParticipantID(id)] = ledger.Offset(pruned[i])
+		}
 	}
 	return h, nil
 }

@@ -200,6 +200,42 @@ func (w *writeTx) SetClockOffset(ctx context.Context, micros int64) error {
 	return interpret(err)
 }
 
+// pruneQuery moves a participant's pruned offset forward if the offset is
+// within its stream and deletes the stream's entries up to it, in one
+// statement. It returns the participant's pruned and last offsets as they
+// were (NULL: unknown participant) and whether it moved.
+const pruneQuery = `WITH p AS (SELECT ordinal, pruned_offset, last_offset FROM participants WHERE id = $1),
+u AS (
+  UPDATE participants SET pruned_offset = $2 FROM p
+  WHERE participants.ordinal = p.ordinal AND p.pruned_offset <= $2 AND p.last_offset >= $2
+  RETURNING participants.ordinal),
+d AS (DELETE FROM participant_updates pu USING u WHERE pu.participant = u.ordinal AND pu.ledger_offset <= $2)
+SELECT (SELECT pruned_offset FROM p), (SELECT last_offset FROM p), EXISTS (SELECT 1 FROM u)`
+
+// Prune moves the participant's pruned offset forward and deletes its
+// stream's entries up to it (a range of participant_updates_pkey). The
+// transactions stay.
+func (w *writeTx) Prune(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) error {
+	if err := store.PruneRefused(p, upTo, 0, upTo); err != nil {
+		return err
+	}
+	var pruned, last *int64
+	var moved bool
+	if err := w.tx.QueryRow(ctx, pruneQuery, string(p), int64(upTo)).Scan(&pruned, &last, &moved); err != nil {
+		return interpret(err)
+	}
+	switch {
+	case pruned == nil:
+		return store.ParticipantNotFound(p)
+	case !moved:
+		if err := store.PruneRefused(p, upTo, ledger.Offset(*pruned), ledger.Offset(*last)); err != nil {
+			return err
+		}
+		return fmt.Errorf("prune %s up to %d: participant row refused the update", p, upTo)
+	}
+	return nil
+}
+
 // PutParticipant adds a participant unless it exists.
 func (w *writeTx) PutParticipant(ctx context.Context, p ledger.Participant) error {
 	_, err := w.tx.Exec(ctx, `INSERT INTO participants (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`,

@@ -212,7 +212,7 @@ type queryer interface {
 // The head's statements, shared by readers and the write path.
 const (
 	sqlHead        = `SELECT migration_id, sequence, last_record_time, clock_offset FROM head WHERE id = 1`
-	sqlHeadOffsets = `SELECT id, last_offset FROM participants ORDER BY ordinal`
+	sqlHeadOffsets = `SELECT id, last_offset, pruned_offset FROM participants ORDER BY ordinal`
 )
 
 func readHead(ctx context.Context, q queryer) (ledger.Head, error) {
@@ -231,11 +231,17 @@ func readHead(ctx context.Context, q queryer) (ledger.Head, error) {
 	h.Offsets = map[ledger.ParticipantID]ledger.Offset{}
 	for rows.Next() {
 		var p string
-		var o int64
-		if err := rows.Scan(&p, &o); err != nil {
+		var o, pruned int64
+		if err := rows.Scan(&p, &o, &pruned); err != nil {
 			return h, interpret(err)
 		}
 		h.Offsets[ledger.ParticipantID(p)] = ledger.Offset(o)
+		if pruned > 0 {
+			if h.Pruned == nil {
+				h.Pruned = map[ledger.ParticipantID]ledger.Offset{}
+			}
+			h.Pruned[ledger.ParticipantID(p)] = ledger.Offset(pruned)
+		}
 	}
 	return h, interpret(rows.Err())
 }

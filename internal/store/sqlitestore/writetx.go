@@ -199,6 +199,39 @@ func (w *writeTx) SetClockOffset(ctx context.Context, micros int64) error {
 	return interpret(err)
 }
 
+// Prune moves the participant's pruned offset forward, checked in the
+// statement itself, and deletes its stream's entries up to it: a range of
+// participant_updates' primary key. The transactions stay.
+func (w *writeTx) Prune(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) error {
+	if err := store.PruneRefused(p, upTo, 0, upTo); err != nil {
+		return err
+	}
+	var ordinal int64
+	err := w.QueryRowContext(ctx, `UPDATE participants SET pruned_offset = ?2
+WHERE id = ?1 AND pruned_offset <= ?2 AND last_offset >= ?2 RETURNING ordinal`, string(p), int64(upTo)).Scan(&ordinal)
+	if errors.Is(err, sql.ErrNoRows) {
+		var pruned, last int64
+		err := w.QueryRowContext(ctx, `SELECT pruned_offset, last_offset FROM participants WHERE id = ?`, string(p)).
+			Scan(&pruned, &last)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ParticipantNotFound(p)
+		}
+		if err != nil {
+			return interpret(err)
+		}
+		if err := store.PruneRefused(p, upTo, ledger.Offset(pruned), ledger.Offset(last)); err != nil {
+			return err
+		}
+		return fmt.Errorf("prune %s up to %d: participant row refused the update", p, upTo)
+	}
+	if err != nil {
+		return interpret(err)
+	}
+	_, err = w.ExecContext(ctx, `DELETE FROM participant_updates WHERE participant = ? AND ledger_offset <= ?`,
+		ordinal, int64(upTo))
+	return interpret(err)
+}
+
 // PutParticipant adds a participant unless it exists.
 func (w *writeTx) PutParticipant(ctx context.Context, p ledger.Participant) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO participants (id, name) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`,

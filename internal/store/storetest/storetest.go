@@ -40,6 +40,8 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 		{"OrderEnforced", testOrderEnforced},
 		{"Migration", testMigration},
 		{"Updates", testUpdates},
+		{"Prune", testPrune},
+		{"PruneRefused", testPruneRefused},
 		{"Users", testUsers},
 		{"Topology", testTopology},
 		{"Meta", testMeta},
@@ -779,6 +781,183 @@ func testUpdates(t *testing.T, s ledger.Store) {
 	}
 }
 
+// prunedFixture appends five updates to par1's stream; par2 sees the 2nd
+// and the 4th only (its offsets 1 and 2).
+func prunedFixture(t *testing.T, s ledger.Store) []*ledger.Transaction {
+	t.Helper()
+	setupNetwork(t, s)
+	var txs []*ledger.Transaction
+	for i := range 5 {
+		on := []ledger.ParticipantID{par1.ID}
+		if i%2 == 1 {
+			on = append(on, par2.ID)
+		}
+		txs = append(txs, mustAppend(t, s, spec{creates: []create{{tmpl: amulet, sig: []daml.Party{alice}}}, on: on}))
+	}
+	return txs
+}
+
+func prune(ctx context.Context, s ledger.Store, p ledger.ParticipantID, upTo ledger.Offset) error {
+	return s.Write(ctx, func(w ledger.WriteTx) error { return w.Prune(ctx, p, upTo) })
+}
+
+// updateOffsets reads a range of a participant's stream and returns the
+// offsets and update ids it holds.
+func updateOffsets(t *testing.T, s ledger.Store, q ledger.UpdateQuery) []string {
+	t.Helper()
+	us, err := s.Updates(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, u := range us {
+		out = append(out, fmt.Sprintf("%d %s", u.Offset, u.Transaction.UpdateID))
+	}
+	return out
+}
+
+// testPrune checks that pruning moves the participant's pruned offset,
+// removes its stream up to it and nothing else: not the other participant's
+// stream, not the transactions, not the active contracts.
+func testPrune(t *testing.T, s ledger.Store) {
+	ctx := t.Context()
+	txs := prunedFixture(t, s)
+	at := func(off ledger.Offset, tx *ledger.Transaction) string { return fmt.Sprintf("%d %s", off, tx.UpdateID) }
+
+	if h, err := s.Head(ctx); err != nil || len(h.Pruned) != 0 {
+		t.Fatalf("head before pruning: Pruned = %v, %v; want none", h.Pruned, err)
+	}
+	err := s.Write(ctx, func(w ledger.WriteTx) error {
+		if err := w.Prune(ctx, par1.ID, 3); err != nil {
+			return err
+		}
+		inside, err := w.Head(ctx)
+		if err != nil {
+			return err
+		}
+		if inside.Pruned[par1.ID] != 3 {
+			t.Errorf("head inside the write: Pruned = %v; want %s: 3", inside.Pruned, par1.ID)
+		}
+		outside, err := s.Head(ctx)
+		if err != nil {
+			return err
+		}
+		if len(outside.Pruned) != 0 {
+			t.Errorf("head outside the uncommitted prune: Pruned = %v; want none", outside.Pruned)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	h, err := s.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ledger.Head{
+		Sequence: 5, LastRecordTime: txs[4].RecordTime,
+		Offsets: map[ledger.ParticipantID]ledger.Offset{par1.ID: 5, par2.ID: 2},
+		Pruned:  map[ledger.ParticipantID]ledger.Offset{par1.ID: 3},
+	}
+	if diff := cmp.Diff(want, h, cmpOpts...); diff != "" {
+		t.Errorf("head after pruning par1 up to 3 (-want +got):\n%s", diff)
+	}
+
+	for _, tc := range []struct {
+		name string
+		q    ledger.UpdateQuery
+		want []string
+	}{
+		{"all", ledger.UpdateQuery{Participant: par1.ID}, []string{at(4, txs[3]), at(5, txs[4])}},
+		{"from before the pruned offset", ledger.UpdateQuery{Participant: par1.ID, After: 1}, []string{at(4, txs[3]), at(5, txs[4])}},
+		{"from the pruned offset", ledger.UpdateQuery{Participant: par1.ID, After: 3}, []string{at(4, txs[3]), at(5, txs[4])}},
+		{"ending at the pruned offset", ledger.UpdateQuery{Participant: par1.ID, Until: 3}, nil},
+		{"limit", ledger.UpdateQuery{Participant: par1.ID, Limit: 1}, []string{at(4, txs[3])}},
+		{"descending", ledger.UpdateQuery{Participant: par1.ID, Descending: true}, []string{at(5, txs[4]), at(4, txs[3])}},
+		{"other participant untouched", ledger.UpdateQuery{Participant: par2.ID}, []string{at(1, txs[1]), at(2, txs[3])}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, updateOffsets(t, s, tc.q), cmpOpts...); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// The transactions and the contracts stay.
+	for _, tx := range txs[:3] {
+		if _, err := s.Transaction(ctx, tx.UpdateID); err != nil {
+			t.Errorf("Transaction(%s) after pruning: %v", tx.UpdateID, err)
+		}
+	}
+	if n, err := s.CountActiveContracts(ctx); err != nil || n != 5 {
+		t.Errorf("CountActiveContracts after pruning = %d, %v; want 5", n, err)
+	}
+
+	// Pruning again at the pruned offset changes nothing.
+	before := snapshot(t, s)
+	if err := prune(ctx, s, par1.ID, 3); err != nil {
+		t.Errorf("pruning again at the pruned offset: %v", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, s), cmpOpts...); diff != "" {
+		t.Errorf("pruning again at the pruned offset changed the store (-before +after):\n%s", diff)
+	}
+
+	// Up to the ledger end: the stream is empty, and it goes on after it.
+	if err := prune(ctx, s, par1.ID, 5); err != nil {
+		t.Fatal(err)
+	}
+	if got := updateOffsets(t, s, ledger.UpdateQuery{Participant: par1.ID}); len(got) != 0 {
+		t.Errorf("updates after pruning to the ledger end = %v; want none", got)
+	}
+	next := mustAppend(t, s, spec{creates: []create{{tmpl: amulet, sig: []daml.Party{alice}}}})
+	if diff := cmp.Diff([]string{at(6, next)}, updateOffsets(t, s, ledger.UpdateQuery{Participant: par1.ID, After: 3})); diff != "" {
+		t.Errorf("updates after appending to a pruned stream (-want +got):\n%s", diff)
+	}
+	if h, err := s.Head(ctx); err != nil || h.Offsets[par1.ID] != 6 || h.Pruned[par1.ID] != 5 || h.Pruned[par2.ID] != 0 {
+		t.Errorf("head after appending to a pruned stream = %+v, %v; want offset 6, pruned 5 on par1 and none on par2", h, err)
+	}
+}
+
+// testPruneRefused checks that a prune that would go back, go past the
+// ledger end or name no participant fails with its kind and changes
+// nothing.
+func testPruneRefused(t *testing.T, s ledger.Store) {
+	ctx := t.Context()
+	prunedFixture(t, s)
+	if err := prune(ctx, s, par1.ID, 3); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, s)
+	for _, tc := range []struct {
+		name string
+		p    ledger.ParticipantID
+		upTo ledger.Offset
+		kind fault.Kind
+	}{
+		{"backwards", par1.ID, 2, fault.InvalidArgument},
+		{"zero", par1.ID, 0, fault.InvalidArgument},
+		{"negative", par1.ID, -1, fault.InvalidArgument},
+		{"beyond the ledger end", par1.ID, 6, fault.OutOfRange},
+		{"beyond the other participant's ledger end", par2.ID, 3, fault.OutOfRange},
+		{"far beyond the ledger end", par2.ID, 1 << 40, fault.OutOfRange},
+		{"unknown participant", "PAR::nobody::1220", 1, fault.NotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := prune(ctx, s, tc.p, tc.upTo)
+			if !fault.Is(err, tc.kind) {
+				t.Fatalf("Prune(%s, %d) error = %v; want %s", tc.p, tc.upTo, err, tc.kind)
+			}
+			if e, _ := fault.As(err); !strings.Contains(e.Message, fmt.Sprint(tc.upTo)) {
+				t.Errorf("message %q does not name the offset %d", e.Message, tc.upTo)
+			}
+		})
+	}
+	if diff := cmp.Diff(before, snapshot(t, s), cmpOpts...); diff != "" {
+		t.Errorf("refused prunes changed the store (-before +after):\n%s", diff)
+	}
+}
+
 func testUsers(t *testing.T, s ledger.Store) {
 	ctx := t.Context()
 	setupNetwork(t, s)
@@ -1005,6 +1184,9 @@ func testReopen(t *testing.T, s ledger.Store, reopen func(t *testing.T, s ledger
 			return err
 		}
 		if err := w.SetMeta(ctx, "seed", "s3cr3t"); err != nil {
+			return err
+		}
+		if err := w.Prune(ctx, par1.ID, 1); err != nil {
 			return err
 		}
 		return w.PutUser(ctx, ledger.User{ID: "alice", Participant: par1.ID, PrimaryParty: alice, Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: alice}}})

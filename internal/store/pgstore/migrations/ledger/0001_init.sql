@@ -34,7 +34,10 @@ CREATE TABLE participants (
     ordinal     BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     id          TEXT NOT NULL UNIQUE,
     name        TEXT NOT NULL,
-    last_offset BIGINT NOT NULL DEFAULT 0
+    last_offset BIGINT NOT NULL DEFAULT 0,
+    -- Offsets up to and including pruned_offset were pruned from the
+    -- participant's stream (0: nothing pruned). Never above last_offset.
+    pruned_offset BIGINT NOT NULL DEFAULT 0
 );
 
 CREATE TABLE synchronizers (
@@ -89,6 +92,9 @@ CREATE TABLE transactions (
 
 -- One row per (participant, offset). Updates() is a range scan of the
 -- primary key in either direction, joined to transactions by sequence.
+-- Pruning a participant deletes its rows up to its pruned offset; the
+-- transactions stay, for the other participants' streams and lookups by
+-- update id.
 CREATE TABLE participant_updates (
     participant   BIGINT NOT NULL REFERENCES participants (ordinal),
     ledger_offset BIGINT NOT NULL,

@@ -30,7 +30,10 @@ CREATE TABLE participants (
     ordinal     INTEGER PRIMARY KEY,
     id          TEXT NOT NULL UNIQUE,
     name        TEXT NOT NULL,
-    last_offset INTEGER NOT NULL DEFAULT 0
+    last_offset INTEGER NOT NULL DEFAULT 0,
+    -- Offsets up to and including pruned_offset were pruned from the
+    -- participant's stream (0: nothing pruned). Never above last_offset.
+    pruned_offset INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE synchronizers (
@@ -85,6 +88,9 @@ CREATE TABLE transactions (
 
 -- One row per (participant, offset). Updates() is a range scan of the
 -- primary key in either direction; the join to transactions is by rowid.
+-- Pruning a participant deletes its rows up to its pruned offset; the
+-- transactions stay, for the other participants' streams and lookups by
+-- update id.
 CREATE TABLE participant_updates (
     participant   INTEGER NOT NULL REFERENCES participants (ordinal),
     ledger_offset INTEGER NOT NULL,
