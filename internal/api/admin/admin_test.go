@@ -3,7 +3,6 @@ package admin_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,11 +19,9 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/sandnet/sandnet/internal/api/admin"
+	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/daml"
@@ -693,56 +689,23 @@ func withTap(fn func(context.Context, string, daml.Numeric) (daml.ContractID, er
 
 // The OpenAPI document and validation.
 
-type spec struct {
-	doc    *openapi3.T
-	router routers.Router
-}
-
-var loadSpec = sync.OnceValues(func() (*spec, error) {
-	// Read the document as served, so that serving it is tested too.
+// loadSpec reads the document as served, so that serving it is tested too.
+var loadSpec = sync.OnceValues(func() (*apitest.Spec, error) {
 	rec := httptest.NewRecorder()
 	newMux(&fakeOperator{}, hs256).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, baseURL+"/openapi.yaml", nil))
 	if rec.Code != http.StatusOK {
 		return nil, fmt.Errorf("GET /openapi.yaml: %d %s", rec.Code, rec.Body)
 	}
-	doc, err := openapi3.NewLoader().LoadFromData(rec.Body.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
-	}
-	if err := doc.Validate(context.Background()); err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
-	}
-	router, err := legacy.NewRouter(doc)
-	if err != nil {
-		return nil, fmt.Errorf("router: %w", err)
-	}
-	return &spec{doc: doc, router: router}, nil
+	return apitest.LoadSpec(rec.Body.Bytes())
 })
 
-func mustSpec(t *testing.T) *spec {
+func mustSpec(t *testing.T) *apitest.Spec {
 	t.Helper()
 	s, err := loadSpec()
 	if err != nil {
 		t.Fatalf("OpenAPI document: %v", err)
 	}
 	return s
-}
-
-// validationOptions make response validation strict: a status the document
-// does not list for the operation fails.
-func validationOptions() *openapi3filter.Options {
-	return &openapi3filter.Options{
-		IncludeResponseStatus: true,
-		AuthenticationFunc: func(_ context.Context, in *openapi3filter.AuthenticationInput) error {
-			if s := in.SecurityScheme; s.Type != "http" || s.Scheme != "bearer" {
-				return fmt.Errorf("unexpected security scheme %s %s", s.Type, s.Scheme)
-			}
-			if _, ok := auth.BearerToken(in.RequestValidationInput.Request.Header.Get("Authorization")); !ok {
-				return errors.New("no bearer token")
-			}
-			return nil
-		},
-	}
 }
 
 func newRequest(t *testing.T, method, path, authz, body string) *http.Request {
@@ -761,127 +724,10 @@ func newRequest(t *testing.T, method, path, authz, body string) *http.Request {
 	return req
 }
 
-// validate checks a request and its response against the document. It
-// returns the request's validation error, which the caller judges; the
-// response must always conform.
-func (s *spec) validate(t *testing.T, req *http.Request, rec *httptest.ResponseRecorder) (requestErr error) {
-	t.Helper()
-	route, params, err := s.router.FindRoute(req)
-	if err != nil {
-		t.Fatalf("%s %s is not in the document: %v", req.Method, req.URL.Path, err)
-	}
-	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: validationOptions()}
-	requestErr = openapi3filter.ValidateRequest(t.Context(), in)
-	resp := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: in, Status: rec.Code, Header: rec.Header(), Options: validationOptions(),
-	}
-	resp.SetBodyBytes(rec.Body.Bytes())
-	if err := openapi3filter.ValidateResponse(t.Context(), resp); err != nil {
-		t.Errorf("response does not conform to the document: %v\nbody: %s", err, rec.Body)
-	}
-	return requestErr
-}
-
 func newMux(op admin.Operator, a *web.Authenticator) *http.ServeMux {
 	mux := http.NewServeMux()
 	admin.New(op, a).Register(mux)
 	return mux
-}
-
-// Golden files: one per route, mapping each case to its status and body.
-
-type goldenEntry struct {
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body"`
-}
-
-type goldenFile struct {
-	path string
-	mu   sync.Mutex
-	want map[string]goldenEntry
-	got  map[string]goldenEntry
-}
-
-func openGolden(t *testing.T, name string) *goldenFile {
-	t.Helper()
-	g := &goldenFile{path: filepath.Join("testdata", name+".golden.json"), got: map[string]goldenEntry{}}
-	b, err := os.ReadFile(g.path)
-	if *update && errors.Is(err, os.ErrNotExist) {
-		return g
-	}
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if err := json.Unmarshal(b, &g.want); err != nil {
-		t.Fatalf("%s: %v", g.path, err)
-	}
-	return g
-}
-
-func compact(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, b)
-	}
-	return buf.Bytes()
-}
-
-func (g *goldenFile) check(t *testing.T, name string, status int, body []byte) {
-	t.Helper()
-	got := goldenEntry{Status: status, Body: compact(t, body)}
-	g.mu.Lock()
-	g.got[name] = got
-	want, ok := g.want[name]
-	g.mu.Unlock()
-	if *update {
-		return
-	}
-	if !ok {
-		t.Fatalf("%s has no entry %q (run go test -update)", g.path, name)
-	}
-	if want.Status != got.Status || !bytes.Equal(compact(t, want.Body), got.Body) {
-		t.Errorf("response differs from %s:\n got %d %s\nwant %d %s", g.path, got.Status, got.Body, want.Status, compact(t, want.Body))
-	}
-}
-
-// finish writes the file under -update, and otherwise reports entries no
-// case produced, so that the golden files hold no stale answers. When -run
-// left cases out (complete is false), their entries are kept as they are.
-func (g *goldenFile) finish(t *testing.T, complete bool) {
-	t.Helper()
-	if !*update {
-		if !complete || t.Failed() {
-			return
-		}
-		for name := range g.want {
-			if _, ok := g.got[name]; !ok {
-				t.Errorf("%s: stale entry %q: no case has that name (run go test -update)", g.path, name)
-			}
-		}
-		return
-	}
-	entries := g.got
-	if !complete {
-		entries = maps.Clone(g.want)
-		if entries == nil {
-			entries = map[string]goldenEntry{}
-		}
-		maps.Copy(entries, g.got)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(entries); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(g.path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(g.path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // The tests.
@@ -889,12 +735,12 @@ func (g *goldenFile) finish(t *testing.T, complete bool) {
 func TestOpenAPIDocumentIsValid(t *testing.T) {
 	t.Parallel()
 	s := mustSpec(t)
-	if got := s.doc.OpenAPI; !strings.HasPrefix(got, "3.0.") {
+	if got := s.Doc.OpenAPI; !strings.HasPrefix(got, "3.0.") {
 		t.Errorf("openapi = %q, want 3.0.x", got)
 	}
 	// The document describes exactly the routes the handler serves.
 	var ops []string
-	for path, item := range s.doc.Paths.Map() {
+	for path, item := range s.Doc.Paths.Map() {
 		for method := range item.Operations() {
 			ops = append(ops, method+" "+path)
 		}
@@ -902,7 +748,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	want := []string{"GET /openapi.yaml"}
 	for _, r := range operatorOnly {
 		want = append(want, r.method+" "+r.path)
-		if sec := s.doc.Paths.Value(r.path).GetOperation(r.method).Security; sec != nil {
+		if sec := s.Doc.Paths.Value(r.path).GetOperation(r.method).Security; sec != nil {
 			t.Errorf("%s %s overrides the document's security; it needs the operator token", r.method, r.path)
 		}
 	}
@@ -911,10 +757,10 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	if !slices.Equal(ops, want) {
 		t.Errorf("the document's operations are %q, the handler serves %q", ops, want)
 	}
-	if sec := s.doc.Paths.Value("/openapi.yaml").Get.Security; sec == nil || len(*sec) != 0 {
+	if sec := s.Doc.Paths.Value("/openapi.yaml").Get.Security; sec == nil || len(*sec) != 0 {
 		t.Errorf("GET /openapi.yaml must declare security: [] (no token needed)")
 	}
-	if len(s.doc.Security) != 1 || s.doc.Components.SecuritySchemes["operatorToken"] == nil {
+	if len(s.Doc.Security) != 1 || s.Doc.Components.SecuritySchemes["operatorToken"] == nil {
 		t.Errorf("the document must require the operatorToken scheme by default")
 	}
 
@@ -961,7 +807,7 @@ func TestServeOpenAPI(t *testing.T) {
 			if calls := op.recorded(); len(calls) != 0 {
 				t.Errorf("serving the document called the operator: %v", calls)
 			}
-			if err := s.validate(t, newRequest(t, http.MethodGet, "/openapi.yaml", authz, ""), rec); err != nil {
+			if err := s.Validate(t, newRequest(t, http.MethodGet, "/openapi.yaml", authz, ""), rec); err != nil {
 				t.Errorf("request does not conform to the document: %v", err)
 			}
 		})
@@ -975,7 +821,7 @@ func TestHandlers(t *testing.T) {
 		t.Run(r.golden, func(t *testing.T) {
 			t.Parallel()
 			cases := routeCases(r)
-			golden := openGolden(t, r.golden)
+			golden := apitest.OpenGolden(t, r.golden, *update)
 			var (
 				mu       sync.Mutex
 				ran      int
@@ -1016,9 +862,9 @@ func TestHandlers(t *testing.T) {
 						if got := op.recorded(); !slices.Equal(got, tt.wantCalls) {
 							t.Errorf("operator calls = %q, want %q", got, tt.wantCalls)
 						}
-						golden.check(t, tt.name, rec.Code, rec.Body.Bytes())
+						golden.Check(t, tt.name, apitest.Entry{Status: rec.Code, Body: rec.Body.Bytes()})
 
-						reqErr := s.validate(t, newRequest(t, r.method, r.path, authHeader, tt.body), rec)
+						reqErr := s.Validate(t, newRequest(t, r.method, r.path, authHeader, tt.body), rec)
 						switch {
 						case tt.offSpec && reqErr == nil:
 							t.Errorf("the document allows this request, but the case says it does not")
@@ -1030,7 +876,7 @@ func TestHandlers(t *testing.T) {
 			})
 			// The checks over all cases only hold when -run selected them all.
 			complete := ran == len(cases)
-			golden.finish(t, complete)
+			golden.Finish(t, complete)
 			if !complete {
 				return
 			}
@@ -1038,7 +884,7 @@ func TestHandlers(t *testing.T) {
 			// the handler answers in some case, and the other way round
 			// (strict response validation already refuses an undocumented
 			// status, case by case).
-			documented := documentedStatuses(t, s.doc, r.method, r.path)
+			documented := documentedStatuses(t, s.Doc, r.method, r.path)
 			got := slices.Sorted(maps.Keys(answered))
 			if !slices.Equal(documented, got) {
 				t.Errorf("%s %s: the document lists statuses %v, the cases answered %v", r.method, r.path, documented, got)
@@ -1081,7 +927,7 @@ func TestUndocumentedRoutesAreJSON404(t *testing.T) {
 			t.Parallel()
 			op := &fakeOperator{}
 			req := newRequest(t, tc.method, tc.path, bearerFor(operatorUser)(t), "")
-			if _, _, err := s.router.FindRoute(req); err == nil {
+			if s.Describes(req) {
 				t.Fatalf("the document describes %s %s; test it in TestHandlers", tc.method, tc.path)
 			}
 			rec := httptest.NewRecorder()
@@ -1089,7 +935,7 @@ func TestUndocumentedRoutesAreJSON404(t *testing.T) {
 			if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != "application/json" {
 				t.Errorf("got %d %q, want a JSON 404", rec.Code, rec.Header().Get("Content-Type"))
 			}
-			if got := string(compact(t, rec.Body.Bytes())); got != `{"error":"The requested resource could not be found."}` {
+			if got := string(apitest.Compact(t, rec.Body.Bytes())); got != `{"error":"The requested resource could not be found."}` {
 				t.Errorf("body = %s", got)
 			}
 			if calls := op.recorded(); len(calls) != 0 {
