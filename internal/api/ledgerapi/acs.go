@@ -3,6 +3,7 @@ package ledgerapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -141,70 +142,86 @@ func (h *Handler) prepareActiveContracts(r *http.Request, body []byte) (*acsQuer
 	return &acsQuery{plan: plan, at: at}, nil
 }
 
-// activeContracts emits the snapshot, at most take elements of it.
+// activeSnapshot is the selected active contracts at an offset, in
+// creation order, not yet rendered.
+type activeSnapshot struct {
+	pr      *projector
+	entries []*activeEntry // archived ones are nil
+	n       int            // entries not nil
+}
+
+type activeEntry struct {
+	offset       ledger.Offset
+	node         int32
+	contract     *ledger.Contract
+	match        match
+	workflowID   string
+	synchronizer ledger.SynchronizerID
+}
+
+// activeContracts computes the snapshot.
 //
 // It replays the participant's stream from the start up to the offset,
-// keeping the selected creations and dropping them when they are
-// archived: each request reads every update up to activeAtOffset and holds
-// the selected active contracts in memory, so its cost grows with the
-// length of the ledger, not with the size of the answer. That is fine for
-// sandnet's ledgers today; an index of active contracts by offset will
-// replace the replay when ledgers grow.
-func (h *Handler) activeContracts(ctx context.Context, q *acsQuery, take int, emit func(json.RawMessage) error) error {
-	if q.at == 0 || take <= 0 {
-		return nil // the empty ledger has no contracts
-	}
+// a page at a time, keeping the selected creations and dropping them when
+// they are archived: each request reads every update up to activeAtOffset
+// and holds the selected active contracts (decoded, not rendered) in
+// memory, so its cost grows with the length of the ledger and its memory
+// with the size of the answer. That is fine for sandnet's ledgers today;
+// an index of active contracts by offset will replace the replay when
+// ledgers grow. Rendering is streamed (emit).
+func (h *Handler) activeContracts(ctx context.Context, q *acsQuery) (*activeSnapshot, error) {
 	cfg := h.cfg
 	pr := &projector{plan: q.plan, reg: cfg.Registry, participant: cfg.Participant, hosted: cfg.Ledger.HostedParties(cfg.Participant)}
-	type entry struct {
-		offset       ledger.Offset
-		node         int32
-		contract     *ledger.Contract
-		match        match
-		workflowID   string
-		synchronizer ledger.SynchronizerID
+	s := &activeSnapshot{pr: pr}
+	if q.at == 0 {
+		return s, nil // the empty ledger has no contracts
 	}
-	var active []*entry // creation order; archived ones are nil
 	index := map[daml.ContractID]int{}
-	for after := ledger.Offset(0); after < q.at; {
-		page, err := cfg.Ledger.Updates(ctx, ledger.UpdateQuery{Participant: cfg.Participant, After: after, Until: q.at, Limit: pageSize})
-		if err != nil {
-			return err
-		}
-		for _, u := range page {
-			tx := u.Transaction
-			for i := range tx.Events {
-				e := &tx.Events[i]
-				switch {
-				case e.Created != nil:
-					// The participant holds the nodes its parties witness.
-					if !intersects(e.Witnesses, pr.hosted) {
-						continue
-					}
-					c := e.Created
-					if m := pr.stakeholderMatch(c.Template, c.Stakeholders()); m.ok() {
-						index[c.ID] = len(active)
-						active = append(active, &entry{u.Offset, e.NodeID, c, m, tx.WorkflowID, tx.Synchronizer})
-					}
-				case e.Exercised != nil && e.Exercised.Consuming:
-					if i, ok := index[e.Exercised.ContractID]; ok {
-						active[i] = nil
-						delete(index, e.Exercised.ContractID)
-					}
+	l := &lister{h: h, plan: q.plan}
+	err := l.pages(ctx, 0, q.at, false, func(u *ledger.ParticipantUpdate) (bool, error) {
+		tx := u.Transaction
+		for i := range tx.Events {
+			e := &tx.Events[i]
+			switch {
+			case e.Created != nil:
+				// The participant holds the nodes its parties witness.
+				if !intersects(e.Witnesses, pr.hosted) {
+					continue
+				}
+				c := e.Created
+				if m := pr.stakeholderMatch(c.Template, c.Stakeholders()); m.ok() {
+					index[c.ID] = len(s.entries)
+					s.entries = append(s.entries, &activeEntry{u.Offset, e.NodeID, c, m, tx.WorkflowID, tx.Synchronizer})
+					s.n++
+				}
+			case e.Exercised != nil && e.Exercised.Consuming:
+				if i, ok := index[e.Exercised.ContractID]; ok {
+					s.entries[i] = nil
+					s.n--
+					delete(index, e.Exercised.ContractID)
 				}
 			}
 		}
-		if len(page) < pageSize {
-			break
-		}
-		after = page[len(page)-1].Offset
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return s, nil
+}
+
+// emit renders the snapshot's first take contracts and hands each to
+// emit as it is rendered.
+func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error {
 	n := 0
-	for _, a := range active {
+	for _, a := range s.entries {
+		if n >= take {
+			return nil
+		}
 		if a == nil {
 			continue
 		}
-		ev, err := pr.created(a.offset, a.node, a.contract, a.match, true)
+		ev, err := s.pr.created(a.offset, a.node, a.contract, a.match, true)
 		if err != nil {
 			return err
 		}
@@ -220,16 +237,16 @@ func (h *Handler) activeContracts(ctx context.Context, q *acsQuery, take int, em
 		if err := emit(b); err != nil {
 			return err
 		}
-		if n++; n >= take {
-			return nil
-		}
+		n++
 	}
 	return nil
 }
 
 // POST /v2/state/active-contracts: the snapshot as a list, under the same
 // limit and node limit rules as the updates list. The snapshot is bounded,
-// so stream_idle_timeout_ms is accepted and has nothing to wait for.
+// so stream_idle_timeout_ms is accepted and has nothing to wait for. The
+// size of the snapshot is known before anything is rendered, so the 413 is
+// decided first and the list is then streamed as it is rendered.
 func (h *Handler) activeContractsList(w http.ResponseWriter, r *http.Request) error {
 	params, err := parseListParams(r.URL.Query())
 	if err != nil {
@@ -243,7 +260,29 @@ func (h *Handler) activeContractsList(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	return h.writeLimitedList(w, params, func(take int, emit func(json.RawMessage) error) error {
-		return h.activeContracts(r.Context(), q, take, emit)
+	take, ok := h.listTake(params)
+	if !ok {
+		return writeList(w, nil)
+	}
+	snap, err := h.activeContracts(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	if n := min(snap.n, take); n > h.cfg.MaxListElements {
+		return overLimit(n, h.cfg.MaxListElements)
+	}
+	out := newListBody(w, h.cfg.ListBufferBytes)
+	err = snap.emit(take, func(b json.RawMessage) error {
+		if err := out.add(b); !errors.Is(err, errOverBudget) {
+			return err
+		}
+		return out.start()
 	})
+	if err == nil {
+		err = out.finish()
+	}
+	if err != nil && out.started {
+		return h.abort(r.Context(), r, err)
+	}
+	return err
 }

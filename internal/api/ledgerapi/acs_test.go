@@ -192,6 +192,9 @@ func TestActiveContracts(t *testing.T) {
 				if tc.check != nil {
 					tc.check(t, e, rec)
 				}
+				if tc.opts.buffer == 0 {
+					sameStreamed(t, e, tc.opts, target, authz, body, rec)
+				}
 			})
 		}
 	})

@@ -118,6 +118,10 @@ type Config struct {
 	// ListWaitTime is http-list-wait-time: an open-ended list is complete
 	// once no element arrived for this long (DefaultListWaitTime when 0).
 	ListWaitTime time.Duration
+	// ListBufferBytes is how much of a bounded list response is held
+	// before it is streamed (DefaultListBufferBytes when 0): a smaller
+	// list is sent whole, with a Content-Length.
+	ListBufferBytes int
 	// Logger records why requests were refused (slog.Default when nil).
 	Logger *slog.Logger
 }
@@ -137,6 +141,9 @@ func New(cfg Config) *Handler {
 	}
 	if cfg.ListWaitTime <= 0 {
 		cfg.ListWaitTime = DefaultListWaitTime
+	}
+	if cfg.ListBufferBytes <= 0 {
+		cfg.ListBufferBytes = DefaultListBufferBytes
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -194,6 +194,8 @@ type options struct {
 	authNone bool
 	max      int
 	wait     time.Duration
+	// buffer is the list buffer in bytes (Config.ListBufferBytes).
+	buffer int
 }
 
 var discard = slog.New(slog.DiscardHandler)
@@ -210,7 +212,7 @@ func (e *env) handler(o options) http.Handler {
 	cfg := ledgerapi.Config{
 		Participant: e.seeded.Validator.Participant, ParticipantName: e.seeded.Validator.ParticipantName,
 		Ledger: ledgerapi.NetworkLedger(e.net), Registry: e.net.Registry(), Auth: a,
-		MaxListElements: o.max, ListWaitTime: o.wait, Logger: discard,
+		MaxListElements: o.max, ListWaitTime: o.wait, ListBufferBytes: o.buffer, Logger: discard,
 	}
 	ledgerapi.New(cfg).Register(mux, "")
 	sv := e.seeded.SVs[0]
@@ -490,4 +492,24 @@ func transactions(list []ledgerapi.JsGetUpdatesResponse) (txs []ledgerapi.JsTran
 		}
 	}
 	return txs, checkpoints
+}
+
+// sameStreamed serves a list request again with a one-byte list buffer,
+// so that the response is streamed from its first element (after the 413
+// is decided by counting), and checks that the status and body are those
+// of rec.
+func sameStreamed(t *testing.T, e *env, o options, target, authz, body string, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if rec.Code != http.StatusOK && rec.Code != http.StatusRequestEntityTooLarge {
+		return
+	}
+	o.buffer = 1
+	streamed := httptest.NewRecorder()
+	e.handler(o).ServeHTTP(streamed, newRequest(http.MethodPost, target, authz, body))
+	if streamed.Code != rec.Code || !bytes.Equal(streamed.Body.Bytes(), rec.Body.Bytes()) {
+		t.Errorf("streamed response differs:\n got %d %.2000s\nwant %d %.2000s", streamed.Code, streamed.Body, rec.Code, rec.Body)
+	}
+	if rec.Code == http.StatusOK && rec.Body.String() != "[]" && streamed.Header().Get("Content-Length") != "" {
+		t.Errorf("a streamed list has Content-Length %s", streamed.Header().Get("Content-Length"))
+	}
 }

@@ -202,6 +202,46 @@ func (pr *projector) transaction(offset ledger.Offset, tx *ledger.Transaction) (
 	}, nil
 }
 
+// selects reports whether transaction renders tx, that is whether the
+// request selects any of its events, without rendering them: the list
+// counts with it.
+func (pr *projector) selects(tx *ledger.Transaction) bool {
+	if pr.plan.transactions == nil {
+		return false
+	}
+	var transient map[daml.ContractID]bool
+	for i := range tx.Events {
+		e := &tx.Events[i]
+		if !intersects(e.Witnesses, pr.hosted) {
+			continue
+		}
+		if transient == nil {
+			transient = transientContracts(tx)
+		}
+		switch {
+		case e.Created != nil:
+			c := e.Created
+			if pr.plan.shape == acsDelta {
+				if !transient[c.ID] && pr.stakeholderMatch(c.Template, c.Stakeholders()).ok() {
+					return true
+				}
+			} else if pr.witnessMatch(c.Template, e.Witnesses).ok() {
+				return true
+			}
+		case e.Exercised != nil:
+			x := e.Exercised
+			if pr.plan.shape == acsDelta {
+				if x.Consuming && !transient[x.ContractID] && pr.stakeholderMatch(x.Template, x.Stakeholders).ok() {
+					return true
+				}
+			} else if pr.witnessMatch(x.Template, e.Witnesses).ok() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (pr *projector) event(offset ledger.Offset, e *ledger.Event, transient map[daml.ContractID]bool) (*Event, error) {
 	switch {
 	case e.Created != nil:

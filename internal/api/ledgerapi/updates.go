@@ -3,17 +3,18 @@ package ledgerapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
 
-// pageSize is how many updates one store read returns.
-const pageSize = 128
+// pageSize is how many updates one store read returns: a list or a
+// stream holds at most one page of decoded updates at a time.
+const pageSize = 256
 
 // updates serves POST /v2/updates and /v2/updates/flats, which Canton
 // runs with the same handler: a blocking list of the participant's
@@ -22,9 +23,15 @@ const pageSize = 128
 // The request is decoded (400 text/plain), checked for the JSON layer's
 // filter-or-updateFormat rule, authenticated and authorized, validated
 // (offsets, format, ledger end) and its filters resolved, before anything
-// is read. The list is collected up to one element more than the node
-// limit, so that a list over the limit is refused with 413 before any of
-// it is sent, as Canton does; an error while reading replaces the list.
+// is read. A list over the node limit is refused with 413 before any of it
+// is sent, as Canton does.
+//
+// A bounded list is streamed (see stream.go): its range ends at or before
+// the ledger end read during validation, and committed updates never
+// change, so counting the range and then reading it again for the
+// response see the same updates. An open-ended list waits for commits
+// until it has take elements or is idle, so what it returns is only known
+// at its end: it is collected, up to take elements, and sent whole.
 func (h *Handler) updates(w http.ResponseWriter, r *http.Request) error {
 	params, err := parseListParams(r.URL.Query())
 	if err != nil {
@@ -38,49 +45,97 @@ func (h *Handler) updates(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-
-	return h.writeLimitedList(w, params, func(take int, emit func(json.RawMessage) error) error {
-		l := &lister{h: h, plan: q.plan, take: take, emit: emit}
-		if !q.plan.openEnded {
-			return l.bounded(r.Context())
-		}
-		idle := h.cfg.ListWaitTime
-		if params.IdleTimeout != nil {
-			idle = time.Duration(min(*params.IdleTimeout, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
-		}
-		return l.tail(r.Context(), q.ledgerEnd, q.committed, idle)
-	})
+	take, ok := h.listTake(params)
+	if !ok {
+		return writeList(w, nil)
+	}
+	if !q.plan.openEnded {
+		return h.boundedList(w, r, q.plan, take)
+	}
+	idle := h.cfg.ListWaitTime
+	if params.IdleTimeout != nil {
+		idle = time.Duration(min(*params.IdleTimeout, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
+	}
+	out := newListBody(w, math.MaxInt)
+	l := &lister{h: h, plan: q.plan, take: take, emit: out.add}
+	if err := l.tail(r.Context(), q.ledgerEnd, q.committed, idle); err != nil {
+		return err
+	}
+	if l.n > h.cfg.MaxListElements {
+		return overLimit(l.n, h.cfg.MaxListElements)
+	}
+	return out.finish()
 }
 
-// writeLimitedList answers a list endpoint: fill emits at most take
-// elements, which are collected and written as one array. take is one more
-// than the node limit, or the request's smaller limit, so that a list
-// over the node limit is refused with 413 before any of it is sent, as
-// Canton does; a limit of 0 or less is an empty list, and an error of fill
-// replaces the list.
-func (h *Handler) writeLimitedList(w http.ResponseWriter, params listParams, fill func(take int, emit func(json.RawMessage) error) error) error {
-	nodeLimit := h.cfg.MaxListElements
-	take := nodeLimit + 1
+// listTake is how many elements a list reads at most: one more than the
+// node limit, so that a list over it is refused with 413 rather than cut,
+// as Canton does, or the request's smaller limit. ok is false for a limit
+// of 0 or less, which is an empty list.
+func (h *Handler) listTake(params listParams) (take int, ok bool) {
+	take = h.cfg.MaxListElements + 1
 	if params.Limit != nil {
 		if *params.Limit <= 0 {
-			return writeList(w, nil)
+			return 0, false
 		}
 		if *params.Limit < int64(take) {
 			take = int(*params.Limit)
 		}
 	}
-	var out []json.RawMessage
-	if err := fill(take, func(b json.RawMessage) error {
-		out = append(out, b)
-		return nil
-	}); err != nil {
+	return take, true
+}
+
+// boundedList streams the list of (begin, end], in either order, at most
+// take elements.
+//
+// The first pass renders into the response's buffer. When the list ends
+// before the buffer is full, it is sent whole (or refused with 413). When
+// the buffer fills first, the rest of the range is counted, without
+// rendering, up to the node limit — unless the range is too short to hold
+// more elements than the limit allows (each update is one element at
+// most) or take is within the limit; then the response starts and the
+// rest is rendered and written as it is read.
+func (h *Handler) boundedList(w http.ResponseWriter, r *http.Request, plan *updatePlan, take int) error {
+	ctx := r.Context()
+	nodeLimit := h.cfg.MaxListElements
+	out := newListBody(w, h.cfg.ListBufferBytes)
+	l := &lister{h: h, plan: plan, take: take, emit: out.add}
+	pr := l.projector()
+	after, until := plan.begin, plan.end
+	err := l.scan(ctx, pr, after, until, plan.descending)
+	if err == nil {
+		if l.n > nodeLimit {
+			return overLimit(l.n, nodeLimit)
+		}
+		return out.finish()
+	}
+	if !errors.Is(err, errOverBudget) {
 		return err
 	}
-	if len(out) > nodeLimit {
-		return fault.WithCode(fault.Aborted, codeMaxListElements,
-			"The number of matching elements (%d) is greater than the node limit (%d).", len(out), nodeLimit)
+	// Resume after the update that filled the buffer.
+	if plan.descending {
+		until = l.last.Offset - 1
+	} else {
+		after = l.last.Offset
 	}
-	return writeList(w, out)
+	if take > nodeLimit && l.n+int(min(until-after, ledger.Offset(nodeLimit))) > nodeLimit {
+		more, err := l.count(ctx, pr, after, until, plan.descending, nodeLimit+1-l.n)
+		if err != nil {
+			return err
+		}
+		if l.n+more > nodeLimit {
+			return overLimit(l.n+more, nodeLimit)
+		}
+	}
+	if err := out.start(); err != nil {
+		return h.abort(ctx, r, err)
+	}
+	if err := l.scan(ctx, pr, after, until, plan.descending); err != nil {
+		return h.abort(ctx, r, err)
+	}
+	if err := out.finish(); err != nil {
+		return h.abort(ctx, r, err)
+	}
+	return nil
 }
 
 // updatesQuery is a GetUpdatesRequest that passed every check before the
@@ -266,10 +321,11 @@ func checkpoint(u *ledger.ParticipantUpdate) JsGetUpdatesResponse {
 	}}}}
 }
 
-// scan reads (after, until] page by page and adds what the request
-// selects, until it has take elements.
-func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Offset, descending bool) error {
-	for after < until && !l.full() {
+// pages reads (after, until] of the participant's stream page by page,
+// in the given order, and calls each for every update until it returns
+// false or an error.
+func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descending bool, each func(u *ledger.ParticipantUpdate) (bool, error)) error {
+	for after < until {
 		page, err := l.h.cfg.Ledger.Updates(ctx, ledger.UpdateQuery{
 			Participant: l.h.cfg.Participant, After: after, Until: until, Limit: pageSize, Descending: descending,
 		})
@@ -277,17 +333,8 @@ func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Of
 			return err
 		}
 		for i := range page {
-			u := &page[i]
-			l.last = u
-			if tx, err := pr.transaction(u.Offset, u.Transaction); err != nil {
+			if more, err := each(&page[i]); err != nil || !more {
 				return err
-			} else if tx != nil {
-				if err := l.add(JsGetUpdatesResponse{Update: Update{Transaction: &Wrapped[JsTransaction]{Value: *tx}}}); err != nil {
-					return err
-				}
-				if l.full() {
-					return nil
-				}
 			}
 		}
 		if len(page) < pageSize {
@@ -300,4 +347,39 @@ func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Of
 		}
 	}
 	return nil
+}
+
+// scan reads (after, until] and adds what the request selects, until it
+// has take elements.
+func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Offset, descending bool) error {
+	if l.full() {
+		return nil
+	}
+	return l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
+		l.last = u
+		tx, err := pr.transaction(u.Offset, u.Transaction)
+		if err != nil || tx == nil {
+			return true, err
+		}
+		if err := l.add(JsGetUpdatesResponse{Update: Update{Transaction: &Wrapped[JsTransaction]{Value: *tx}}}); err != nil {
+			return false, err
+		}
+		return !l.full(), nil
+	})
+}
+
+// count counts the updates of (after, until] the request selects, up to
+// max, without rendering them.
+func (l *lister) count(ctx context.Context, pr *projector, after, until ledger.Offset, descending bool, max int) (int, error) {
+	n := 0
+	if max <= 0 {
+		return 0, nil
+	}
+	err := l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
+		if pr.selects(u.Transaction) {
+			n++
+		}
+		return n < max, nil
+	})
+	return n, err
 }

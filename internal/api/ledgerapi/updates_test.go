@@ -304,6 +304,9 @@ func TestUpdates(t *testing.T) {
 				if tc.check != nil {
 					tc.check(t, e, rec)
 				}
+				if strings.Contains(tc.body, `"endInclusive"`) && tc.opts.buffer == 0 {
+					sameStreamed(t, e, tc.opts, target, authz, body, rec)
+				}
 			})
 		}
 	})

@@ -61,7 +61,11 @@ func (h *Handler) activeContractsStream(w http.ResponseWriter, r *http.Request) 
 		if err != nil {
 			return err
 		}
-		return h.activeContracts(ctx, q, math.MaxInt, send)
+		snap, err := h.activeContracts(ctx, q)
+		if err != nil {
+			return err
+		}
+		return snap.emit(math.MaxInt, send)
 	})
 }
 
