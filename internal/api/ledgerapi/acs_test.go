@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 )
 
@@ -105,7 +106,7 @@ func TestActiveContracts(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
 	s := mustSpec(t)
-	golden := openGolden(t, "acs")
+	golden := apitest.OpenGolden(t, "acs", *update)
 	const acsPath = "/v2/state/active-contracts"
 	aliceAll := byParty("{alice}", "{}")
 	amulets := byParty("{alice}", templateFilter(amuletID, true))
@@ -181,8 +182,8 @@ func TestActiveContracts(t *testing.T) {
 				default:
 					checkError(t, rec, tc.code)
 				}
-				golden.check(t, tc.name, rec)
-				reqErr := s.validate(t, newRequest(http.MethodPost, target, authz, body), rec)
+				golden.Check(t, tc.name, apitest.EntryOf(t, rec))
+				reqErr := s.Validate(t, newRequest(http.MethodPost, target, authz, body), rec)
 				switch {
 				case tc.offSpec && reqErr == nil:
 					t.Errorf("the document allows this request, but the case says it does not")
@@ -198,5 +199,5 @@ func TestActiveContracts(t *testing.T) {
 			})
 		}
 	})
-	golden.finish(t, ran == len(cases))
+	golden.Finish(t, ran == len(cases))
 }

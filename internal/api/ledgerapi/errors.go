@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
 )
 
 // The ledger API answers two error shapes: input it cannot decode (a body,
@@ -32,6 +33,7 @@ const (
 	codeDescendingMissingEnd = "DESCENDING_ORDER_MISSING_END"
 	codeOffsetAfterLedgerEnd = "OFFSET_AFTER_LEDGER_END"
 	codeOffsetOutOfRange     = "OFFSET_OUT_OF_RANGE"
+	codePrunedDataAccessed   = "PARTICIPANT_PRUNED_DATA_ACCESSED"
 	codePackageNamesNotFound = "PACKAGE_NAMES_NOT_FOUND"
 	codeNoTemplatesForName   = "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"
 	codeNoInterfaceForName   = "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"
@@ -88,6 +90,7 @@ var codeClass = map[string]errorClass{
 	codeDescendingMissingEnd: {catInvalidIndependent, grpcInvalidArgument, ""},
 	codeOffsetAfterLedgerEnd: {catSeekAfterEnd, grpcOutOfRange, retryOneSecond},
 	codeOffsetOutOfRange:     {catInvalidGivenState, grpcFailedPrecondition, ""},
+	codePrunedDataAccessed:   {catInvalidGivenState, grpcFailedPrecondition, ""},
 	codePackageNamesNotFound: {catResourceMissing, grpcNotFound, ""},
 	codeNoTemplatesForName:   {catResourceMissing, grpcNotFound, ""},
 	codeNoInterfaceForName:   {catResourceMissing, grpcNotFound, ""},
@@ -167,6 +170,21 @@ func missingField(field string) *fault.Error {
 
 func invalidField(field, format string, args ...any) *fault.Error {
 	return fault.WithCode(fault.InvalidArgument, codeInvalidField, "%s%s: %s", invalidFieldCausePrefix, field, fmt.Sprintf(format, args...))
+}
+
+// prunedDataAccessed is a read that reaches into the part of the
+// participant's stream that was pruned, up to and including pruned; Canton
+// names the first offset a client may read from in earliest_offset.
+func prunedDataAccessed(pruned ledger.Offset, format string, args ...any) *fault.Error {
+	e := fault.WithCode(fault.FailedPrecondition, codePrunedDataAccessed, format, args...)
+	e.Context = map[string]string{"earliest_offset": strconv.FormatInt(int64(pruned), 10)}
+	return e
+}
+
+// updatesPruned refuses an updates request of (begin, end] that begins
+// before the pruned offset.
+func updatesPruned(begin, end, pruned ledger.Offset) *fault.Error {
+	return prunedDataAccessed(pruned, "Updates request from %d to %d precedes pruned offset %d", begin+1, end, pruned)
 }
 
 // unauthenticated is a request without a valid token.

@@ -157,6 +157,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/updates", h.serve(h.updates))
 	mux.Handle("POST "+prefix+"/v2/updates/flats", h.serve(h.updates))
 	mux.Handle("GET "+prefix+"/v2/state/ledger-end", h.serve(h.ledgerEnd))
+	mux.Handle("GET "+prefix+"/v2/state/latest-pruned-offsets", h.serve(h.latestPrunedOffsets))
 	mux.Handle("POST "+prefix+"/v2/state/active-contracts", h.serve(h.activeContractsList))
 	mux.Handle("GET "+prefix+"/v2/version", h.serve(h.version))
 	mux.HandleFunc("GET "+prefix+"/v2/updates", h.updatesStream)
@@ -289,6 +290,26 @@ func (h *Handler) ledgerEnd(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, GetLedgerEndResponse{Offset: int64(head.Offsets[h.cfg.Participant])})
+}
+
+// GetLatestPrunedOffsetsResponse is how far the participant's stream is
+// pruned, inclusive; 0 when it is not. sandnet has no divulged contracts
+// to prune apart from the rest, so both offsets are the same.
+type GetLatestPrunedOffsetsResponse struct {
+	ParticipantPrunedUpToInclusive          int64 `json:"participantPrunedUpToInclusive"`
+	AllDivulgedContractsPrunedUpToInclusive int64 `json:"allDivulgedContractsPrunedUpToInclusive"`
+}
+
+func (h *Handler) latestPrunedOffsets(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.authenticate(r); err != nil {
+		return err
+	}
+	head, err := h.cfg.Ledger.Head(r.Context())
+	if err != nil {
+		return err
+	}
+	p := int64(head.Pruned[h.cfg.Participant])
+	return writeJSON(w, GetLatestPrunedOffsetsResponse{ParticipantPrunedUpToInclusive: p, AllDivulgedContractsPrunedUpToInclusive: p})
 }
 
 // GetLedgerAPIVersionResponse is the version and the features.

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,11 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
-
+	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
@@ -250,202 +243,30 @@ func newRequest(method, target, authz, body string) *http.Request {
 	return req
 }
 
-// The OpenAPI document and validation.
+// The OpenAPI document and validation. An SV's route is checked as the
+// validator's, which the document describes (the prefix is the only
+// difference).
 
-type spec struct {
-	doc    *openapi3.T
-	router routers.Router
-}
-
-var loadSpec = sync.OnceValues(func() (*spec, error) {
+var loadSpec = sync.OnceValues(func() (*apitest.Spec, error) {
 	b, err := os.ReadFile("openapi.yaml")
 	if err != nil {
 		return nil, err
 	}
-	doc, err := openapi3.NewLoader().LoadFromData(b)
+	s, err := apitest.LoadSpec(b)
 	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
+		return nil, err
 	}
-	if err := doc.Validate(context.Background()); err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
-	}
-	router, err := legacy.NewRouter(doc)
-	if err != nil {
-		return nil, fmt.Errorf("router: %w", err)
-	}
-	return &spec{doc: doc, router: router}, nil
+	s.StripPrefix = "/sv/1"
+	return s, nil
 })
 
-func mustSpec(t testing.TB) *spec {
+func mustSpec(t testing.TB) *apitest.Spec {
 	t.Helper()
 	s, err := loadSpec()
 	if err != nil {
 		t.Fatalf("OpenAPI document: %v", err)
 	}
 	return s
-}
-
-func validationOptions() *openapi3filter.Options {
-	return &openapi3filter.Options{
-		IncludeResponseStatus: true,
-		MultiError:            false,
-		AuthenticationFunc: func(_ context.Context, in *openapi3filter.AuthenticationInput) error {
-			if s := in.SecurityScheme; s.Type != "http" || s.Scheme != "bearer" {
-				return fmt.Errorf("unexpected security scheme %s %s", s.Type, s.Scheme)
-			}
-			if _, ok := auth.BearerToken(in.RequestValidationInput.Request.Header.Get("Authorization")); !ok {
-				return errors.New("no bearer token")
-			}
-			return nil
-		},
-	}
-}
-
-// validate checks a request and its response against the document and
-// returns the request's validation error for the caller to judge; the
-// response must always conform. An SV's route is checked as the
-// validator's, which the document describes (the prefix is the only
-// difference).
-func (s *spec) validate(t *testing.T, req *http.Request, rec *httptest.ResponseRecorder) (requestErr error) {
-	t.Helper()
-	if rest, ok := strings.CutPrefix(req.URL.Path, "/sv/1"); ok {
-		req.URL.Path = rest
-	}
-	route, params, err := s.router.FindRoute(req)
-	if err != nil {
-		t.Fatalf("%s %s is not in the document: %v", req.Method, req.URL.Path, err)
-	}
-	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: validationOptions()}
-	requestErr = openapi3filter.ValidateRequest(t.Context(), in)
-	resp := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: in, Status: rec.Code, Header: rec.Header(), Options: validationOptions(),
-	}
-	resp.SetBodyBytes(rec.Body.Bytes())
-	if err := openapi3filter.ValidateResponse(t.Context(), resp); err != nil {
-		t.Errorf("response does not conform to the document: %v\nbody: %.2000s", err, rec.Body)
-	}
-	return requestErr
-}
-
-// Golden files map each case to its status, content type and body.
-
-type goldenEntry struct {
-	Status      int             `json:"status"`
-	ContentType string          `json:"contentType"`
-	Body        json.RawMessage `json:"body"`
-}
-
-type goldenFile struct {
-	path string
-	mu   sync.Mutex
-	want map[string]goldenEntry
-	got  map[string]goldenEntry
-}
-
-func openGolden(t *testing.T, name string) *goldenFile {
-	t.Helper()
-	g := &goldenFile{path: filepath.Join("testdata", name+".golden.json"), got: map[string]goldenEntry{}}
-	b, err := os.ReadFile(g.path)
-	if *update && errors.Is(err, os.ErrNotExist) {
-		return g
-	}
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if err := json.Unmarshal(b, &g.want); err != nil {
-		t.Fatalf("%s: %v", g.path, err)
-	}
-	return g
-}
-
-func compact(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		t.Fatalf("not JSON: %v: %.500s", err, b)
-	}
-	return buf.Bytes()
-}
-
-// entryOf records a response: a JSON body as it is, any other body as a
-// JSON string.
-func entryOf(t testing.TB, rec *httptest.ResponseRecorder) goldenEntry {
-	t.Helper()
-	ct := rec.Header().Get("Content-Type")
-	body := rec.Body.Bytes()
-	if ct != "application/json" {
-		b, err := json.Marshal(rec.Body.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		body = b
-	}
-	return goldenEntry{Status: rec.Code, ContentType: ct, Body: compact(t, body)}
-}
-
-func (g *goldenFile) check(t *testing.T, name string, rec *httptest.ResponseRecorder) {
-	t.Helper()
-	g.checkEntry(t, name, entryOf(t, rec))
-}
-
-// checkEntry compares an entry that is not an HTTP response, such as a
-// websocket exchange.
-func (g *goldenFile) checkEntry(t *testing.T, name string, got goldenEntry) {
-	t.Helper()
-	got.Body = compact(t, got.Body)
-	g.mu.Lock()
-	g.got[name] = got
-	want, ok := g.want[name]
-	g.mu.Unlock()
-	if *update {
-		return
-	}
-	if !ok {
-		t.Fatalf("%s has no entry %q (run go test -update)", g.path, name)
-	}
-	if want.Status != got.Status || want.ContentType != got.ContentType || !bytes.Equal(compact(t, want.Body), got.Body) {
-		t.Errorf("response differs from %s:\n got %d %s %.3000s\nwant %d %s %.3000s", g.path,
-			got.Status, got.ContentType, got.Body, want.Status, want.ContentType, compact(t, want.Body))
-	}
-}
-
-// finish writes the file under -update, and otherwise reports entries no
-// case produced. When -run left cases out (complete is false), their
-// entries are kept.
-func (g *goldenFile) finish(t *testing.T, complete bool) {
-	t.Helper()
-	if !*update {
-		if !complete || t.Failed() {
-			return
-		}
-		for name := range g.want {
-			if _, ok := g.got[name]; !ok {
-				t.Errorf("%s: stale entry %q: no case has that name (run go test -update)", g.path, name)
-			}
-		}
-		return
-	}
-	entries := g.got
-	if !complete {
-		entries = maps.Clone(g.want)
-		if entries == nil {
-			entries = map[string]goldenEntry{}
-		}
-		maps.Copy(entries, g.got)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(entries); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(g.path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(g.path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // decodeList decodes a 200 updates list.

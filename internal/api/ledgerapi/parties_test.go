@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/daml"
 )
@@ -19,7 +20,7 @@ func TestParties(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
 	s := mustSpec(t)
-	golden := openGolden(t, "parties")
+	golden := apitest.OpenGolden(t, "parties", *update)
 	type partiesCase struct {
 		name    string
 		path    string
@@ -169,8 +170,8 @@ func TestParties(t *testing.T) {
 				if rec.Code != http.StatusOK && (rec.Code != http.StatusBadRequest || tc.code != "") {
 					checkError(t, rec, tc.code)
 				}
-				golden.check(t, tc.name, rec)
-				reqErr := s.validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
+				golden.Check(t, tc.name, apitest.EntryOf(t, rec))
+				reqErr := s.Validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
 				switch {
 				case tc.offSpec && reqErr == nil:
 					t.Errorf("the document allows this request, but the case says it does not")
@@ -183,5 +184,5 @@ func TestParties(t *testing.T) {
 			})
 		}
 	})
-	golden.finish(t, ran == len(cases))
+	golden.Finish(t, ran == len(cases))
 }

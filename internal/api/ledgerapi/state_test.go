@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 )
 
@@ -20,7 +21,7 @@ func TestStateAndVersion(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
 	s := mustSpec(t)
-	golden := openGolden(t, "state")
+	golden := apitest.OpenGolden(t, "state", *update)
 	type stateCase struct {
 		name    string
 		path    string
@@ -85,8 +86,8 @@ func TestStateAndVersion(t *testing.T) {
 				if rec.Code != http.StatusOK {
 					checkError(t, rec, "")
 				}
-				golden.check(t, tc.name, rec)
-				reqErr := s.validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
+				golden.Check(t, tc.name, apitest.EntryOf(t, rec))
+				reqErr := s.Validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
 				switch {
 				case tc.offSpec && reqErr == nil:
 					t.Errorf("the document allows this request, but the case says it does not")
@@ -99,7 +100,7 @@ func TestStateAndVersion(t *testing.T) {
 			})
 		}
 	})
-	golden.finish(t, ran == len(cases))
+	golden.Finish(t, ran == len(cases))
 }
 
 // The document is valid, describes exactly the routes served, and is
@@ -107,11 +108,11 @@ func TestStateAndVersion(t *testing.T) {
 func TestOpenAPIDocument(t *testing.T) {
 	t.Parallel()
 	s := mustSpec(t)
-	if got := s.doc.OpenAPI; !strings.HasPrefix(got, "3.0.") {
+	if got := s.Doc.OpenAPI; !strings.HasPrefix(got, "3.0.") {
 		t.Errorf("openapi = %q, want 3.0.x", got)
 	}
 	var ops []string
-	for path, item := range s.doc.Paths.Map() {
+	for path, item := range s.Doc.Paths.Map() {
 		for method := range item.Operations() {
 			ops = append(ops, method+" "+path)
 		}
@@ -119,14 +120,25 @@ func TestOpenAPIDocument(t *testing.T) {
 	slices.Sort(ops)
 	want := []string{
 		"DELETE /v2/users/{user-id}", "GET /docs/asyncapi", "GET /docs/openapi", "GET /v2/authenticated-user",
-		"GET /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET /v2/state/ledger-end",
+		"GET /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET /v2/state/latest-pruned-offsets", "GET /v2/state/ledger-end",
 		"GET /v2/users", "GET /v2/users/{user-id}", "GET /v2/users/{user-id}/rights", "GET /v2/version", "PATCH /v2/users/{user-id}",
 		"PATCH /v2/users/{user-id}/rights", "POST /v2/state/active-contracts", "POST /v2/updates", "POST /v2/updates/flats", "POST /v2/users", "POST /v2/users/{user-id}/rights",
 	}
 	if !slices.Equal(ops, want) {
 		t.Errorf("the document's operations are %q, want %q", ops, want)
 	}
-	if sec := s.doc.Paths.Value("/docs/openapi").Get.Security; sec == nil || len(*sec) != 0 {
+	// The SV's prefix is stripped before matching, and nothing else.
+	for _, op := range want {
+		method, path, _ := strings.Cut(op, " ")
+		path = strings.NewReplacer("{user-id}", "alice", "{party}", "alice").Replace(path)
+		if !s.Describes(httptest.NewRequest(method, baseURL+path, nil)) {
+			t.Errorf("Describes(%s %s) = false", method, path)
+		}
+	}
+	if s.Describes(httptest.NewRequest(http.MethodGet, baseURL+"/v2/no-such-route", nil)) {
+		t.Error("Describes(GET /v2/no-such-route) = true")
+	}
+	if sec := s.Doc.Paths.Value("/docs/openapi").Get.Security; sec == nil || len(*sec) != 0 {
 		t.Error("GET /docs/openapi must declare security: [] (no token needed)")
 	}
 
@@ -144,7 +156,7 @@ func TestOpenAPIDocument(t *testing.T) {
 				t.Errorf("GET %s with %q: %d %q, or the body differs from openapi.yaml", path, authz, rec.Code, rec.Header().Get("Content-Type"))
 			}
 			if path == "/docs/openapi" {
-				if err := s.validate(t, newRequest(http.MethodGet, path, authz, ""), rec); err != nil {
+				if err := s.Validate(t, newRequest(http.MethodGet, path, authz, ""), rec); err != nil {
 					t.Errorf("request does not conform: %v", err)
 				}
 			}

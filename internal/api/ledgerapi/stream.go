@@ -16,9 +16,11 @@ import (
 // once the 413 is ruled out, the status line and what the buffer holds go
 // out, then each element as the store's pages are read, flushed every
 // flushBytes. Every check that can refuse a request — decoding, auth,
-// validation, the ledger end, names, and the node limit — is decided
-// before the first byte. sandnet keeps every update (there is no pruning),
-// so there is no pruning error to decide.
+// validation, the ledger end, names, the pruned offset, and the node limit
+// — is decided before the first byte. A prune that lands after the pruned
+// offset was checked is noticed at the next page read (see lister.pages):
+// before the first byte it is the request's error, after it the response
+// is aborted as below.
 //
 // After the first byte the status cannot change. A failure then (a store
 // read or an encoding error; a client that left is not one) aborts the

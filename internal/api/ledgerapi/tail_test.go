@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
@@ -69,7 +70,7 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	s := mustSpec(t)
-	golden := openGolden(t, "tail")
+	golden := apitest.OpenGolden(t, "tail", *update)
 	alice := e.party("alice")
 	// A long idle timeout, and a limit of the transaction and its
 	// checkpoint: the response comes as soon as the commit is seen.
@@ -98,8 +99,8 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 	if cps[0].Offset != 13 || cps[0].SynchronizerTimes[0].RecordTime != tx.RecordTime.String() {
 		t.Errorf("checkpoint %+v", cps[0])
 	}
-	golden.check(t, "alice's tap while she waits", rec)
-	if err := s.validate(t, newRequest(http.MethodPost, target, authz, body), rec); err != nil {
+	golden.Check(t, "alice's tap while she waits", apitest.EntryOf(t, rec))
+	if err := s.Validate(t, newRequest(http.MethodPost, target, authz, body), rec); err != nil {
 		t.Errorf("request does not conform: %v", err)
 	}
 
@@ -143,7 +144,7 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 	if len(svTxs) == 1 && svTxs[0].CommandID != "" {
 		t.Errorf("commandId %q shown to a party that did not submit", svTxs[0].CommandID)
 	}
-	golden.finish(t, true)
+	golden.Finish(t, true)
 }
 
 func TestOpenEndedIdleTimeout(t *testing.T) {

@@ -22,8 +22,8 @@ const pageSize = 256
 //
 // The request is decoded (400 text/plain), checked for the JSON layer's
 // filter-or-updateFormat rule, authenticated and authorized, validated
-// (offsets, format, ledger end) and its filters resolved, before anything
-// is read. A list over the node limit is refused with 413 before any of it
+// (offsets, format, ledger end) and its filters resolved, and its range
+// checked against the pruned offset, before anything is read. A list over the node limit is refused with 413 before any of it
 // is sent, as Canton does.
 //
 // A bounded list is streamed (see stream.go): its range ends at or before
@@ -150,8 +150,8 @@ type updatesQuery struct {
 // prepareUpdates takes a GetUpdatesRequest body through every step the
 // list and the websocket stream share, in Canton's order: decoding
 // (text/plain 400), the JSON layer's filter-or-updateFormat rule,
-// authentication of r and authorization, validation, the ledger end, and
-// the resolution of the filters' names.
+// authentication of r and authorization, validation, the ledger end, the
+// resolution of the filters' names, and the pruned offset.
 func (h *Handler) prepareUpdates(r *http.Request, body []byte) (*updatesQuery, error) {
 	req, err := decodeGetUpdatesRequest(body)
 	if err != nil {
@@ -185,6 +185,15 @@ func (h *Handler) prepareUpdates(r *http.Request, body []byte) (*updatesQuery, e
 	}
 	if err := plan.resolve(h.cfg.Registry); err != nil {
 		return nil, err
+	}
+	// The pruned offset comes from the same Head as the ledger end. A
+	// request may begin at it, never before it.
+	if pruned := head.Pruned[h.cfg.Participant]; plan.begin < pruned {
+		end := plan.end
+		if plan.openEnded {
+			end = ledgerEnd
+		}
+		return nil, updatesPruned(plan.begin, end, pruned)
 	}
 	return &updatesQuery{plan: plan, ledgerEnd: ledgerEnd, committed: committed}, nil
 }
@@ -236,6 +245,10 @@ type lister struct {
 	n    int // elements emitted
 	// last is the last update read, for offset checkpoints.
 	last *ledger.ParticipantUpdate
+	// replay marks a read from the start of the stream whatever was
+	// pruned (the active contracts replay), which pages does not check
+	// for pruning.
+	replay bool
 }
 
 func (l *lister) full() bool { return l.n >= l.take }
@@ -324,6 +337,15 @@ func checkpoint(u *ledger.ParticipantUpdate) JsGetUpdatesResponse {
 // pages reads (after, until] of the participant's stream page by page,
 // in the given order, and calls each for every update until it returns
 // false or an error.
+//
+// The request was checked against the pruned offset when it was prepared,
+// but a prune can land between that check and a page read, and the store
+// returns what is left of a pruned range without complaint. A
+// participant's offsets have no gaps, so a page that does not start (or,
+// descending, end) right after after is missing updates: pages reads the
+// Head again and refuses the request when the pruned offset has passed
+// after. Before the response has started this is the request's error;
+// after, the response is aborted.
 func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descending bool, each func(u *ledger.ParticipantUpdate) (bool, error)) error {
 	for after < until {
 		page, err := l.h.cfg.Ledger.Updates(ctx, ledger.UpdateQuery{
@@ -331,6 +353,11 @@ func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descendi
 		})
 		if err != nil {
 			return err
+		}
+		if !l.replay && startsAfterGap(page, after, descending) {
+			if err := l.checkPruned(ctx, after, until); err != nil {
+				return err
+			}
 		}
 		for i := range page {
 			if more, err := each(&page[i]); err != nil || !more {
@@ -347,6 +374,38 @@ func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descendi
 		}
 	}
 	return nil
+}
+
+// startsAfterGap reports whether a page read after after misses the
+// updates right after it: an ascending page must start at after+1, and
+// the last page of a descending read must end there.
+func startsAfterGap(page []ledger.ParticipantUpdate, after ledger.Offset, descending bool) bool {
+	switch {
+	case len(page) == 0:
+		return true
+	case !descending:
+		return page[0].Offset > after+1
+	default:
+		return len(page) < pageSize && page[len(page)-1].Offset > after+1
+	}
+}
+
+// checkPruned reads the Head again and refuses the request when its
+// participant's stream is now pruned past after.
+func (l *lister) checkPruned(ctx context.Context, after, until ledger.Offset) error {
+	head, err := l.h.cfg.Ledger.Head(ctx)
+	if err != nil {
+		return err
+	}
+	pruned := head.Pruned[l.h.cfg.Participant]
+	if after >= pruned {
+		return nil
+	}
+	end := l.plan.end
+	if l.plan.openEnded {
+		end = until
+	}
+	return updatesPruned(l.plan.begin, end, pruned)
 }
 
 // scan reads (after, until] and adds what the request selects, until it

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
@@ -235,7 +236,7 @@ func TestUpdates(t *testing.T) {
 	e := shared(t)
 	s := mustSpec(t)
 	cases := updatesCases()
-	golden := openGolden(t, "updates")
+	golden := apitest.OpenGolden(t, "updates", *update)
 	var (
 		mu  sync.Mutex
 		ran int
@@ -285,10 +286,10 @@ func TestUpdates(t *testing.T) {
 				if tc.same != "" {
 					sameAs(t, e, rec, tc.same)
 				} else if len(body) < 1<<20 {
-					golden.check(t, tc.name, rec)
+					golden.Check(t, tc.name, apitest.EntryOf(t, rec))
 				}
 				if len(body) < 1<<20 {
-					reqErr := s.validate(t, newRequest(http.MethodPost, target, authz, body), rec)
+					reqErr := s.Validate(t, newRequest(http.MethodPost, target, authz, body), rec)
 					switch {
 					case tc.offSpec && reqErr == nil:
 						t.Errorf("the document allows this request, but the case says it does not")
@@ -310,7 +311,7 @@ func TestUpdates(t *testing.T) {
 			})
 		}
 	})
-	golden.finish(t, ran == len(cases))
+	golden.Finish(t, ran == len(cases))
 }
 
 // checkError checks a JsCantonError: its code (or the redacted shape of

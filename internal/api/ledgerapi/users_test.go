@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/sandnet/sandnet/internal/api/apitest"
 )
 
 // User management, step by step on a network of the test's own: each
@@ -15,7 +17,7 @@ func TestUsers(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	s := mustSpec(t)
-	golden := openGolden(t, "users")
+	golden := apitest.OpenGolden(t, "users", *update)
 	const carol = "carol"
 	type step struct {
 		name    string
@@ -139,8 +141,8 @@ func TestUsers(t *testing.T) {
 			default:
 				checkError(t, rec, st.code)
 			}
-			golden.check(t, st.name, rec)
-			reqErr := s.validate(t, newRequest(st.method, st.path, authz, body), rec)
+			golden.Check(t, st.name, apitest.EntryOf(t, rec))
+			reqErr := s.Validate(t, newRequest(st.method, st.path, authz, body), rec)
 			switch {
 			case st.offSpec && reqErr == nil:
 				t.Errorf("the document allows this request, but the case says it does not")
@@ -155,5 +157,5 @@ func TestUsers(t *testing.T) {
 			break // later steps depend on this one
 		}
 	}
-	golden.finish(t, ran == len(steps))
+	golden.Finish(t, ran == len(steps))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	yaml "github.com/oasdiff/yaml3"
 
+	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/auth"
 )
@@ -53,7 +54,7 @@ func wsDial(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz
 
 // wsReadAll reads frames until the server closes the stream, checking
 // each against the document.
-func wsReadAll(t *testing.T, ctx context.Context, s *spec, conn *websocket.Conn) wsExchange {
+func wsReadAll(t *testing.T, ctx context.Context, s *apitest.Spec, conn *websocket.Conn) wsExchange {
 	t.Helper()
 	ex := wsExchange{Subprotocol: conn.Subprotocol(), Frames: []json.RawMessage{}}
 	for {
@@ -68,14 +69,14 @@ func wsReadAll(t *testing.T, ctx context.Context, s *spec, conn *websocket.Conn)
 		if typ != websocket.MessageText {
 			t.Fatalf("a binary frame")
 		}
-		s.validateFrame(t, b)
-		ex.Frames = append(ex.Frames, compact(t, b))
+		validateFrame(t, s, b)
+		ex.Frames = append(ex.Frames, apitest.Compact(t, b))
 	}
 }
 
 // validateFrame checks that a frame is a JsGetUpdatesResponse or a
 // JsCantonError of the OpenAPI document, as the AsyncAPI document says.
-func (s *spec) validateFrame(t testing.TB, b []byte) {
+func validateFrame(t testing.TB, s *apitest.Spec, b []byte) {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -87,7 +88,7 @@ func (s *spec) validateFrame(t testing.TB, b []byte) {
 	} else if ok && m["contractEntry"] != nil {
 		name = "JsGetActiveContractsResponse"
 	}
-	if err := s.doc.Components.Schemas[name].Value.VisitJSON(v, openapi3.MultiErrors()); err != nil {
+	if err := s.Doc.Components.Schemas[name].Value.VisitJSON(v, openapi3.MultiErrors()); err != nil {
 		t.Errorf("frame is not a %s: %v\n%.2000s", name, err, b)
 	}
 }
@@ -110,7 +111,7 @@ func TestUpdatesStream(t *testing.T) {
 	s := mustSpec(t)
 	srv := httptest.NewServer(e.handler(options{max: 3}))
 	t.Cleanup(srv.Close)
-	golden := openGolden(t, "websocket")
+	golden := apitest.OpenGolden(t, "websocket", *update)
 	token := func(user string) string { return mint(t, verifier, user, time.Hour, time.Now()) }
 	type wsCase struct {
 		name      string
@@ -210,7 +211,7 @@ func TestUpdatesStream(t *testing.T) {
 					if err := json.Unmarshal(rec.Body.Bytes(), &want); err != nil || len(want) == 0 {
 						t.Fatalf("the list: %v: %.500s", err, rec.Body)
 					}
-					if !slices.EqualFunc(ex.Frames, want, func(a, b json.RawMessage) bool { return bytes.Equal(a, compact(t, b)) }) {
+					if !slices.EqualFunc(ex.Frames, want, func(a, b json.RawMessage) bool { return bytes.Equal(a, apitest.Compact(t, b)) }) {
 						t.Errorf("the stream's %d frames differ from the list's %d elements", len(ex.Frames), len(want))
 					}
 					return
@@ -219,11 +220,11 @@ func TestUpdatesStream(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden.checkEntry(t, tc.name, goldenEntry{Status: http.StatusSwitchingProtocols, ContentType: "application/json", Body: b})
+				golden.Check(t, tc.name, apitest.Entry{Status: http.StatusSwitchingProtocols, ContentType: "application/json", Body: b})
 			})
 		}
 	})
-	golden.finish(t, ran == len(cases))
+	golden.Finish(t, ran == len(cases))
 }
 
 // An open-ended stream follows the ledger: each commit the reader sees
@@ -246,7 +247,7 @@ func TestUpdatesStreamFollowsCommits(t *testing.T) {
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}
-		s.validateFrame(t, b)
+		validateFrame(t, s, b)
 		var u ledgerapi.JsGetUpdatesResponse
 		if err := json.Unmarshal(b, &u); err != nil {
 			t.Fatal(err)
@@ -330,7 +331,7 @@ func TestAsyncAPIDocument(t *testing.T) {
 		}
 		refs++
 		name := strings.TrimSuffix(ref, "'")
-		if s.doc.Components.Schemas[name] == nil {
+		if s.Doc.Components.Schemas[name] == nil {
 			t.Errorf("the OpenAPI document has no schema %s", name)
 		}
 	}
@@ -346,7 +347,7 @@ func TestAsyncAPIDocument(t *testing.T) {
 			t.Errorf("GET %s: %d %q, or the body differs from asyncapi.yaml", path, rec.Code, rec.Header().Get("Content-Type"))
 		}
 		if path == "/docs/asyncapi" {
-			if err := s.validate(t, newRequest(http.MethodGet, path, "", ""), rec); err != nil {
+			if err := s.Validate(t, newRequest(http.MethodGet, path, "", ""), rec); err != nil {
 				t.Errorf("request does not conform: %v", err)
 			}
 		}
