@@ -56,6 +56,13 @@ type UpdateQuery struct {
 	After, Until Offset
 	Limit        int
 	Descending   bool
+	// Parties, when not empty, keeps only the updates in which at least one
+	// of these parties witnesses some node (is one of the transaction's
+	// [Transaction.Informees]). The store answers it from a per-party
+	// index, in offset order and with the same After, Until and Limit, and
+	// returns an update once however many of the parties see it. Parties
+	// the participant does not host simply match nothing.
+	Parties []daml.Party
 }
 
 // Store is the persistence seam of the network engine. Adapters exist for
@@ -115,12 +122,15 @@ type WriteTx interface {
 	// AppendTransaction stores a transaction, applies it to the active
 	// contract set (creates, consumes) and records it at the given offset
 	// in each listed participant's stream. It advances the head: sequence,
-	// last record time and the participants' offsets.
+	// last record time and the participants' offsets. It also indexes the
+	// update under each of the transaction's informees in each listed
+	// participant's stream, for [UpdateQuery.Parties].
 	AppendTransaction(ctx context.Context, tx *Transaction, offsets map[ParticipantID]Offset) error
 	// SetClockOffset stores the clock offset. The engine never lowers it.
 	SetClockOffset(ctx context.Context, micros int64) error
 	// Prune sets a participant's pruned offset to upTo and deletes its
-	// stream's entries at offsets up to and including upTo. The
+	// stream's entries (and their per-party index entries) at offsets up
+	// to and including upTo. The
 	// transactions themselves stay: other participants' streams, Scan and
 	// [Store.Transaction] still read them, and the active contract set is
 	// not touched. upTo must be positive (fault.InvalidArgument), at most

@@ -270,3 +270,15 @@ func TemplateKeys(ts []ledger.TemplateID) []TemplateKey {
 	}
 	return out
 }
+
+// Parties returns the distinct parties of an [ledger.UpdateQuery.Parties]
+// filter, sorted, as strings, so that a party named twice is one arm of the
+// query.
+func Parties(ps []daml.Party) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -364,23 +364,8 @@ func (l *Ledger) Transaction(ctx context.Context, updateID string) (*ledger.Tran
 // participant is resolved in the same statement; only an empty answer pays
 // a second query, to tell an unknown participant from an empty range.
 func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.ParticipantUpdate, error) {
-	until := int64(q.Until)
-	if until <= 0 {
-		until = 1<<63 - 1
-	}
-	var limit any // NULL is no limit
-	if q.Limit > 0 {
-		limit = int64(q.Limit)
-	}
-	order := "ASC"
-	if q.Descending {
-		order = "DESC"
-	}
-	rows, err := l.pool.Query(ctx, `SELECT pu.ledger_offset, t.body FROM participant_updates pu
-JOIN transactions t ON t.sequence = pu.sequence
-WHERE pu.participant = (SELECT ordinal FROM participants WHERE id = $1)
-  AND pu.ledger_offset > $2 AND pu.ledger_offset <= $3
-ORDER BY pu.ledger_offset `+order+` LIMIT $4`, string(q.Participant), int64(q.After), until, limit)
+	query, args := updatesQuery(q)
+	rows, err := l.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, interpret(err)
 	}
@@ -414,6 +399,67 @@ ORDER BY pu.ledger_offset `+order+` LIMIT $4`, string(q.Participant), int64(q.Af
 		}
 	}
 	return out, nil
+}
+
+// updatesQuery is the statement of [Ledger.Updates]. Its columns are the
+// offset and the transaction body; the participant is resolved in it.
+//
+// Without a party filter it is a range scan of participant_updates_pkey.
+// With one party it is a range scan of participant_update_parties_pkey
+// (participant, party, ledger_offset), each row joined to
+// participant_updates and transactions by primary key. With several, the
+// parties' ranges are merged in order (Merge Append of one index range per
+// party), duplicates dropped as they meet (Unique) and the merge stopped
+// at the limit; the body of each offset it keeps is looked up by primary
+// keys (a SubPlan per row).
+func updatesQuery(q ledger.UpdateQuery) (string, []any) {
+	until := int64(q.Until)
+	if until <= 0 {
+		until = 1<<63 - 1
+	}
+	var limit any // NULL is no limit
+	if q.Limit > 0 {
+		limit = int64(q.Limit)
+	}
+	order := " ASC"
+	if q.Descending {
+		order = " DESC"
+	}
+	const participant = "(SELECT ordinal FROM participants WHERE id = $1)"
+	args := []any{string(q.Participant), int64(q.After), until, limit}
+	parties := store.Parties(q.Parties)
+	switch len(parties) {
+	case 0:
+		return `SELECT pu.ledger_offset, t.body FROM participant_updates pu
+JOIN transactions t ON t.sequence = pu.sequence
+WHERE pu.participant = ` + participant + `
+  AND pu.ledger_offset > $2 AND pu.ledger_offset <= $3
+ORDER BY pu.ledger_offset` + order + ` LIMIT $4`, args
+	case 1:
+		return `SELECT pp.ledger_offset, t.body FROM participant_update_parties pp
+JOIN participant_updates pu ON pu.participant = pp.participant AND pu.ledger_offset = pp.ledger_offset
+JOIN transactions t ON t.sequence = pu.sequence
+WHERE pp.participant = ` + participant + ` AND pp.party = $5
+  AND pp.ledger_offset > $2 AND pp.ledger_offset <= $3
+ORDER BY pp.ledger_offset` + order + ` LIMIT $4`, append(args, parties[0])
+	}
+	arms := make([]string, len(parties))
+	for i, p := range parties {
+		args = append(args, p)
+		arms[i] = "(SELECT ledger_offset FROM participant_update_parties WHERE participant = " + participant +
+			" AND party = $" + strconv.Itoa(len(args)) + " AND ledger_offset > $2 AND ledger_offset <= $3 ORDER BY ledger_offset" + order + ")"
+	}
+	// The body is a scalar subquery, not a join: PostgreSQL would hash
+	// join the page to the participant's whole participant_updates range
+	// and sort the result. The update is always there: the index rows are
+	// written and pruned with it.
+	return `SELECT o.ledger_offset, (SELECT t.body FROM participant_updates pu
+  JOIN transactions t ON t.sequence = pu.sequence
+  WHERE pu.participant = ` + participant + ` AND pu.ledger_offset = o.ledger_offset)
+FROM (
+  SELECT DISTINCT ledger_offset FROM (` + strings.Join(arms, "\n  UNION ALL ") + `) a
+  ORDER BY ledger_offset` + order + ` LIMIT $4) o
+ORDER BY o.ledger_offset` + order, args
 }
 
 // Participants lists the participants in creation order.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
@@ -32,6 +33,10 @@ INSERT INTO transactions (sequence, update_id, migration_id, record_time, effect
   SELECT i, 'u' || i, 0, i, i, 's', '\x00' FROM generate_series(1, 20000) i;
 INSERT INTO participant_updates (participant, ledger_offset, sequence, migration_id)
   SELECT 1 + i % 2, i, i, 0 FROM generate_series(1, 20000) i;
+INSERT INTO participant_update_parties (participant, party, ledger_offset)
+  SELECT 1 + i % 2, 'dso', i FROM generate_series(1, 20000) i
+  UNION ALL SELECT 1 + i % 2, 'party' || (i % 10), i FROM generate_series(1, 20000) i
+  UNION ALL SELECT 1 + i % 2, 'rare', i FROM generate_series(1, 20000) i WHERE i % 1000 = 0;
 INSERT INTO contracts (contract_id, package_name, module, entity, migration_id, created_update_id, archived_update_id, body)
   SELECT 'c' || i, 'splice-amulet', 'Splice.Amulet',
          CASE i % 50 WHEN 1 THEN 'Rare' WHEN 3 THEN 'LockedAmulet' ELSE 'Amulet' END,
@@ -47,7 +52,7 @@ ANALYZE participants, transactions, participant_updates, contracts;`)
 	}
 	// As autovacuum keeps it in use: the visibility map lets the covering
 	// indexes be read without the heap (Index Only Scan).
-	if _, err := l.pool.Exec(ctx, `VACUUM ANALYZE contract_stakeholders`); err != nil {
+	if _, err := l.pool.Exec(ctx, `VACUUM ANALYZE contract_stakeholders, participant_update_parties`); err != nil {
 		t.Fatal(err)
 	}
 
@@ -81,6 +86,10 @@ ANALYZE participants, transactions, participant_updates, contracts;`)
 		ledger.ContractFilter{Stakeholder: "dso", Templates: []ledger.TemplateID{tmpl("Rare"), tmpl("LockedAmulet")}, After: "c101", Limit: 100},
 		"Merge Append", "contract_stakeholders_template", "contract_stakeholders_template")
 	partyTwo.not = dsoWhole
+	updates := func(name string, q ledger.UpdateQuery, want ...string) plan {
+		query, args := updatesQuery(q)
+		return plan{name: name, query: query, args: args, want: want}
+	}
 	plans := []plan{
 		active("active, all", ledger.ContractFilter{Limit: 100}, "Index Scan using contracts_active"),
 		active("active, after cursor", ledger.ContractFilter{After: "c101", Limit: 100},
@@ -101,6 +110,18 @@ WHERE pu.participant = (SELECT ordinal FROM participants WHERE id = $1)
   AND pu.ledger_offset > $2 AND pu.ledger_offset <= $3
 ORDER BY pu.ledger_offset DESC LIMIT $4`, args: []any{"p1", int64(100), int64(1<<63 - 1), int64(100)},
 			want: []string{"Index Scan Backward using participant_updates_pkey", "transactions_pkey"}},
+		updates("updates, one party", ledger.UpdateQuery{Participant: "p1", Parties: []daml.Party{"party3"}, After: 100, Limit: 100, Descending: true},
+			"Index Only Scan Backward using participant_update_parties_pkey", "participant_updates_pkey", "transactions_pkey"),
+		updates("updates, one rare party", ledger.UpdateQuery{Participant: "p1", Parties: []daml.Party{"rare"}, Limit: 100},
+			"participant_update_parties_pkey", "participant_updates_pkey", "transactions_pkey"),
+		// The parties' ranges merged in order and de-duplicated as they
+		// meet: no sort, and the LIMIT stops the merge.
+		updates("updates, several parties", ledger.UpdateQuery{Participant: "p1", Parties: []daml.Party{"rare", "party3", "dso"}, After: 100, Limit: 100},
+			"Limit", "Unique", "Merge Append", "participant_update_parties_pkey", "participant_update_parties_pkey",
+			"participant_update_parties_pkey", "SubPlan", "participant_updates_pkey", "transactions_pkey"),
+		updates("updates, several parties, descending", ledger.UpdateQuery{Participant: "p1", Parties: []daml.Party{"party3", "party4"}, Until: 15000, Limit: 100, Descending: true},
+			"Unique", "Merge Append", "Index Only Scan Backward using participant_update_parties_pkey",
+			"Index Only Scan Backward using participant_update_parties_pkey", "participant_updates_pkey"),
 		{name: "contract", query: `SELECT body, archived_update_id IS NULL FROM contracts WHERE contract_id = $1`,
 			args: []any{"c5"}, want: []string{"Index Scan using contracts_contract_id_key"}},
 		{name: "consume", query: `UPDATE contracts SET archived_update_id = $1 WHERE contract_id = $2 AND archived_update_id IS NULL RETURNING seq`,
@@ -144,7 +165,8 @@ ORDER BY pu.ledger_offset DESC LIMIT $4`, args: []any{"p1", int64(100), int64(1<
 			}
 			// Tiny tables (participants) may be scanned; the big ones never.
 			if strings.Contains(got, "Seq Scan on contracts") || strings.Contains(got, "Seq Scan on transactions") ||
-				strings.Contains(got, "Seq Scan on participant_updates") || strings.Contains(got, "Seq Scan on contract_stakeholders") {
+				strings.Contains(got, "Seq Scan on participant_updates") || strings.Contains(got, "Seq Scan on contract_stakeholders") ||
+				strings.Contains(got, "Seq Scan on participant_update_parties") {
 				t.Errorf("plan scans a table:\n%s", got)
 			}
 		})

@@ -89,14 +89,21 @@ SELECT count(*) FROM a`
 
 	// appendOffset moves a participant's last offset forward and records
 	// the update at that offset. It returns the participant's previous
-	// offset (NULL: unknown participant) and whether it moved.
+	// offset (NULL: unknown participant) and whether it moved. It also
+	// indexes the update under each informee ($4) in the stream: the
+	// participants in the offsets are those that host some informee, and
+	// rows for the informees a participant does not host are harmless (a
+	// filter names hosted parties).
 	appendOffset = `WITH p AS (SELECT ordinal, last_offset FROM participants WHERE id = $1),
 u AS (
   UPDATE participants SET last_offset = $2 FROM p
   WHERE participants.ordinal = p.ordinal AND p.last_offset < $2 RETURNING participants.ordinal),
 i AS (
   INSERT INTO participant_updates (participant, ledger_offset, sequence, migration_id)
-  SELECT u.ordinal, $2, (SELECT sequence FROM head WHERE id = 1), $3::bigint FROM u)
+  SELECT u.ordinal, $2, (SELECT sequence FROM head WHERE id = 1), $3::bigint FROM u),
+j AS (
+  INSERT INTO participant_update_parties (participant, party, ledger_offset)
+  SELECT u.ordinal, x, $2 FROM u, unnest($4::text[]) AS x)
 SELECT (SELECT last_offset FROM p), EXISTS (SELECT 1 FROM u)`
 )
 
@@ -151,8 +158,13 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 			})
 		}
 	}
+	inf := tx.Informees()
+	informees := make([]string, len(inf))
+	for i, p := range inf {
+		informees[i] = string(p)
+	}
 	for _, po := range store.SortedOffsets(offsets) {
-		b.Queue(appendOffset, string(po.Participant), int64(po.Offset), tx.MigrationID)
+		b.Queue(appendOffset, string(po.Participant), int64(po.Offset), tx.MigrationID, informees)
 		checks = append(checks, func(br pgx.BatchResults) error {
 			var last *int64
 			var moved bool
@@ -209,12 +221,13 @@ u AS (
   UPDATE participants SET pruned_offset = $2 FROM p
   WHERE participants.ordinal = p.ordinal AND p.pruned_offset <= $2 AND p.last_offset >= $2
   RETURNING participants.ordinal),
-d AS (DELETE FROM participant_updates pu USING u WHERE pu.participant = u.ordinal AND pu.ledger_offset <= $2)
+d AS (DELETE FROM participant_updates pu USING u WHERE pu.participant = u.ordinal AND pu.ledger_offset <= $2),
+dp AS (DELETE FROM participant_update_parties pp USING u WHERE pp.participant = u.ordinal AND pp.ledger_offset <= $2)
 SELECT (SELECT pruned_offset FROM p), (SELECT last_offset FROM p), EXISTS (SELECT 1 FROM u)`
 
 // Prune moves the participant's pruned offset forward and deletes its
-// stream's entries up to it (a range of participant_updates_pkey). The
-// transactions stay.
+// stream's entries up to it (a range of participant_updates_pkey) with
+// their per-party index entries. The transactions stay.
 func (w *writeTx) Prune(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) error {
 	if err := store.PruneRefused(p, upTo, 0, upTo); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -424,7 +425,8 @@ func (l *Ledger) Transaction(ctx context.Context, updateID string) (*ledger.Tran
 // Updates returns a range of a participant's stream, a range scan of
 // participant_updates' primary key (SEARCH pu USING PRIMARY KEY
 // (participant=? AND ledger_offset>? AND ledger_offset<?)) in either
-// direction.
+// direction. A party filter scans participant_update_parties instead (see
+// [updatesQuery]).
 func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.ParticipantUpdate, error) {
 	var ordinal int64
 	err := l.read.QueryRowContext(ctx, `SELECT ordinal FROM participants WHERE id = ?`, string(q.Participant)).Scan(&ordinal)
@@ -434,20 +436,7 @@ func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Pa
 	if err != nil {
 		return nil, interpret(err)
 	}
-	until := int64(q.Until)
-	if until <= 0 {
-		until = 1<<63 - 1
-	}
-	query := `SELECT pu.ledger_offset, t.body FROM participant_updates pu JOIN transactions t ON t.sequence = pu.sequence
-WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDER BY pu.ledger_offset`
-	if q.Descending {
-		query += " DESC"
-	}
-	args := []any{ordinal, int64(q.After), until}
-	if q.Limit > 0 {
-		query += " LIMIT ?"
-		args = append(args, q.Limit)
-	}
+	query, args := updatesQuery(ordinal, q)
 	rows, err := l.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, interpret(err)
@@ -467,6 +456,56 @@ WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDE
 		out = append(out, ledger.ParticipantUpdate{Participant: q.Participant, Offset: ledger.Offset(off), Transaction: tx})
 	}
 	return out, interpret(rows.Err())
+}
+
+// updatesQuery is the statement of [Ledger.Updates] for the participant
+// with this ordinal. Its columns are the offset and the transaction body.
+//
+// Without a party filter it is a range scan of participant_updates' primary
+// key. With one party it is a range scan of participant_update_parties'
+// primary key (participant, party, ledger_offset), each row joined to
+// participant_updates and transactions by primary key. With several, the
+// parties' ranges are merged by a compound UNION under ORDER BY (SQLite's
+// MERGE (UNION): each arm delivered in order by its index, duplicates
+// dropped as they meet, stopped at the limit), and the offsets it keeps
+// are joined as above.
+func updatesQuery(ordinal int64, q ledger.UpdateQuery) (string, []any) {
+	until := int64(q.Until)
+	if until <= 0 {
+		until = 1<<63 - 1
+	}
+	order := ""
+	if q.Descending {
+		order = " DESC"
+	}
+	limit := int64(-1) // no limit
+	if q.Limit > 0 {
+		limit = int64(q.Limit)
+	}
+	args := []any{ordinal, int64(q.After), until, limit}
+	parties := store.Parties(q.Parties)
+	switch len(parties) {
+	case 0:
+		return `SELECT pu.ledger_offset, t.body FROM participant_updates pu JOIN transactions t ON t.sequence = pu.sequence
+WHERE pu.participant = ?1 AND pu.ledger_offset > ?2 AND pu.ledger_offset <= ?3 ORDER BY pu.ledger_offset` + order + ` LIMIT ?4`, args
+	case 1:
+		return `SELECT pp.ledger_offset, t.body FROM participant_update_parties pp
+JOIN participant_updates pu ON pu.participant = pp.participant AND pu.ledger_offset = pp.ledger_offset
+JOIN transactions t ON t.sequence = pu.sequence
+WHERE pp.participant = ?1 AND pp.party = ?5 AND pp.ledger_offset > ?2 AND pp.ledger_offset <= ?3
+ORDER BY pp.ledger_offset` + order + ` LIMIT ?4`, append(args, parties[0])
+	}
+	arms := make([]string, len(parties))
+	for i, p := range parties {
+		args = append(args, p)
+		arms[i] = "SELECT ledger_offset FROM participant_update_parties WHERE participant = ?1 AND party = ?" +
+			strconv.Itoa(len(args)) + " AND ledger_offset > ?2 AND ledger_offset <= ?3"
+	}
+	return `SELECT o.ledger_offset, t.body FROM (` + strings.Join(arms, "\nUNION ") + `
+ORDER BY 1` + order + ` LIMIT ?4) o
+JOIN participant_updates pu ON pu.participant = ?1 AND pu.ledger_offset = o.ledger_offset
+JOIN transactions t ON t.sequence = pu.sequence
+ORDER BY o.ledger_offset` + order, args
 }
 
 // Participants lists the participants in creation order.

@@ -25,6 +25,10 @@ RETURNING sequence`
 RETURNING ordinal`
 	sqlInsertParticipantUpdate = `INSERT INTO participant_updates (participant, ledger_offset, sequence, migration_id)
 VALUES (?, ?, ?, ?)`
+	// sqlInsertUpdateParties indexes an update under each of its informees
+	// (a JSON array) in one participant's stream.
+	sqlInsertUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
+SELECT ?1, value, ?2 FROM json_each(?3)`
 	sqlInsertContract = `INSERT INTO contracts
 (contract_id, package_name, module, entity, migration_id, created_update_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
 RETURNING seq`
@@ -39,7 +43,7 @@ WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS 
 // hotStatements are prepared at open.
 var hotStatements = []string{
 	sqlHead, sqlHeadOffsets, sqlAdvanceHead, sqlInsertTransaction, sqlAdvanceOffset,
-	sqlInsertParticipantUpdate, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
+	sqlInsertParticipantUpdate, sqlInsertUpdateParties, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
 	sqlDeleteStakeholders, sqlInactive,
 }
 
@@ -132,6 +136,14 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 		}
 	}
 
+	// Every informee is indexed in each stream: the participants in offsets
+	// are those that host some informee, and rows for the informees a
+	// participant does not host are harmless (a filter names hosted parties).
+	inf := tx.Informees()
+	informees, err := json.Marshal(inf)
+	if err != nil {
+		return err
+	}
 	for _, po := range store.SortedOffsets(offsets) {
 		var ordinal int64
 		err := w.QueryRowContext(ctx, sqlAdvanceOffset, string(po.Participant), int64(po.Offset)).Scan(&ordinal)
@@ -151,6 +163,12 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 		}
 		_, err = w.ExecContext(ctx, sqlInsertParticipantUpdate, ordinal, int64(po.Offset), seq, tx.MigrationID)
 		if err != nil {
+			return interpret(err)
+		}
+		if len(inf) == 0 {
+			continue // json.Marshal made null
+		}
+		if _, err := w.ExecContext(ctx, sqlInsertUpdateParties, ordinal, int64(po.Offset), string(informees)); err != nil {
 			return interpret(err)
 		}
 	}
@@ -201,7 +219,9 @@ func (w *writeTx) SetClockOffset(ctx context.Context, micros int64) error {
 
 // Prune moves the participant's pruned offset forward, checked in the
 // statement itself, and deletes its stream's entries up to it: a range of
-// participant_updates' primary key. The transactions stay.
+// participant_updates' primary key, and its per-party index entries up to
+// it (the participant's range of participant_update_parties, filtered by
+// offset). The transactions stay.
 func (w *writeTx) Prune(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) error {
 	if err := store.PruneRefused(p, upTo, 0, upTo); err != nil {
 		return err
@@ -228,6 +248,11 @@ WHERE id = ?1 AND pruned_offset <= ?2 AND last_offset >= ?2 RETURNING ordinal`, 
 		return interpret(err)
 	}
 	_, err = w.ExecContext(ctx, `DELETE FROM participant_updates WHERE participant = ? AND ledger_offset <= ?`,
+		ordinal, int64(upTo))
+	if err != nil {
+		return interpret(err)
+	}
+	_, err = w.ExecContext(ctx, `DELETE FROM participant_update_parties WHERE participant = ? AND ledger_offset <= ?`,
 		ordinal, int64(upTo))
 	return interpret(err)
 }

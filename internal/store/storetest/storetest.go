@@ -40,6 +40,7 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 		{"OrderEnforced", testOrderEnforced},
 		{"Migration", testMigration},
 		{"Updates", testUpdates},
+		{"UpdatesByParty", testUpdatesByParty},
 		{"Prune", testPrune},
 		{"PruneRefused", testPruneRefused},
 		{"Users", testUsers},
@@ -779,6 +780,83 @@ func testUpdates(t *testing.T, s ledger.Store) {
 	if _, err := s.Updates(ctx, ledger.UpdateQuery{Participant: "PAR::nobody::1220"}); !fault.Is(err, fault.NotFound) {
 		t.Errorf("unknown participant: error = %v; want NotFound", err)
 	}
+}
+
+// testUpdatesByParty checks the party filter: the updates some named party
+// witnesses, once each, in offset order, with the range and the limit
+// applied to them, and the filter after pruning.
+func testUpdatesByParty(t *testing.T, s ledger.Store) {
+	ctx := t.Context()
+	setupNetwork(t, s)
+	carol := ledger.PartyID("carol", ledger.Fingerprint("storetest", "carol")) // witnesses nothing
+	// par1 (alice, DSO) gets all but the 5th; par2 (bob) the 3rd and 5th.
+	var txs []*ledger.Transaction
+	for _, sp := range []spec{
+		{creates: []create{{tmpl: amulet, sig: []daml.Party{alice}}}},                                                                       // par1 1: alice
+		{creates: []create{{tmpl: amulet, sig: []daml.Party{dso}}}},                                                                         // par1 2: dso
+		{creates: []create{{tmpl: amulet, sig: []daml.Party{alice}, obs: []daml.Party{bob}}}, on: []ledger.ParticipantID{par1.ID, par2.ID}}, // par1 3, par2 1: alice, bob
+		{creates: []create{{tmpl: amulet, sig: []daml.Party{dso}, obs: []daml.Party{alice}}, {tmpl: locked, sig: []daml.Party{alice}}}},     // par1 4: alice (twice), dso
+		{creates: []create{{tmpl: amulet, sig: []daml.Party{bob}}}, on: []ledger.ParticipantID{par2.ID}},                                    // par2 2: bob
+		{creates: []create{{tmpl: amulet, sig: []daml.Party{dso}}}},                                                                         // par1 5: dso
+	} {
+		txs = append(txs, mustAppend(t, s, sp))
+	}
+	at := func(off ledger.Offset, i int) string { return fmt.Sprintf("%d %s", off, txs[i].UpdateID) }
+	ps := func(p ...daml.Party) []daml.Party { return p }
+	type tcase struct {
+		name string
+		q    ledger.UpdateQuery
+		want []string
+	}
+	run := func(t *testing.T, cases []tcase) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				if diff := cmp.Diff(tc.want, updateOffsets(t, s, tc.q), cmpOpts...); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+	run(t, []tcase{
+		{"one party", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice)}, []string{at(1, 0), at(3, 2), at(4, 3)}},
+		{"one party, descending", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice), Descending: true}, []string{at(4, 3), at(3, 2), at(1, 0)}},
+		{"one party, limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice), Limit: 2}, []string{at(1, 0), at(3, 2)}},
+		{"one party, descending limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice), Limit: 2, Descending: true}, []string{at(4, 3), at(3, 2)}},
+		{"one party, range", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice), After: 1, Until: 3}, []string{at(3, 2)}},
+		{"one party, descending range and limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(dso), After: 1, Until: 4, Limit: 1, Descending: true}, []string{at(4, 3)}},
+		{"one party, other participant", ledger.UpdateQuery{Participant: par2.ID, Parties: ps(bob)}, []string{at(1, 2), at(2, 4)}},
+		{"several parties, de-duplicated", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(dso, alice)}, []string{at(1, 0), at(2, 1), at(3, 2), at(4, 3), at(5, 5)}},
+		{"several parties, descending limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Limit: 3, Descending: true}, []string{at(5, 5), at(4, 3), at(3, 2)}},
+		{"several parties, after and limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), After: 2, Limit: 2}, []string{at(3, 2), at(4, 3)}},
+		{"several parties, descending range", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso, alice), After: 1, Until: 4, Descending: true}, []string{at(4, 3), at(3, 2), at(2, 1)}},
+		{"several parties, one sees nothing", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(carol, alice), Limit: 2}, []string{at(1, 0), at(3, 2)}},
+		{"party that sees nothing", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(carol)}, nil},
+		{"party that sees nothing, descending", ledger.UpdateQuery{Participant: par2.ID, Parties: ps(carol), Descending: true, Limit: 1}, nil},
+		{"empty range", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), After: 5}, nil},
+	})
+	if _, err := s.Updates(ctx, ledger.UpdateQuery{Participant: "PAR::nobody::1220", Parties: ps(alice)}); !fault.Is(err, fault.NotFound) {
+		t.Errorf("unknown participant: error = %v; want NotFound", err)
+	}
+	if _, err := s.Updates(ctx, ledger.UpdateQuery{Participant: "PAR::nobody::1220", Parties: ps(alice, dso)}); !fault.Is(err, fault.NotFound) {
+		t.Errorf("unknown participant, several parties: error = %v; want NotFound", err)
+	}
+
+	// Pruning par1 up to 3 drops its index entries up to 3 too: a limit
+	// counts only what is left.
+	if err := prune(ctx, s, par1.ID, 3); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("after pruning", func(t *testing.T) {
+		run(t, []tcase{
+			{"one party", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice)}, []string{at(4, 3)}},
+			{"one party, limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(dso), Limit: 1}, []string{at(4, 3)}},
+			{"one party, descending", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(dso), Descending: true}, []string{at(5, 5), at(4, 3)}},
+			{"several parties, limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Limit: 1}, []string{at(4, 3)}},
+			{"several parties, descending", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Descending: true}, []string{at(5, 5), at(4, 3)}},
+			{"ending at the pruned offset", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Until: 3}, nil},
+			{"other participant untouched", ledger.UpdateQuery{Participant: par2.ID, Parties: ps(bob)}, []string{at(1, 2), at(2, 4)}},
+		})
+	})
 }
 
 // prunedFixture appends five updates to par1's stream; par2 sees the 2nd

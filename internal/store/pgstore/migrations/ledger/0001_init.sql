@@ -103,6 +103,20 @@ CREATE TABLE participant_updates (
     PRIMARY KEY (participant, ledger_offset)
 );
 
+-- The per-party index of participant_updates, for UpdateQuery.Parties: one
+-- row per informee of the update (a party that witnesses some node) in the
+-- participant's stream. A party filter is a range scan of (participant,
+-- party, ledger_offset) per party. The append cannot see hostings, so it
+-- indexes every informee for each participant the update goes to; rows for
+-- parties the participant does not host are never asked for. Pruning
+-- deletes the rows with the participant's stream entries.
+CREATE TABLE participant_update_parties (
+    participant   BIGINT NOT NULL REFERENCES participants (ordinal),
+    party         TEXT NOT NULL,
+    ledger_offset BIGINT NOT NULL,
+    PRIMARY KEY (participant, party, ledger_offset)
+);
+
 -- seq is the creation order and the keyset of ActiveContracts. Archived
 -- contracts stay, so Contract() can answer for them; the partial indexes
 -- cover only active ones, so listing the ACS costs the same however much
