@@ -212,11 +212,11 @@ func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party
 		ns = fp
 	}
 	party := PartyID(spec.Hint, ns)
-	var sync SynchronizerID
+	var syncID SynchronizerID
 	for _, h := range spec.Hosts {
-		if h.Synchronizer == "" && sync == "" {
+		if h.Synchronizer == "" && syncID == "" {
 			var err error
-			if sync, err = n.defaultSynchronizer(ctx); err != nil {
+			if syncID, err = n.defaultSynchronizer(ctx); err != nil {
 				return "", err
 			}
 		}
@@ -225,7 +225,7 @@ func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party
 		for _, h := range spec.Hosts {
 			h.Party = party
 			if h.Synchronizer == "" {
-				h.Synchronizer = sync
+				h.Synchronizer = syncID
 			}
 			if h.Permission == "" {
 				h.Permission = PermissionSubmission
@@ -308,10 +308,10 @@ func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error)
 		return nil, fault.New(fault.InvalidArgument, "the command produced an empty transaction")
 	}
 	tx.witnesses()
-	sync := cmd.Synchronizer
-	if sync == "" {
+	syncID := cmd.Synchronizer
+	if syncID == "" {
 		var err error
-		if sync, err = n.defaultSynchronizer(ctx); err != nil {
+		if syncID, err = n.defaultSynchronizer(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -319,7 +319,7 @@ func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error)
 		tx: &Transaction{
 			WorkflowID:   cmd.WorkflowID,
 			Submission:   Submission{Participant: cmd.Participant, UserID: cmd.UserID, ActAs: union(cmd.ActAs), CommandID: cmd.CommandID},
-			Synchronizer: sync, EffectiveAt: tx.now,
+			Synchronizer: syncID, EffectiveAt: tx.now,
 			Events: tx.events, Roots: tx.roots(), TraceContext: cmd.TraceContext,
 		},
 		inputs: slices.Sorted(maps.Keys(tx.inputs)),
