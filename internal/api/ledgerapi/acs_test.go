@@ -182,7 +182,7 @@ func TestActiveContracts(t *testing.T) {
 				default:
 					checkError(t, rec, tc.code)
 				}
-				golden.Check(t, tc.name, apitest.EntryOf(t, rec))
+				golden.Check(t, tc.name, entryOf(t, rec))
 				reqErr := s.Validate(t, newRequest(http.MethodPost, target, authz, body), rec)
 				switch {
 				case tc.offSpec && reqErr == nil:

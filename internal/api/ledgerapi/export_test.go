@@ -19,7 +19,7 @@ func (h *Handler) EncodeFromMemory(body []byte, ups []ledger.ParticipantUpdate, 
 	if err != nil {
 		return 0, err
 	}
-	uf, err := effectiveFormat(req)
+	uf, err := effectiveFormat(req, false)
 	if err != nil {
 		return 0, err
 	}

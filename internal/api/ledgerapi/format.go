@@ -18,7 +18,10 @@ import (
 
 // effectiveFormat returns the update format a request asks for: its
 // updateFormat, or the one its deprecated filter and verbose stand for.
-func effectiveFormat(req *getUpdatesRequest) (*updateFormat, error) {
+// For the deprecated trees list (trees) the filter stands for
+// LEDGER_EFFECTS transactions and reassignments, without topology events,
+// which a tree list has no case for.
+func effectiveFormat(req *getUpdatesRequest, trees bool) (*updateFormat, error) {
 	const either = "Please use either backwards compatible arguments (filter and verbose) or update_format, but not both."
 	if req.UpdateFormat != nil {
 		if req.Filter != nil || req.Verbose != nil {
@@ -36,6 +39,10 @@ func effectiveFormat(req *getUpdatesRequest) (*updateFormat, error) {
 	uf := &updateFormat{
 		Transactions:  &transactionFormat{EventFormat: &ef, Shape: shapeACSDelta},
 		Reassignments: &ef,
+	}
+	if trees {
+		uf.Transactions.Shape = shapeLedgerEffects
+		return uf, nil
 	}
 	// Topology events for the parties the filter names; an empty list is
 	// every party, which is what a filter for any party alone asks for.
@@ -99,6 +106,38 @@ type updatePlan struct {
 	// participants' streams, so nothing matches them yet.
 	reassignments *selector
 	topology      []daml.Party
+	// trees renders transactions as the deprecated transaction trees,
+	// always of the LEDGER_EFFECTS shape.
+	trees bool
+}
+
+// witnessFilter returns the parties of which one witnesses every update
+// the request can select, for the store's per-party index, or nil when
+// the request reads for any party (or names no party) and the stream must
+// be read whole. Every filter of every requested kind must then name its
+// parties: a LEDGER_EFFECTS match is a node one of them witnesses, and an
+// ACS_DELTA match a node of a contract one of them is a stakeholder of,
+// which its stakeholders witness, so the index never drops a match.
+// Topology parties widen the set, which is safe.
+func (p *updatePlan) witnessFilter() []daml.Party {
+	var out []daml.Party
+	for _, s := range []*selector{p.transactions, p.reassignments} {
+		if s == nil {
+			continue
+		}
+		if s.anyParty != nil {
+			return nil
+		}
+		out = append(out, s.parties...)
+	}
+	if p.topology != nil {
+		if len(p.topology) == 0 {
+			return nil
+		}
+		out = append(out, p.topology...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // selector is a compiled EventFormat: which parties' events, through

@@ -1,10 +1,12 @@
 // Package ledgerapi serves a participant's JSON Ledger API v2 as Canton 3.5
-// does: the updates list (POST /v2/updates and its deprecated twin
-// /v2/updates/flats), the active contracts at an offset, their websocket
-// streams, the ledger end, the version, user management (/v2/users) and the
-// parties the participant knows (/v2/parties), with Canton's request rules,
-// response encodings, errors and authorization, so that unmodified Canton
-// clients work against sandnet.
+// does: the updates list (POST /v2/updates, its deprecated twin
+// /v2/updates/flats and the deprecated trees list /v2/updates/trees), the
+// active contracts at an offset, their websocket streams, the ledger end,
+// the connected synchronizers, the version, user management (/v2/users) and
+// the parties the participant knows (/v2/parties), with Canton's request
+// rules, response encodings, errors and authorization, so that unmodified
+// Canton clients work against sandnet. A path under /v2 that no route
+// serves is answered with Canton's 404 for unknown routes.
 //
 // One Handler serves one participant. cmd/sandnet mounts the validator's
 // at the root of the listener and each SV's under /sv/<k>.
@@ -17,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/api/web"
@@ -46,6 +49,9 @@ type Ledger interface {
 	HostedParties(p ledger.ParticipantID) []daml.Party
 	// Hostings lists the network's topology: who hosts which party.
 	Hostings(ctx context.Context) ([]ledger.Hosting, error)
+	// Synchronizers lists the network's synchronizers, of every
+	// migration, in creation order.
+	Synchronizers(ctx context.Context) ([]ledger.Synchronizer, error)
 	// Committed returns a channel closed at the next commit.
 	Committed() <-chan struct{}
 
@@ -77,6 +83,9 @@ func (l networkLedger) HostedParties(p ledger.ParticipantID) []daml.Party {
 }
 func (l networkLedger) Hostings(ctx context.Context) ([]ledger.Hosting, error) {
 	return l.n.Store().Hostings(ctx, "")
+}
+func (l networkLedger) Synchronizers(ctx context.Context) ([]ledger.Synchronizer, error) {
+	return l.n.Store().Synchronizers(ctx)
 }
 func (l networkLedger) Committed() <-chan struct{} { return l.n.Committed() }
 func (l networkLedger) Users(ctx context.Context, p ledger.ParticipantID, after string, limit int) ([]ledger.User, error) {
@@ -156,6 +165,8 @@ func New(cfg Config) *Handler {
 func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/updates", h.serve(h.updates))
 	mux.Handle("POST "+prefix+"/v2/updates/flats", h.serve(h.updates))
+	mux.Handle("POST "+prefix+"/v2/updates/trees", h.serve(h.updateTrees))
+	mux.Handle("GET "+prefix+"/v2/state/connected-synchronizers", h.serve(h.connectedSynchronizers))
 	mux.Handle("GET "+prefix+"/v2/state/ledger-end", h.serve(h.ledgerEnd))
 	mux.Handle("GET "+prefix+"/v2/state/latest-pruned-offsets", h.serve(h.latestPrunedOffsets))
 	mux.Handle("POST "+prefix+"/v2/state/active-contracts", h.serve(h.activeContractsList))
@@ -177,6 +188,53 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("GET "+prefix+"/v2/parties/{party}", h.serve(h.getParties))
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
 	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)
+	nf := notFound(mux, prefix+"/v2")
+	mux.Handle(prefix+"/v2", nf)
+	mux.Handle(prefix+"/v2/", nf)
+}
+
+// notFound answers the paths under a ledger API prefix that no route
+// serves as Canton does, with a 404 in the old JSON API's error shape,
+// {"errors":["<method>, uri: <uri>"],"status":404}, rather than net/http's
+// plain text. A path that a route serves with another method keeps
+// net/http's 405, with its Allow header.
+func notFound(mux *http.ServeMux, root string) http.Handler {
+	own := map[string]bool{root: true, root + "/": true}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "" && !own[pattern] {
+				allow = append(allow, m)
+				if m == http.MethodGet {
+					allow = append(allow, http.MethodHead)
+				}
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+			return
+		}
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		uri := scheme + "://" + r.Host + r.URL.RequestURI()
+		b, err := marshal(notFoundResponse{Errors: []string{"HttpMethod(" + r.Method + "), uri: " + uri}, Status: http.StatusNotFound})
+		if err != nil {
+			panic(err) // strings and a number always encode
+		}
+		writeBody(w, http.StatusNotFound, b)
+	})
+}
+
+// notFoundResponse is the old JSON API's error body, which Canton still
+// answers unknown routes with.
+type notFoundResponse struct {
+	Errors []string `json:"errors"`
+	Status int      `json:"status"`
 }
 
 // serveOpenAPI serves the document without a token, so that tools can

@@ -58,6 +58,7 @@ func TestPruned(t *testing.T) {
 		body   string
 		status int
 		cause  string // of a refusal
+		user   string // alice unless set
 	}
 	alice := func(begin, end string, descending bool) string {
 		b := `{"beginExclusive":` + begin
@@ -82,6 +83,12 @@ func TestPruned(t *testing.T) {
 		{name: "updates at the pruned offset", method: "POST", path: "/v2/updates", body: alice("3", "12", false), status: 200},
 		{name: "updates at the pruned offset, descending", method: "POST", path: "/v2/updates", body: alice("3", "12", true), status: 200},
 		{name: "updates after the pruned offset", method: "POST", path: "/v2/updates", body: alice("5", "12", false), status: 200},
+		// Read through the per-party index: a party the participant does
+		// not host matches nothing, and the empty pages are not a prune.
+		{name: "updates of a party seen nowhere, at the pruned offset", method: "POST", path: "/v2/updates", body: e.expand(`{"beginExclusive":3,"endInclusive":12,"filter":{"filtersByParty":{"{sv1}":{}}}}`), user: userAnyReader, status: 200},
+		{name: "updates of a party seen nowhere, before the pruned offset", method: "POST", path: "/v2/updates", body: e.expand(`{"beginExclusive":1,"endInclusive":12,"filter":{"filtersByParty":{"{sv1}":{}}}}`), user: userAnyReader, status: 400,
+			cause: "Updates request from 2 to 12 precedes pruned offset 3"},
+		{name: "updates for any party at the pruned offset", method: "POST", path: "/v2/updates", body: `{"beginExclusive":3,"endInclusive":5,"filter":{"filtersForAnyParty":{}}}`, user: userAnyReader, status: 200},
 		{name: "open-ended updates before the pruned offset", method: "POST", path: "/v2/updates?stream_idle_timeout_ms=1", body: alice("0", "", false), status: 400},
 		{name: "active contracts before the pruned offset", method: "POST", path: "/v2/state/active-contracts", body: acs("2"), status: 400,
 			cause: "Active contracts request at offset 2 precedes pruned offset 3"},
@@ -95,6 +102,9 @@ func TestPruned(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ran++
 			authz := bearer(t, "alice")
+			if tc.user != "" {
+				authz = bearer(t, tc.user)
+			}
 			if tc.path[:3] == "/sv" {
 				authz = bearer(t, admin)
 			}
@@ -110,7 +120,7 @@ func TestPruned(t *testing.T) {
 					checkPruned(t, decodeError(t, rec), tc.cause)
 				}
 			}
-			golden.Check(t, tc.name, apitest.EntryOf(t, rec))
+			golden.Check(t, tc.name, entryOf(t, rec))
 			if err := s.Validate(t, newRequest(tc.method, tc.path, authz, body), rec); err != nil {
 				t.Errorf("request does not conform to the document: %v", err)
 			}
@@ -223,6 +233,12 @@ func TestPrunedWhileReading(t *testing.T) {
 		{"ascending", `{"beginExclusive":0,"endInclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`, "Updates request from 1 to 12 precedes pruned offset 3"},
 		{"descending", `{"beginExclusive":1,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, "Updates request from 2 to 12 precedes pruned offset 3"},
 		{"open-ended", `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{}}}}`, ""},
+		// The per-party index skips what its parties do not see, so a
+		// page after a gap, or an empty one, is only a prune when the
+		// Head says so.
+		{"a party seen nowhere", `{"beginExclusive":0,"endInclusive":12,"filter":{"filtersByParty":{"{sv1}":{}}}}`, "Updates request from 1 to 12 precedes pruned offset 3"},
+		{"a party seen nowhere, descending", `{"beginExclusive":1,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{sv1}":{}}}}`, "Updates request from 2 to 12 precedes pruned offset 3"},
+		{"any party", `{"beginExclusive":0,"endInclusive":12,"filter":{"filtersForAnyParty":{}}}`, "Updates request from 1 to 12 precedes pruned offset 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -234,7 +250,7 @@ func TestPrunedWhileReading(t *testing.T) {
 				ListWaitTime: time.Millisecond, Logger: discard,
 			}).Register(mux, "")
 			rec := httptest.NewRecorder()
-			web.TraceContext(mux).ServeHTTP(rec, newRequest(http.MethodPost, "/v2/updates", bearer(t, "alice"), e.expand(tc.body)))
+			web.TraceContext(mux).ServeHTTP(rec, newRequest(http.MethodPost, "/v2/updates", bearer(t, userAnyReader), e.expand(tc.body)))
 			if rec.Code != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400: %.500s", rec.Code, rec.Body)
 			}

@@ -33,6 +33,17 @@ const pageSize = 256
 // until it has take elements or is idle, so what it returns is only known
 // at its end: it is collected, up to take elements, and sent whole.
 func (h *Handler) updates(w http.ResponseWriter, r *http.Request) error {
+	return h.updatesList(w, r, false)
+}
+
+// updateTrees serves the deprecated POST /v2/updates/trees: the same
+// list, read and checked the same way, with each transaction rendered as
+// a transaction tree (see tree.go).
+func (h *Handler) updateTrees(w http.ResponseWriter, r *http.Request) error {
+	return h.updatesList(w, r, true)
+}
+
+func (h *Handler) updatesList(w http.ResponseWriter, r *http.Request, trees bool) error {
 	params, err := parseListParams(r.URL.Query())
 	if err != nil {
 		return err
@@ -41,7 +52,7 @@ func (h *Handler) updates(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q, err := h.prepareUpdates(r, body)
+	q, err := h.prepareUpdates(r, body, trees)
 	if err != nil {
 		return err
 	}
@@ -151,13 +162,16 @@ type updatesQuery struct {
 // list and the websocket stream share, in Canton's order: decoding
 // (text/plain 400), the JSON layer's filter-or-updateFormat rule,
 // authentication of r and authorization, validation, the ledger end, the
-// resolution of the filters' names, and the pruned offset.
-func (h *Handler) prepareUpdates(r *http.Request, body []byte) (*updatesQuery, error) {
+// resolution of the filters' names, and the pruned offset. trees asks
+// for the deprecated tree rendering, whose transactions are always of the
+// LEDGER_EFFECTS shape (a tree has no archived events); a given
+// updateFormat's shape is still validated.
+func (h *Handler) prepareUpdates(r *http.Request, body []byte, trees bool) (*updatesQuery, error) {
 	req, err := decodeGetUpdatesRequest(body)
 	if err != nil {
 		return nil, err
 	}
-	uf, err := effectiveFormat(req)
+	uf, err := effectiveFormat(req, trees)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +185,12 @@ func (h *Handler) prepareUpdates(r *http.Request, body []byte) (*updatesQuery, e
 	plan, err := compile(req, uf)
 	if err != nil {
 		return nil, err
+	}
+	if trees {
+		plan.trees = true
+		if plan.transactions != nil {
+			plan.shape = ledgerEffects
+		}
 	}
 	// Take the commit signal before reading the ledger end, so that a
 	// commit between the read and the wait is not missed.
@@ -249,6 +269,18 @@ type lister struct {
 	// pruned (the active contracts replay), which pages does not check
 	// for pruning.
 	replay bool
+	// parties, when set, are the plan's witnessFilter, passed to every
+	// page read (see pages).
+	parties    []daml.Party
+	partiesSet bool
+}
+
+// witnessFilter is the plan's witnessFilter, computed once.
+func (l *lister) witnessFilter() []daml.Party {
+	if !l.partiesSet {
+		l.parties, l.partiesSet = l.plan.witnessFilter(), true
+	}
+	return l.parties
 }
 
 func (l *lister) full() bool { return l.n >= l.take }
@@ -295,11 +327,17 @@ func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan s
 			}
 			cursor = end
 		}
-		if !l.full() && end > checkpointed && l.last != nil && l.last.Offset == end {
-			if err := l.add(checkpoint(l.last)); err != nil {
+		if !l.full() && end > checkpointed {
+			u, err := l.updateAt(ctx, end)
+			if err != nil {
 				return err
 			}
-			checkpointed = end
+			if u != nil {
+				if err := l.add(checkpoint(u)); err != nil {
+					return err
+				}
+				checkpointed = end
+			}
 		}
 		if l.full() {
 			return nil
@@ -323,6 +361,24 @@ func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan s
 	}
 }
 
+// updateAt returns the update at end, which the offset checkpoint there
+// takes its record time from: the last update read, or, when a
+// party-filtered read skipped it, that update read by itself. It is nil
+// when there is none (it was pruned).
+func (l *lister) updateAt(ctx context.Context, end ledger.Offset) (*ledger.ParticipantUpdate, error) {
+	if l.last != nil && l.last.Offset == end {
+		return l.last, nil
+	}
+	if len(l.witnessFilter()) == 0 || end <= 0 {
+		return nil, nil
+	}
+	page, err := l.h.cfg.Ledger.Updates(ctx, ledger.UpdateQuery{Participant: l.h.cfg.Participant, After: end - 1, Until: end, Limit: 1})
+	if err != nil || len(page) == 0 || page[0].Offset != end {
+		return nil, err
+	}
+	return &page[0], nil
+}
+
 // checkpoint is the offset checkpoint after an update: its offset, and
 // its synchronizer's record time.
 func checkpoint(u *ledger.ParticipantUpdate) JsGetUpdatesResponse {
@@ -338,18 +394,30 @@ func checkpoint(u *ledger.ParticipantUpdate) JsGetUpdatesResponse {
 // in the given order, and calls each for every update until it returns
 // false or an error.
 //
+// When every filter of the request names its parties, the pages come
+// from the store's per-party index (UpdateQuery.Parties): only updates in
+// which one of them witnesses a node, a superset of what the request
+// selects (see updatePlan.witnessFilter). The active contracts replay
+// reads the whole stream.
+//
 // The request was checked against the pruned offset when it was prepared,
 // but a prune can land between that check and a page read, and the store
-// returns what is left of a pruned range without complaint. A
-// participant's offsets have no gaps, so a page that does not start (or,
-// descending, end) right after after is missing updates: pages reads the
-// Head again and refuses the request when the pruned offset has passed
-// after. Before the response has started this is the request's error;
-// after, the response is aborted.
+// returns what is left of a pruned range without complaint. A page that
+// does not start (or, descending, end) right after after may be missing
+// updates: the stream's offsets have no gaps, but a party-filtered read
+// skips the updates its parties do not see, so a gap alone proves
+// nothing. pages then reads the Head again and refuses the request when
+// the pruned offset has passed after. Before the response has started
+// this is the request's error; after, the response is aborted.
 func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descending bool, each func(u *ledger.ParticipantUpdate) (bool, error)) error {
+	var parties []daml.Party
+	if !l.replay {
+		parties = l.witnessFilter()
+	}
 	for after < until {
 		page, err := l.h.cfg.Ledger.Updates(ctx, ledger.UpdateQuery{
 			Participant: l.h.cfg.Participant, After: after, Until: until, Limit: pageSize, Descending: descending,
+			Parties: parties,
 		})
 		if err != nil {
 			return err
@@ -376,9 +444,10 @@ func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descendi
 	return nil
 }
 
-// startsAfterGap reports whether a page read after after misses the
-// updates right after it: an ascending page must start at after+1, and
-// the last page of a descending read must end there.
+// startsAfterGap reports whether a page read after after does not hold
+// the update right after it, so that a prune may have removed it: an
+// ascending page that does not start at after+1, and the last page of a
+// descending read that does not end there.
 func startsAfterGap(page []ledger.ParticipantUpdate, after ledger.Offset, descending bool) bool {
 	switch {
 	case len(page) == 0:
@@ -420,7 +489,11 @@ func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Of
 		if err != nil || tx == nil {
 			return true, err
 		}
-		if err := l.add(JsGetUpdatesResponse{Update: Update{Transaction: &Wrapped[JsTransaction]{Value: *tx}}}); err != nil {
+		var el any = JsGetUpdatesResponse{Update: Update{Transaction: &Wrapped[JsTransaction]{Value: *tx}}}
+		if l.plan.trees {
+			el = JsGetUpdateTreesResponse{Update: UpdateTree{TransactionTree: &Wrapped[JsTransactionTree]{Value: treeOf(tx)}}}
+		}
+		if err := l.add(el); err != nil {
 			return false, err
 		}
 		return !l.full(), nil

@@ -286,7 +286,7 @@ func TestUpdates(t *testing.T) {
 				if tc.same != "" {
 					sameAs(t, e, rec, tc.same)
 				} else if len(body) < 1<<20 {
-					golden.Check(t, tc.name, apitest.EntryOf(t, rec))
+					golden.Check(t, tc.name, entryOf(t, rec))
 				}
 				if len(body) < 1<<20 {
 					reqErr := s.Validate(t, newRequest(http.MethodPost, target, authz, body), rec)

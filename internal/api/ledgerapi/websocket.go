@@ -145,7 +145,7 @@ func (h *Handler) streamUpdates(ctx context.Context, r *http.Request, typ websoc
 	if typ != websocket.MessageText {
 		return undecodable("Invalid value for: body (expected a text frame holding a GetUpdatesRequest, got a binary frame)")
 	}
-	q, err := h.prepareUpdates(r, body)
+	q, err := h.prepareUpdates(r, body, false)
 	if err != nil {
 		return err
 	}
