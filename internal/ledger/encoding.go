@@ -1,7 +1,7 @@
 package ledger
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -10,207 +10,342 @@ import (
 // The store adapters persist transactions and contracts as opaque blobs
 // produced here, plus the index columns they query on. Keeping the encoding
 // in the domain means both adapters store byte-identical data and neither
-// re-implements it. Daml values are kept in protobuf_json, the lossless
-// self-describing format, so they decode without a schema.
+// re-implements it.
+//
+// A blob is a format byte ([blobFormat]) and then the fields in a fixed
+// order, written with a [daml.BinaryEncoder]: varints for integers and
+// counts, strings through the blob's string table (so a party, package id
+// or label repeated across the tree is stored once), and Daml values in
+// daml's binary encoding, which is lossless and self-describing. Changing
+// the layout means a new format byte; a decoder refuses formats it does
+// not know rather than guess.
 
-type wireTemplate struct {
-	PackageID   string `json:"p"`
-	Module      string `json:"m"`
-	Entity      string `json:"e"`
-	PackageName string `json:"n"`
+// blobFormat is the current blob format. Old JSON blobs start with '{'.
+const blobFormat byte = 1
+
+// Blob kinds, after the format byte, so that a contract blob is never
+// decoded as a transaction or the other way round.
+const (
+	blobTransaction byte = 'T'
+	blobContract    byte = 'C'
+)
+
+// Event node kinds.
+const (
+	nodeCreated   byte = 1
+	nodeExercised byte = 2
+)
+
+func putParties(e *daml.BinaryEncoder, ps []daml.Party) {
+	e.Uvarint(uint64(len(ps)))
+	for _, p := range ps {
+		e.String(string(p))
+	}
 }
 
-type wireContract struct {
-	ID           daml.ContractID `json:"id"`
-	Template     wireTemplate    `json:"t"`
-	Argument     json.RawMessage `json:"arg"`
-	Signatories  []daml.Party    `json:"sig"`
-	Observers    []daml.Party    `json:"obs"`
-	CreatedAt    daml.Timestamp  `json:"at"`
-	CreatedBy    string          `json:"by"`
-	Synchronizer SynchronizerID  `json:"sync"`
-	MigrationID  int64           `json:"mig"`
+func getParties(d *daml.BinaryDecoder) []daml.Party {
+	n := d.Count(1)
+	if n == 0 {
+		return nil
+	}
+	ps := make([]daml.Party, 0, daml.Prealloc(n))
+	for range n {
+		ps = append(ps, daml.Party(d.String()))
+	}
+	return ps
 }
 
-type wireExercised struct {
-	ContractID     daml.ContractID  `json:"cid"`
-	Template       wireTemplate     `json:"t"`
-	Interface      *daml.Identifier `json:"if,omitempty"`
-	Choice         string           `json:"ch"`
-	ChoiceArgument json.RawMessage  `json:"arg"`
-	ActingParties  []daml.Party     `json:"act"`
-	Consuming      bool             `json:"cons"`
-	Children       []int32          `json:"kids"`
-	LastDescendant int32            `json:"last"`
-	ExerciseResult json.RawMessage  `json:"res"`
-	Stakeholders   []daml.Party     `json:"sh"`
+func putNodeIDs(e *daml.BinaryEncoder, ids []int32) {
+	e.Uvarint(uint64(len(ids)))
+	for _, id := range ids {
+		e.Varint(int64(id))
+	}
 }
 
-type wireEvent struct {
-	NodeID    int32          `json:"n"`
-	Created   *wireContract  `json:"c,omitempty"`
-	Exercised *wireExercised `json:"x,omitempty"`
-	Witnesses []daml.Party   `json:"w"`
+func getNodeIDs(d *daml.BinaryDecoder) []int32 {
+	n := d.Count(1)
+	if n == 0 {
+		return nil
+	}
+	ids := make([]int32, 0, daml.Prealloc(n))
+	for range n {
+		ids = append(ids, getInt32(d))
+	}
+	return ids
 }
 
-type wireTransaction struct {
-	UpdateID     string         `json:"u"`
-	WorkflowID   string         `json:"wf,omitempty"`
-	Submission   Submission     `json:"sub"`
-	Synchronizer SynchronizerID `json:"sync"`
-	MigrationID  int64          `json:"mig"`
-	RecordTime   daml.Timestamp `json:"rt"`
-	EffectiveAt  daml.Timestamp `json:"at"`
-	Events       []wireEvent    `json:"ev"`
-	Roots        []int32        `json:"roots"`
-	TraceContext TraceContext   `json:"tc"`
+func getInt32(d *daml.BinaryDecoder) int32 {
+	i := d.Varint()
+	if int64(int32(i)) != i {
+		d.Fail(fmt.Errorf("node id %d out of range", i))
+		return 0
+	}
+	return int32(i)
 }
 
-func toWireTemplate(t TemplateID) wireTemplate {
-	return wireTemplate{t.PackageID, t.ModuleName, t.EntityName, t.PackageName}
+func putIdentifier(e *daml.BinaryEncoder, id daml.Identifier) { e.Identifier(id) }
+
+func getIdentifier(d *daml.BinaryDecoder) daml.Identifier { return *d.Identifier() }
+
+func putTemplate(e *daml.BinaryEncoder, t TemplateID) {
+	putIdentifier(e, t.Identifier)
+	e.String(t.PackageName)
 }
 
-func (w wireTemplate) template() TemplateID {
-	return TemplateID{Identifier: daml.Identifier{PackageID: w.PackageID, ModuleName: w.Module, EntityName: w.Entity}, PackageName: w.PackageName}
+func getTemplate(d *daml.BinaryDecoder) TemplateID {
+	id := getIdentifier(d)
+	return TemplateID{Identifier: id, PackageName: d.String()}
 }
 
-func encodeValue(v daml.Value) (json.RawMessage, error) {
+// putValue writes an optional value: a presence byte, then the value.
+func putValue(e *daml.BinaryEncoder, v daml.Value) error {
 	if v == nil {
-		return nil, nil
+		e.Byte(0)
+		return nil
 	}
-	return daml.ProtobufJSON.Encode(v)
+	e.Byte(1)
+	return e.Value(v)
 }
 
-func decodeValue(b json.RawMessage) (daml.Value, error) {
-	if len(b) == 0 {
-		return nil, nil
+func getValue(d *daml.BinaryDecoder) (daml.Value, error) {
+	if !d.Bool() {
+		return nil, d.Err()
 	}
-	return daml.ProtobufJSON.Decode(b, nil)
+	return d.Value()
 }
 
-func toWireContract(c *Contract) (*wireContract, error) {
-	arg, err := encodeValue(c.Argument)
-	if err != nil {
-		return nil, err
+func putContract(e *daml.BinaryEncoder, c *Contract) error {
+	e.String(string(c.ID))
+	putTemplate(e, c.Template)
+	if c.Argument == nil {
+		return fmt.Errorf("contract %s: no argument", c.ID)
 	}
-	return &wireContract{
-		ID: c.ID, Template: toWireTemplate(c.Template), Argument: arg,
-		Signatories: c.Signatories, Observers: c.Observers, CreatedAt: c.CreatedAt,
-		CreatedBy: c.CreatedBy, Synchronizer: c.Synchronizer, MigrationID: c.MigrationID,
-	}, nil
+	if err := e.Value(c.Argument); err != nil {
+		return fmt.Errorf("contract %s: %w", c.ID, err)
+	}
+	putParties(e, c.Signatories)
+	putParties(e, c.Observers)
+	e.Varint(int64(c.CreatedAt))
+	e.String(c.CreatedBy)
+	e.String(string(c.Synchronizer))
+	e.Varint(c.MigrationID)
+	return nil
 }
 
-func (w *wireContract) contract() (*Contract, error) {
-	v, err := decodeValue(w.Argument)
+func getContract(d *daml.BinaryDecoder) (*Contract, error) {
+	c := &Contract{ID: daml.ContractID(d.String()), Template: getTemplate(d)}
+	v, err := d.Value()
 	if err != nil {
 		return nil, err
 	}
 	rec, ok := v.(*daml.Record)
 	if !ok {
-		return nil, fmt.Errorf("contract %s: argument is not a record", w.ID)
+		return nil, fmt.Errorf("contract %s: argument is not a record", c.ID)
 	}
-	return &Contract{
-		ID: w.ID, Template: w.Template.template(), Argument: rec,
-		Signatories: w.Signatories, Observers: w.Observers, CreatedAt: w.CreatedAt,
-		CreatedBy: w.CreatedBy, Synchronizer: w.Synchronizer, MigrationID: w.MigrationID,
-	}, nil
+	c.Argument = rec
+	c.Signatories = getParties(d)
+	c.Observers = getParties(d)
+	c.CreatedAt = daml.Timestamp(d.Varint())
+	c.CreatedBy = d.String()
+	c.Synchronizer = SynchronizerID(d.String())
+	c.MigrationID = d.Varint()
+	return c, d.Err()
+}
+
+func putExercised(e *daml.BinaryEncoder, x *Exercised) error {
+	e.String(string(x.ContractID))
+	putTemplate(e, x.Template)
+	if x.Interface != nil {
+		e.Byte(1)
+		putIdentifier(e, *x.Interface)
+	} else {
+		e.Byte(0)
+	}
+	e.String(x.Choice)
+	if err := putValue(e, x.ChoiceArgument); err != nil {
+		return fmt.Errorf("exercise of %s on %s: argument: %w", x.Choice, x.ContractID, err)
+	}
+	putParties(e, x.ActingParties)
+	e.Bool(x.Consuming)
+	putNodeIDs(e, x.Children)
+	e.Varint(int64(x.LastDescendant))
+	if err := putValue(e, x.ExerciseResult); err != nil {
+		return fmt.Errorf("exercise of %s on %s: result: %w", x.Choice, x.ContractID, err)
+	}
+	putParties(e, x.Stakeholders)
+	return nil
+}
+
+func getExercised(d *daml.BinaryDecoder) (*Exercised, error) {
+	x := &Exercised{ContractID: daml.ContractID(d.String()), Template: getTemplate(d)}
+	if d.Bool() {
+		id := getIdentifier(d)
+		x.Interface = &id
+	}
+	x.Choice = d.String()
+	var err error
+	if x.ChoiceArgument, err = getValue(d); err != nil {
+		return nil, err
+	}
+	x.ActingParties = getParties(d)
+	x.Consuming = d.Bool()
+	x.Children = getNodeIDs(d)
+	x.LastDescendant = getInt32(d)
+	if x.ExerciseResult, err = getValue(d); err != nil {
+		return nil, err
+	}
+	x.Stakeholders = getParties(d)
+	return x, d.Err()
+}
+
+// begin checks a blob's format and kind and returns a decoder positioned
+// after them.
+func begin(b []byte, kind byte) (*daml.BinaryDecoder, error) {
+	switch {
+	case len(b) < 2:
+		return nil, errors.New("blob too short")
+	case b[0] != blobFormat:
+		return nil, fmt.Errorf("unknown blob format %#x (this build reads format %d)", b[0], blobFormat)
+	case b[1] != kind:
+		return nil, fmt.Errorf("blob holds kind %q, not %q", b[1], kind)
+	}
+	return daml.NewBinaryDecoder(b[2:]), nil
+}
+
+// end checks that a decoder read its whole blob without error.
+func end(d *daml.BinaryDecoder) error {
+	if err := d.Err(); err != nil {
+		return err
+	}
+	if n := len(d.Rest()); n > 0 {
+		return fmt.Errorf("%d trailing bytes", n)
+	}
+	return nil
 }
 
 // EncodeContract serialises a contract for storage.
 func EncodeContract(c *Contract) ([]byte, error) {
-	w, err := toWireContract(c)
-	if err != nil {
+	e := daml.NewBinaryEncoder(make([]byte, 0, 512))
+	e.Byte(blobFormat)
+	e.Byte(blobContract)
+	if err := putContract(e, c); err != nil {
 		return nil, err
 	}
-	return json.Marshal(w)
+	return e.Bytes(), nil
 }
 
 // DecodeContract reverses [EncodeContract].
 func DecodeContract(b []byte) (*Contract, error) {
-	var w wireContract
-	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, fmt.Errorf("decode contract: %w", err)
+	d, err := begin(b, blobContract)
+	if err == nil {
+		var c *Contract
+		if c, err = getContract(d); err == nil {
+			if err = end(d); err == nil {
+				return c, nil
+			}
+		}
 	}
-	return w.contract()
+	return nil, fmt.Errorf("decode contract: %w", err)
 }
 
 // EncodeTransaction serialises a transaction for storage.
 func EncodeTransaction(t *Transaction) ([]byte, error) {
-	w := wireTransaction{
-		UpdateID: t.UpdateID, WorkflowID: t.WorkflowID, Submission: t.Submission,
-		Synchronizer: t.Synchronizer, MigrationID: t.MigrationID, RecordTime: t.RecordTime,
-		EffectiveAt: t.EffectiveAt, Roots: t.Roots, TraceContext: t.TraceContext,
-		Events: make([]wireEvent, len(t.Events)),
-	}
+	e := daml.NewBinaryEncoder(make([]byte, 0, 1024))
+	e.Byte(blobFormat)
+	e.Byte(blobTransaction)
+	e.String(t.UpdateID)
+	e.String(t.WorkflowID)
+	e.String(string(t.Submission.Participant))
+	e.String(t.Submission.UserID)
+	putParties(e, t.Submission.ActAs)
+	e.String(t.Submission.CommandID)
+	e.String(string(t.Synchronizer))
+	e.Varint(t.MigrationID)
+	e.Varint(int64(t.RecordTime))
+	e.Varint(int64(t.EffectiveAt))
+	e.Uvarint(uint64(len(t.Events)))
 	for i := range t.Events {
-		e := &t.Events[i]
-		we := wireEvent{NodeID: e.NodeID, Witnesses: e.Witnesses}
-		if e.Created != nil {
-			c, err := toWireContract(e.Created)
-			if err != nil {
-				return nil, err
+		ev := &t.Events[i]
+		e.Varint(int64(ev.NodeID))
+		switch {
+		case ev.Created != nil && ev.Exercised != nil:
+			return nil, fmt.Errorf("encode transaction %s: node %d is both a create and an exercise", t.UpdateID, ev.NodeID)
+		case ev.Created != nil:
+			e.Byte(nodeCreated)
+			if err := putContract(e, ev.Created); err != nil {
+				return nil, fmt.Errorf("encode transaction %s: %w", t.UpdateID, err)
 			}
-			we.Created = c
+		case ev.Exercised != nil:
+			e.Byte(nodeExercised)
+			if err := putExercised(e, ev.Exercised); err != nil {
+				return nil, fmt.Errorf("encode transaction %s: %w", t.UpdateID, err)
+			}
+		default:
+			e.Byte(0)
 		}
-		if x := e.Exercised; x != nil {
-			arg, err := encodeValue(x.ChoiceArgument)
-			if err != nil {
-				return nil, err
-			}
-			res, err := encodeValue(x.ExerciseResult)
-			if err != nil {
-				return nil, err
-			}
-			we.Exercised = &wireExercised{
-				ContractID: x.ContractID, Template: toWireTemplate(x.Template), Interface: x.Interface,
-				Choice: x.Choice, ChoiceArgument: arg, ActingParties: x.ActingParties,
-				Consuming: x.Consuming, Children: x.Children, LastDescendant: x.LastDescendant,
-				ExerciseResult: res, Stakeholders: x.Stakeholders,
-			}
-		}
-		w.Events[i] = we
+		putParties(e, ev.Witnesses)
 	}
-	return json.Marshal(&w)
+	putNodeIDs(e, t.Roots)
+	e.String(t.TraceContext.TraceParent)
+	e.String(t.TraceContext.TraceState)
+	return e.Bytes(), nil
 }
 
 // DecodeTransaction reverses [EncodeTransaction].
 func DecodeTransaction(b []byte) (*Transaction, error) {
-	var w wireTransaction
-	if err := json.Unmarshal(b, &w); err != nil {
+	t, err := decodeTransaction(b)
+	if err != nil {
 		return nil, fmt.Errorf("decode transaction: %w", err)
 	}
-	t := &Transaction{
-		UpdateID: w.UpdateID, WorkflowID: w.WorkflowID, Submission: w.Submission,
-		Synchronizer: w.Synchronizer, MigrationID: w.MigrationID, RecordTime: w.RecordTime,
-		EffectiveAt: w.EffectiveAt, Roots: w.Roots, TraceContext: w.TraceContext,
-		Events: make([]Event, len(w.Events)),
+	return t, nil
+}
+
+func decodeTransaction(b []byte) (*Transaction, error) {
+	d, err := begin(b, blobTransaction)
+	if err != nil {
+		return nil, err
 	}
-	for i, we := range w.Events {
-		e := Event{NodeID: we.NodeID, Witnesses: we.Witnesses}
-		if we.Created != nil {
-			c, err := we.Created.contract()
-			if err != nil {
+	t := &Transaction{UpdateID: d.String(), WorkflowID: d.String()}
+	t.Submission.Participant = ParticipantID(d.String())
+	t.Submission.UserID = d.String()
+	t.Submission.ActAs = getParties(d)
+	t.Submission.CommandID = d.String()
+	t.Synchronizer = SynchronizerID(d.String())
+	t.MigrationID = d.Varint()
+	t.RecordTime = daml.Timestamp(d.Varint())
+	t.EffectiveAt = daml.Timestamp(d.Varint())
+	n := d.Count(3)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	t.Events = make([]Event, 0, daml.Prealloc(n))
+	for i := range n {
+		t.Events = append(t.Events, Event{})
+		ev := &t.Events[i]
+		ev.NodeID = getInt32(d)
+		switch kind := d.Byte(); kind {
+		case nodeCreated:
+			if ev.Created, err = getContract(d); err != nil {
 				return nil, err
 			}
-			e.Created = c
+		case nodeExercised:
+			if ev.Exercised, err = getExercised(d); err != nil {
+				return nil, err
+			}
+		case 0:
+		default:
+			return nil, fmt.Errorf("event %d: unknown node kind %d", i, kind)
 		}
-		if x := we.Exercised; x != nil {
-			arg, err := decodeValue(x.ChoiceArgument)
-			if err != nil {
-				return nil, err
-			}
-			res, err := decodeValue(x.ExerciseResult)
-			if err != nil {
-				return nil, err
-			}
-			e.Exercised = &Exercised{
-				ContractID: x.ContractID, Template: x.Template.template(), Interface: x.Interface,
-				Choice: x.Choice, ChoiceArgument: arg, ActingParties: x.ActingParties,
-				Consuming: x.Consuming, Children: x.Children, LastDescendant: x.LastDescendant,
-				ExerciseResult: res, Stakeholders: x.Stakeholders,
-			}
+		ev.Witnesses = getParties(d)
+		if err := d.Err(); err != nil {
+			return nil, err
 		}
-		t.Events[i] = e
+	}
+	t.Roots = getNodeIDs(d)
+	t.TraceContext.TraceParent = d.String()
+	t.TraceContext.TraceState = d.String()
+	if err := end(d); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
