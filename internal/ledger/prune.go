@@ -6,16 +6,17 @@ import (
 	"github.com/sandnet/sandnet/internal/fault"
 )
 
-// Prune removes a participant's updates at offsets up to and including
-// upTo from its stream, as a Canton participant's pruning does: the
-// participant's ledger API can no longer serve them, and it refuses reads
-// that start before the pruned offset (the ledger API compares a request
-// with [Head.Pruned], read in the same snapshot as the ledger end).
+// Prune records upTo as a participant's pruned offset, as a Canton
+// participant's pruning does: the participant's ledger API refuses reads
+// that start before the pruned offset (it compares a request with
+// [Head.Pruned], read in the same snapshot as the ledger end).
 //
-// Only the participant's stream shrinks. The transactions stay in the
-// store, because the other participants' streams and Scan still serve them,
-// and the active contract set is unchanged: pruning drops history, never
-// state. Offsets keep their numbers; the next update still gets the offset
+// Nothing is deleted. The transactions stay in the store, because the
+// other participants' streams and Scan still serve them, and so do the
+// participant's stream entries (small index rows, not worth reclaiming),
+// which keeps the active contracts snapshot at or after the pruned offset
+// whole. The active contract set is unchanged: pruning drops access to
+// history, never state. Offsets keep their numbers; the next update still gets the offset
 // after the ledger end.
 //
 // upTo must be positive, at most the participant's ledger end

@@ -22,8 +22,8 @@ type Head struct {
 	// Offsets holds every participant's last offset (0: none yet).
 	Offsets map[ParticipantID]Offset
 	// Pruned holds the pruned offset of every participant that has pruned
-	// its stream: its updates at offsets up to and including it are gone
-	// (see [WriteTx.Prune]). A participant that never pruned has no entry,
+	// its stream: its ledger API refuses reads that begin before it (see
+	// [WriteTx.Prune]). A participant that never pruned has no entry,
 	// so Pruned[p] is 0 for it, as it is for a missing participant.
 	Pruned map[ParticipantID]Offset
 }
@@ -91,8 +91,8 @@ type Store interface {
 	Transaction(ctx context.Context, updateID string) (*Transaction, error)
 	// Updates returns a range of a participant's stream in offset order.
 	// It does not refuse ranges that reach into the pruned part of the
-	// stream: it returns what is left of them. Callers that must refuse such
-	// ranges compare them with [Head.Pruned].
+	// stream: pruning keeps the stream's entries, and it returns them.
+	// Callers that must refuse such ranges compare them with [Head.Pruned].
 	Updates(ctx context.Context, q UpdateQuery) ([]ParticipantUpdate, error)
 
 	// Participants lists the participants in creation order.
@@ -128,11 +128,12 @@ type WriteTx interface {
 	AppendTransaction(ctx context.Context, tx *Transaction, offsets map[ParticipantID]Offset) error
 	// SetClockOffset stores the clock offset. The engine never lowers it.
 	SetClockOffset(ctx context.Context, micros int64) error
-	// Prune sets a participant's pruned offset to upTo and deletes its
-	// stream's entries (and their per-party index entries) at offsets up
-	// to and including upTo. The
-	// transactions themselves stay: other participants' streams, Scan and
-	// [Store.Transaction] still read them, and the active contract set is
+	// Prune sets a participant's pruned offset to upTo and records
+	// nothing else: the stream's entries (and their per-party index
+	// entries) stay, and [Store.Updates] still returns them; the ledger
+	// API refuses reads that begin before the pruned offset. The
+	// transactions stay too (other participants' streams, Scan and
+	// [Store.Transaction] still read them), and the active contract set is
 	// not touched. upTo must be positive (fault.InvalidArgument), at most
 	// the participant's last offset (fault.OutOfRange) and not before its
 	// current pruned offset (fault.InvalidArgument: pruning never goes

@@ -179,10 +179,10 @@ type activeEntry struct {
 // an index of active contracts by offset will replace the replay when
 // ledgers grow. Rendering is streamed (emit).
 //
-// The replay reads what is left of the stream: on a pruned participant it
-// starts after the pruned offset, so contracts created at or before it and
-// still active are missing from the snapshot. Serving them needs the
-// active contracts from the store, not from the stream (a known gap).
+// Pruning keeps the stream's entries (it only records the pruned offset),
+// so on a pruned participant the replay still starts at the beginning and
+// a snapshot at or after the pruned offset holds the contracts created
+// before it, with their original offsets, as on an unpruned copy.
 func (h *Handler) activeContracts(ctx context.Context, q *acsQuery) (*activeSnapshot, error) {
 	cfg := h.cfg
 	pr := &projector{plan: q.plan, reg: cfg.Registry, participant: cfg.Participant, hosted: cfg.Ledger.HostedParties(cfg.Participant)}
@@ -222,7 +222,8 @@ func (h *Handler) activeContracts(ctx context.Context, q *acsQuery) (*activeSnap
 		return nil, err
 	}
 	// A prune that landed after the request was checked and reached past
-	// its offset took updates the replay needed.
+	// its offset makes the request one Canton refuses. Pruning deletes no
+	// entries, so the replay itself is whole; this is a defensive check.
 	head, err := h.cfg.Ledger.Head(ctx)
 	if err != nil {
 		return nil, err

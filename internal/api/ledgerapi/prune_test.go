@@ -1,6 +1,7 @@
 package ledgerapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -22,17 +23,6 @@ import (
 // prunedAt is where the pruning tests prune the validator's stream.
 const prunedAt = 3
 
-// prunedEnv is a network of the test's own whose validator participant is
-// pruned through prunedAt.
-func prunedEnv(t *testing.T) *env {
-	t.Helper()
-	e := newEnv(t)
-	if err := e.net.Prune(t.Context(), e.seeded.Validator.Participant, prunedAt); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
 const codePruned = "PARTICIPANT_PRUNED_DATA_ACCESSED"
 
 // checkPruned checks a pruned-data error and its earliest offset.
@@ -48,8 +38,44 @@ func checkPruned(t *testing.T, je ledgerapi.JsCantonError, cause string) {
 // offsets, before, at and after the pruned offset.
 func TestPruned(t *testing.T) {
 	t.Parallel()
-	e := prunedEnv(t)
+	e := newEnv(t)
 	s := mustSpec(t)
+	acs := func(at string) string {
+		return `{"activeAtOffset":` + at + `,"eventFormat":{"filtersByParty":{"{alice}":{}},"verbose":false}}`
+	}
+	// The snapshots taken before pruning, to compare with the same
+	// snapshots after it: at the pruned offset, just after it, and at the
+	// ledger end.
+	head, err := e.net.Store().Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := head.Offsets[e.seeded.Validator.Participant]
+	if end <= prunedAt+1 {
+		t.Fatalf("validator's ledger end %d is too close to the pruned offset %d", end, prunedAt)
+	}
+	snapshotAt := func(at ledger.Offset) []byte {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		e.handler(options{}).ServeHTTP(rec, newRequest("POST", "/v2/state/active-contracts", bearer(t, "alice"), e.expand(acs(strconv.FormatInt(int64(at), 10)))))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("active contracts at %d: %d %s", at, rec.Code, rec.Body)
+		}
+		return rec.Body.Bytes()
+	}
+	snapshotOffsets := []ledger.Offset{prunedAt, prunedAt + 1, end}
+	unpruned := map[ledger.Offset][]byte{}
+	for _, at := range snapshotOffsets {
+		unpruned[at] = snapshotAt(at)
+	}
+	// The snapshot at the pruned offset holds contracts created at or
+	// before it, or the comparison below proves nothing.
+	if n := len(activeOffsets(t, unpruned[prunedAt])); n == 0 {
+		t.Fatalf("the snapshot at the pruned offset is empty: %s", unpruned[prunedAt])
+	}
+	if err := e.net.Prune(t.Context(), e.seeded.Validator.Participant, prunedAt); err != nil {
+		t.Fatal(err)
+	}
 	golden := apitest.OpenGolden(t, "prune", *update)
 	type pruneCase struct {
 		name   string
@@ -69,9 +95,6 @@ func TestPruned(t *testing.T) {
 			b += `,"descendingOrder":true`
 		}
 		return b + `,"filter":{"filtersByParty":{"{alice}":{}}}}`
-	}
-	acs := func(at string) string {
-		return `{"activeAtOffset":` + at + `,"eventFormat":{"filtersByParty":{"{alice}":{}},"verbose":false}}`
 	}
 	cases := []pruneCase{
 		{name: "updates before the pruned offset", method: "POST", path: "/v2/updates", body: alice("0", "12", false), status: 400,
@@ -147,12 +170,14 @@ func TestPruned(t *testing.T) {
 			}
 		})
 	}
-	// A snapshot at the pruned offset is allowed (what it holds is the
-	// replay's known gap, see activeContracts, so it is not recorded).
-	rec := httptest.NewRecorder()
-	e.handler(options{}).ServeHTTP(rec, newRequest("POST", "/v2/state/active-contracts", bearer(t, "alice"), e.expand(acs("3"))))
-	if rec.Code != http.StatusOK {
-		t.Errorf("active contracts at the pruned offset: %d %s", rec.Code, rec.Body)
+	// A snapshot at or after the pruned offset is allowed and is the one
+	// the unpruned participant served: the contracts created before the
+	// pruned offset, with their creation offsets, included.
+	for _, at := range snapshotOffsets {
+		got := snapshotAt(at)
+		if !bytes.Equal(got, unpruned[at]) {
+			t.Errorf("active contracts at %d after pruning through %d differ from before pruning:\n got %s\nwant %s", at, prunedAt, got, unpruned[at])
+		}
 	}
 
 	// The websocket streams go through the same checks.
@@ -182,6 +207,31 @@ func TestPruned(t *testing.T) {
 	golden.Finish(t, ran == len(cases)+3)
 }
 
+// activeOffsets decodes an active contracts snapshot and returns the
+// creation offsets of the contracts created at or before prunedAt.
+func activeOffsets(t *testing.T, body []byte) []int64 {
+	t.Helper()
+	var entries []struct {
+		ContractEntry struct {
+			JsActiveContract *struct {
+				CreatedEvent struct {
+					Offset int64 `json:"offset"`
+				} `json:"createdEvent"`
+			} `json:"JsActiveContract"`
+		} `json:"contractEntry"`
+	}
+	if err := json.Unmarshal(body, &entries); err != nil {
+		t.Fatalf("decoding active contracts: %v: %s", err, body)
+	}
+	var out []int64
+	for _, e := range entries {
+		if c := e.ContractEntry.JsActiveContract; c != nil && c.CreatedEvent.Offset <= prunedAt {
+			out = append(out, c.CreatedEvent.Offset)
+		}
+	}
+	return out
+}
+
 // transactionsOf decodes a 200 list's transactions.
 func transactionsOf(t *testing.T, rec *httptest.ResponseRecorder) []ledgerapi.JsTransaction {
 	t.Helper()
@@ -191,7 +241,9 @@ func transactionsOf(t *testing.T, rec *httptest.ResponseRecorder) []ledgerapi.Js
 
 // pruningLedger prunes the stream through at under the handler's feet:
 // the first Head says nothing is pruned, every read afterwards sees the
-// prune, and pages start after the gap it left.
+// prune, and pages start after a gap. Pruning deletes no entries, so the
+// gap is what a store that dropped them would show; it exercises the
+// defensive checks in lister.pages.
 type pruningLedger struct {
 	ledgerapi.Ledger
 	participant ledger.ParticipantID
@@ -224,8 +276,8 @@ func (p *pruningLedger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]le
 	return left, err
 }
 
-// A prune between the checks and the page reads is noticed by the gap it
-// leaves, and refused before the first byte.
+// A prune between the checks and the page reads, with pages that start
+// after a gap, is refused before the first byte.
 func TestPrunedWhileReading(t *testing.T) {
 	t.Parallel()
 	e := shared(t)

@@ -18,9 +18,10 @@ import (
 // flushBytes. Every check that can refuse a request — decoding, auth,
 // validation, the ledger end, names, the pruned offset, and the node limit
 // — is decided before the first byte. A prune that lands after the pruned
-// offset was checked is noticed at the next page read (see lister.pages):
-// before the first byte it is the request's error, after it the response
-// is aborted as below.
+// offset was checked deletes no entries, so the pages stay whole; the
+// defensive check at a page that starts after a gap (see lister.pages) is
+// before the first byte the request's error, after it the response is
+// aborted as below.
 //
 // After the first byte the status cannot change. A failure then (a store
 // read or an encoding error; a client that left is not one) aborts the

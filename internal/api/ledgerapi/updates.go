@@ -364,7 +364,7 @@ func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan s
 // updateAt returns the update at end, which the offset checkpoint there
 // takes its record time from: the last update read, or, when a
 // party-filtered read skipped it, that update read by itself. It is nil
-// when there is none (it was pruned).
+// when the store has none at end.
 func (l *lister) updateAt(ctx context.Context, end ledger.Offset) (*ledger.ParticipantUpdate, error) {
 	if l.last != nil && l.last.Offset == end {
 		return l.last, nil
@@ -401,13 +401,14 @@ func checkpoint(u *ledger.ParticipantUpdate) JsGetUpdatesResponse {
 // reads the whole stream.
 //
 // The request was checked against the pruned offset when it was prepared,
-// but a prune can land between that check and a page read, and the store
-// returns what is left of a pruned range without complaint. A page that
-// does not start (or, descending, end) right after after may be missing
-// updates: the stream's offsets have no gaps, but a party-filtered read
-// skips the updates its parties do not see, so a gap alone proves
-// nothing. pages then reads the Head again and refuses the request when
-// the pruned offset has passed after. Before the response has started
+// but a prune can land between that check and a page read. Pruning
+// deletes no stream entries today, so the pages stay whole; as a defence
+// against a store that would drop them, a page that does not start (or,
+// descending, end) right after after may be missing updates: the stream's
+// offsets have no gaps, but a party-filtered read skips the updates its
+// parties do not see, so a gap alone proves nothing. pages then reads the
+// Head again and refuses the request when the pruned offset has passed
+// after. Before the response has started
 // this is the request's error; after, the response is aborted.
 func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descending bool, each func(u *ledger.ParticipantUpdate) (bool, error)) error {
 	var parties []daml.Party
@@ -445,7 +446,7 @@ func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descendi
 }
 
 // startsAfterGap reports whether a page read after after does not hold
-// the update right after it, so that a prune may have removed it: an
+// the update right after it, so that it may be missing (see pages): an
 // ascending page that does not start at after+1, and the last page of a
 // descending read that does not end there.
 func startsAfterGap(page []ledger.ParticipantUpdate, after ledger.Offset, descending bool) bool {

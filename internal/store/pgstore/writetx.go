@@ -213,21 +213,21 @@ func (w *writeTx) SetClockOffset(ctx context.Context, micros int64) error {
 }
 
 // pruneQuery moves a participant's pruned offset forward if the offset is
-// within its stream and deletes the stream's entries up to it, in one
-// statement. It returns the participant's pruned and last offsets as they
-// were (NULL: unknown participant) and whether it moved.
+// within its stream, in one statement. It returns the participant's pruned
+// and last offsets as they were (NULL: unknown participant) and whether it
+// moved.
 const pruneQuery = `WITH p AS (SELECT ordinal, pruned_offset, last_offset FROM participants WHERE id = $1),
 u AS (
   UPDATE participants SET pruned_offset = $2 FROM p
   WHERE participants.ordinal = p.ordinal AND p.pruned_offset <= $2 AND p.last_offset >= $2
-  RETURNING participants.ordinal),
-d AS (DELETE FROM participant_updates pu USING u WHERE pu.participant = u.ordinal AND pu.ledger_offset <= $2),
-dp AS (DELETE FROM participant_update_parties pp USING u WHERE pp.participant = u.ordinal AND pp.ledger_offset <= $2)
+  RETURNING participants.ordinal)
 SELECT (SELECT pruned_offset FROM p), (SELECT last_offset FROM p), EXISTS (SELECT 1 FROM u)`
 
-// Prune moves the participant's pruned offset forward and deletes its
-// stream's entries up to it (a range of participant_updates_pkey) with
-// their per-party index entries. The transactions stay.
+// Prune moves the participant's pruned offset forward and records nothing
+// else: the stream's entries (participant_updates,
+// participant_update_parties) and the transactions stay, and the ledger
+// API refuses reads that begin before the pruned offset (see
+// [ledger.WriteTx.Prune]).
 func (w *writeTx) Prune(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) error {
 	if err := store.PruneRefused(p, upTo, 0, upTo); err != nil {
 		return err

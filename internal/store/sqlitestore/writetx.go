@@ -218,10 +218,10 @@ func (w *writeTx) SetClockOffset(ctx context.Context, micros int64) error {
 }
 
 // Prune moves the participant's pruned offset forward, checked in the
-// statement itself, and deletes its stream's entries up to it: a range of
-// participant_updates' primary key, and its per-party index entries up to
-// it (the participant's range of participant_update_parties, filtered by
-// offset). The transactions stay.
+// statement itself, and records nothing else: the stream's entries
+// (participant_updates, participant_update_parties) and the transactions
+// stay, and the ledger API refuses reads that begin before the pruned
+// offset (see [ledger.WriteTx.Prune]).
 func (w *writeTx) Prune(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) error {
 	if err := store.PruneRefused(p, upTo, 0, upTo); err != nil {
 		return err
@@ -244,16 +244,6 @@ WHERE id = ?1 AND pruned_offset <= ?2 AND last_offset >= ?2 RETURNING ordinal`, 
 		}
 		return fmt.Errorf("prune %s up to %d: participant row refused the update", p, upTo)
 	}
-	if err != nil {
-		return interpret(err)
-	}
-	_, err = w.ExecContext(ctx, `DELETE FROM participant_updates WHERE participant = ? AND ledger_offset <= ?`,
-		ordinal, int64(upTo))
-	if err != nil {
-		return interpret(err)
-	}
-	_, err = w.ExecContext(ctx, `DELETE FROM participant_update_parties WHERE participant = ? AND ledger_offset <= ?`,
-		ordinal, int64(upTo))
 	return interpret(err)
 }
 

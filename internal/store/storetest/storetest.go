@@ -841,19 +841,20 @@ func testUpdatesByParty(t *testing.T, s ledger.Store) {
 		t.Errorf("unknown participant, several parties: error = %v; want NotFound", err)
 	}
 
-	// Pruning par1 up to 3 drops its index entries up to 3 too: a limit
-	// counts only what is left.
+	// Pruning par1 up to 3 keeps its index entries: the store returns
+	// them as before (the ledger API refuses reads before the pruned
+	// offset, not the store).
 	if err := prune(ctx, s, par1.ID, 3); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("after pruning", func(t *testing.T) {
 		run(t, []tcase{
-			{"one party", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice)}, []string{at(4, 3)}},
-			{"one party, limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(dso), Limit: 1}, []string{at(4, 3)}},
-			{"one party, descending", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(dso), Descending: true}, []string{at(5, 5), at(4, 3)}},
-			{"several parties, limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Limit: 1}, []string{at(4, 3)}},
-			{"several parties, descending", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Descending: true}, []string{at(5, 5), at(4, 3)}},
-			{"ending at the pruned offset", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Until: 3}, nil},
+			{"one party", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice)}, []string{at(1, 0), at(3, 2), at(4, 3)}},
+			{"one party, limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(dso), Limit: 1}, []string{at(2, 1)}},
+			{"one party, descending", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(dso), Descending: true}, []string{at(5, 5), at(4, 3), at(2, 1)}},
+			{"several parties, limit", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Limit: 1}, []string{at(1, 0)}},
+			{"several parties, descending", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Descending: true}, []string{at(5, 5), at(4, 3), at(3, 2), at(2, 1), at(1, 0)}},
+			{"ending at the pruned offset", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), Until: 3}, []string{at(1, 0), at(2, 1), at(3, 2)}},
 			{"other participant untouched", ledger.UpdateQuery{Participant: par2.ID, Parties: ps(bob)}, []string{at(1, 2), at(2, 4)}},
 		})
 	})
@@ -894,9 +895,11 @@ func updateOffsets(t *testing.T, s ledger.Store, q ledger.UpdateQuery) []string 
 	return out
 }
 
-// testPrune checks that pruning moves the participant's pruned offset,
-// removes its stream up to it and nothing else: not the other participant's
-// stream, not the transactions, not the active contracts.
+// testPrune checks that pruning moves the participant's pruned offset and
+// changes nothing else: the store is dumb about pruning, so its stream
+// still holds the updates up to it (the ledger API refuses reads before
+// it), and the other participant's stream, the transactions and the
+// active contracts stay.
 func testPrune(t *testing.T, s ledger.Store) {
 	ctx := t.Context()
 	txs := prunedFixture(t, s)
@@ -947,12 +950,12 @@ func testPrune(t *testing.T, s ledger.Store) {
 		q    ledger.UpdateQuery
 		want []string
 	}{
-		{"all", ledger.UpdateQuery{Participant: par1.ID}, []string{at(4, txs[3]), at(5, txs[4])}},
-		{"from before the pruned offset", ledger.UpdateQuery{Participant: par1.ID, After: 1}, []string{at(4, txs[3]), at(5, txs[4])}},
+		{"all", ledger.UpdateQuery{Participant: par1.ID}, []string{at(1, txs[0]), at(2, txs[1]), at(3, txs[2]), at(4, txs[3]), at(5, txs[4])}},
+		{"from before the pruned offset", ledger.UpdateQuery{Participant: par1.ID, After: 1}, []string{at(2, txs[1]), at(3, txs[2]), at(4, txs[3]), at(5, txs[4])}},
 		{"from the pruned offset", ledger.UpdateQuery{Participant: par1.ID, After: 3}, []string{at(4, txs[3]), at(5, txs[4])}},
-		{"ending at the pruned offset", ledger.UpdateQuery{Participant: par1.ID, Until: 3}, nil},
-		{"limit", ledger.UpdateQuery{Participant: par1.ID, Limit: 1}, []string{at(4, txs[3])}},
-		{"descending", ledger.UpdateQuery{Participant: par1.ID, Descending: true}, []string{at(5, txs[4]), at(4, txs[3])}},
+		{"ending at the pruned offset", ledger.UpdateQuery{Participant: par1.ID, Until: 3}, []string{at(1, txs[0]), at(2, txs[1]), at(3, txs[2])}},
+		{"limit", ledger.UpdateQuery{Participant: par1.ID, Limit: 1}, []string{at(1, txs[0])}},
+		{"descending", ledger.UpdateQuery{Participant: par1.ID, Descending: true}, []string{at(5, txs[4]), at(4, txs[3]), at(3, txs[2]), at(2, txs[1]), at(1, txs[0])}},
 		{"other participant untouched", ledger.UpdateQuery{Participant: par2.ID}, []string{at(1, txs[1]), at(2, txs[3])}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -981,15 +984,18 @@ func testPrune(t *testing.T, s ledger.Store) {
 		t.Errorf("pruning again at the pruned offset changed the store (-before +after):\n%s", diff)
 	}
 
-	// Up to the ledger end: the stream is empty, and it goes on after it.
+	// Up to the ledger end: the pruned offset moves forward, the stream
+	// keeps its entries, and it goes on after it.
+	before = snapshot(t, s)
 	if err := prune(ctx, s, par1.ID, 5); err != nil {
 		t.Fatal(err)
 	}
-	if got := updateOffsets(t, s, ledger.UpdateQuery{Participant: par1.ID}); len(got) != 0 {
-		t.Errorf("updates after pruning to the ledger end = %v; want none", got)
+	before.Head.Pruned = map[ledger.ParticipantID]ledger.Offset{par1.ID: 5}
+	if diff := cmp.Diff(before, snapshot(t, s), cmpOpts...); diff != "" {
+		t.Errorf("pruning to the ledger end changed more than the pruned offset (-want +got):\n%s", diff)
 	}
 	next := mustAppend(t, s, spec{creates: []create{{tmpl: amulet, sig: []daml.Party{alice}}}})
-	if diff := cmp.Diff([]string{at(6, next)}, updateOffsets(t, s, ledger.UpdateQuery{Participant: par1.ID, After: 3})); diff != "" {
+	if diff := cmp.Diff([]string{at(6, next)}, updateOffsets(t, s, ledger.UpdateQuery{Participant: par1.ID, After: 5})); diff != "" {
 		t.Errorf("updates after appending to a pruned stream (-want +got):\n%s", diff)
 	}
 	if h, err := s.Head(ctx); err != nil || h.Offsets[par1.ID] != 6 || h.Pruned[par1.ID] != 5 || h.Pruned[par2.ID] != 0 {
@@ -1281,6 +1287,13 @@ func testReopen(t *testing.T, s ledger.Store, reopen func(t *testing.T, s ledger
 	s = reopen(t, s)
 	if diff := cmp.Diff(before, snapshot(t, s), cmpOpts...); diff != "" {
 		t.Errorf("state after reopening (-before +after):\n%s", diff)
+	}
+	// The pruned offset survives, and so does the pruned part of the stream.
+	if h, err := s.Head(ctx); err != nil || h.Pruned[par1.ID] != 1 || h.Pruned[par2.ID] != 0 {
+		t.Errorf("pruned offsets after reopening = %v, %v; want %s: 1", h.Pruned, err, par1.ID)
+	}
+	if got := updateOffsets(t, s, ledger.UpdateQuery{Participant: par1.ID, Until: 1}); len(got) != 1 {
+		t.Errorf("pruned updates after reopening = %v; want the one at offset 1", got)
 	}
 	got, err := s.Transaction(ctx, tx.UpdateID)
 	if err != nil {
