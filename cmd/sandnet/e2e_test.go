@@ -386,6 +386,9 @@ func checkConsistent(t *testing.T, store ledger.Store) {
 			if u.Offset != ledger.Offset(i+1) {
 				t.Fatalf("%s: offset %d at position %d", pid, u.Offset, i)
 			}
+			if u.Transaction == nil {
+				continue // a topology transaction
+			}
 			for _, c := range u.Transaction.Created() {
 				if _, _, err := store.Contract(ctx, c.ID); err != nil {
 					t.Errorf("update %s created %s, which is missing: %v", u.Transaction.UpdateID, c.ID, err)

@@ -28,6 +28,7 @@ const blobFormat byte = 1
 const (
 	blobTransaction byte = 'T'
 	blobContract    byte = 'C'
+	blobTopology    byte = 'P'
 )
 
 // Event node kinds.
@@ -348,4 +349,82 @@ func decodeTransaction(b []byte) (*Transaction, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// IsTopologyBlob reports whether an update blob holds a topology
+// transaction rather than a transaction.
+func IsTopologyBlob(b []byte) bool {
+	return len(b) >= 2 && b[0] == blobFormat && b[1] == blobTopology
+}
+
+// EncodeTopologyTransaction serialises a topology transaction for storage.
+func EncodeTopologyTransaction(t *TopologyTransaction) ([]byte, error) {
+	e := daml.NewBinaryEncoder(make([]byte, 0, 256))
+	e.Byte(blobFormat)
+	e.Byte(blobTopology)
+	e.String(t.UpdateID)
+	e.String(string(t.Synchronizer))
+	e.Varint(t.MigrationID)
+	e.Varint(int64(t.RecordTime))
+	e.Uvarint(uint64(len(t.Events)))
+	for _, ev := range t.Events {
+		if ev.Kind < AuthorizationAdded || ev.Kind > AuthorizationRevoked {
+			return nil, fmt.Errorf("encode topology transaction %s: unknown event kind %d", t.UpdateID, ev.Kind)
+		}
+		e.Byte(byte(ev.Kind))
+		e.String(string(ev.Party))
+		e.String(string(ev.Participant))
+		e.String(string(ev.Permission))
+	}
+	return e.Bytes(), nil
+}
+
+// DecodeTopologyTransaction reverses [EncodeTopologyTransaction].
+func DecodeTopologyTransaction(b []byte) (*TopologyTransaction, error) {
+	t, err := decodeTopology(b)
+	if err != nil {
+		return nil, fmt.Errorf("decode topology transaction: %w", err)
+	}
+	return t, nil
+}
+
+func decodeTopology(b []byte) (*TopologyTransaction, error) {
+	d, err := begin(b, blobTopology)
+	if err != nil {
+		return nil, err
+	}
+	t := &TopologyTransaction{UpdateID: d.String(), Synchronizer: SynchronizerID(d.String())}
+	t.MigrationID = d.Varint()
+	t.RecordTime = daml.Timestamp(d.Varint())
+	n := d.Count(4)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	t.Events = make([]TopologyEvent, 0, daml.Prealloc(n))
+	for i := range n {
+		kind := TopologyEventKind(d.Byte())
+		ev := TopologyEvent{Kind: kind, Party: daml.Party(d.String()), Participant: ParticipantID(d.String()), Permission: Permission(d.String())}
+		if err := d.Err(); err != nil {
+			return nil, err
+		}
+		if kind < AuthorizationAdded || kind > AuthorizationRevoked {
+			return nil, fmt.Errorf("event %d: unknown topology event kind %d", i, kind)
+		}
+		t.Events = append(t.Events, ev)
+	}
+	if err := end(d); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// DecodeUpdate decodes an update blob: a transaction or a topology
+// transaction, exactly one of which it returns.
+func DecodeUpdate(b []byte) (*Transaction, *TopologyTransaction, error) {
+	if IsTopologyBlob(b) {
+		t, err := DecodeTopologyTransaction(b)
+		return nil, t, err
+	}
+	tx, err := DecodeTransaction(b)
+	return tx, nil, err
 }

@@ -221,25 +221,37 @@ func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party
 			}
 		}
 	}
-	err := n.store.Write(ctx, func(w WriteTx) error {
-		for _, h := range spec.Hosts {
-			h.Party = party
-			if h.Synchronizer == "" {
-				h.Synchronizer = syncID
-			}
-			if h.Permission == "" {
-				h.Permission = PermissionSubmission
-			}
-			if err := w.PutHosting(ctx, h); err != nil {
-				return err
-			}
+	hosts := make([]Hosting, 0, len(spec.Hosts))
+	for _, h := range spec.Hosts {
+		h.Party = party
+		if h.Synchronizer == "" {
+			h.Synchronizer = syncID
 		}
-		return nil
-	})
-	if err != nil {
+		if h.Permission == "" {
+			h.Permission = PermissionSubmission
+		}
+		hosts = append(hosts, h)
+	}
+	// The sequencer orders the hosting change like a transaction: the
+	// participants whose hosting changes see it in their streams.
+	if err := n.enqueue(ctx, &pending{hosts: hosts, done: make(chan error, 1)}); err != nil {
 		return "", err
 	}
 	return party, n.loadHostings(ctx)
+}
+
+// enqueue hands a submission to the sequencer and waits for its outcome.
+func (n *Network) enqueue(ctx context.Context, p *pending) error {
+	select {
+	case n.submissions <- p:
+	case <-n.stop:
+		return fault.New(fault.Unavailable, "the network is shutting down")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once handed over, the outcome is the sequencer's: wait for it even if
+	// the caller gives up, so the result is never ambiguous to the engine.
+	return <-p.done
 }
 
 // Command is a submission: Go code that exercises choices and creates
@@ -262,10 +274,14 @@ type Command struct {
 	Run func(tx *Tx) error
 }
 
+// pending is a submission to the sequencer: a transaction, or (hosts set)
+// a change of party hosting.
 type pending struct {
 	tx     *Transaction
 	inputs []daml.ContractID
-	done   chan error
+	// hosts are the hostings a party allocation asks for, complete.
+	hosts []Hosting
+	done  chan error
 }
 
 // Submit interprets a command and commits the transaction it produces. It
@@ -325,16 +341,7 @@ func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error)
 		inputs: slices.Sorted(maps.Keys(tx.inputs)),
 		done:   make(chan error, 1),
 	}
-	select {
-	case n.submissions <- p:
-	case <-n.stop:
-		return nil, fault.New(fault.Unavailable, "the network is shutting down")
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	// Once handed over, the outcome is the sequencer's: wait for it even if
-	// the caller gives up, so the result is never ambiguous to the engine.
-	if err := <-p.done; err != nil {
+	if err := n.enqueue(ctx, p); err != nil {
 		return nil, err
 	}
 	return p.tx, nil
@@ -408,8 +415,20 @@ func (n *Network) commit(batch []*pending) {
 	ctx := context.Background()
 	start := time.Now()
 	errs := make([]error, len(batch))
+	topology := slices.ContainsFunc(batch, func(p *pending) bool { return p.hosts != nil })
+	// applied are the hostings this batch changed so far: the topology
+	// cache holds them before they are committed, so that later
+	// submissions of the batch see them.
+	var applied []Hosting
 	err := n.store.Write(ctx, func(w WriteTx) error {
 		clear(errs)
+		applied = nil
+		if topology {
+			// Under the write lock the committed topology is current.
+			if err := n.loadHostings(ctx); err != nil {
+				return err
+			}
+		}
 		head, err := w.Head(ctx)
 		if err != nil {
 			return err
@@ -420,6 +439,14 @@ func (n *Network) commit(batch []*pending) {
 		}
 		consumed := map[daml.ContractID]bool{}
 		for i, p := range batch {
+			if p.hosts != nil {
+				hs, err := n.commitTopology(ctx, w, &head, p.hosts)
+				if err != nil {
+					return err
+				}
+				applied = append(applied, hs...)
+				continue
+			}
 			if errs[i] = n.check(ctx, w, p, consumed); errs[i] != nil {
 				continue
 			}
@@ -436,6 +463,7 @@ func (n *Network) commit(batch []*pending) {
 				if err := n.loadHostings(ctx); err != nil {
 					return err
 				}
+				n.cacheHostings(applied)
 			}
 			for _, pid := range n.participantsOf(informees) {
 				head.Offsets[pid]++
@@ -458,6 +486,12 @@ func (n *Network) commit(batch []*pending) {
 			p.done <- errs[i]
 		}
 	}
+	if err != nil && len(applied) > 0 {
+		// The cache holds hostings that were never committed.
+		if lerr := n.loadHostings(ctx); lerr != nil {
+			n.log.Error("reload topology", "err", lerr)
+		}
+	}
 	if err == nil {
 		n.committed.Notify()
 	} else {
@@ -475,6 +509,103 @@ func (n *Network) commit(batch []*pending) {
 			committed, rejected = 0, len(batch)
 		}
 		n.observer.BatchCommitted(committed, rejected, time.Since(start), err)
+	}
+}
+
+// commitTopology orders and stores the changes of a party allocation: one
+// topology transaction per synchronizer, with an event for every hosting
+// that is new or changes permission, in the streams of the participants
+// concerned. Hostings that do not change make no update. It returns the
+// hostings it wrote, which it has also put in the topology cache.
+func (n *Network) commitTopology(ctx context.Context, w WriteTx, head *Head, hosts []Hosting) ([]Hosting, error) {
+	var syncs []SynchronizerID
+	bySync := map[SynchronizerID][]Hosting{}
+	for _, h := range hosts {
+		if _, ok := bySync[h.Synchronizer]; !ok {
+			syncs = append(syncs, h.Synchronizer)
+		}
+		bySync[h.Synchronizer] = append(bySync[h.Synchronizer], h)
+	}
+	var written []Hosting
+	for _, sid := range syncs {
+		var events []TopologyEvent
+		var changed []Hosting
+		for _, h := range bySync[sid] {
+			kind := AuthorizationAdded
+			if old, ok := n.cachedHosting(h); ok {
+				if old == h.Permission {
+					continue
+				}
+				kind = AuthorizationChanged
+			}
+			events = append(events, TopologyEvent{Kind: kind, Party: h.Party, Participant: h.Participant, Permission: h.Permission})
+			changed = append(changed, h)
+			n.cacheHostings([]Hosting{h})
+		}
+		if len(events) == 0 {
+			continue
+		}
+		for _, h := range changed {
+			if err := w.PutHosting(ctx, h); err != nil {
+				return written, err
+			}
+		}
+		written = append(written, changed...)
+		head.Sequence++
+		t := &TopologyTransaction{
+			UpdateID:     updateID(n.seed, head.MigrationID, head.Sequence),
+			Synchronizer: sid,
+			MigrationID:  head.MigrationID,
+			RecordTime:   max(n.clock.Now(), head.LastRecordTime+1),
+			Events:       events,
+		}
+		head.LastRecordTime = t.RecordTime
+		offsets := map[ParticipantID]Offset{}
+		for _, pid := range t.Participants() {
+			head.Offsets[pid]++
+			offsets[pid] = head.Offsets[pid]
+		}
+		if err := w.AppendTopology(ctx, t, offsets); err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// cachedHosting returns the permission at which the topology cache says
+// h's participant hosts h's party on h's synchronizer.
+func (n *Network) cachedHosting(h Hosting) (Permission, bool) {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	for _, c := range n.hostings[h.Party] {
+		if c.Participant == h.Participant && c.Synchronizer == h.Synchronizer {
+			return c.Permission, true
+		}
+	}
+	return "", false
+}
+
+// cacheHostings puts hostings in the topology cache, replacing the
+// permission of those it holds.
+func (n *Network) cacheHostings(hs []Hosting) {
+	if len(hs) == 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.hostings == nil {
+		n.hostings = map[daml.Party][]Hosting{}
+	}
+next:
+	for _, h := range hs {
+		cur := n.hostings[h.Party]
+		for i := range cur {
+			if cur[i].Participant == h.Participant && cur[i].Synchronizer == h.Synchronizer {
+				cur[i].Permission = h.Permission
+				continue next
+			}
+		}
+		n.hostings[h.Party] = append(cur, h)
 	}
 }
 

@@ -165,8 +165,10 @@ func TestSubmitCreatesAndOrders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if head.Offsets[b.p1] != 2 || head.Offsets[b.p2] != 1 {
-		t.Errorf("offsets = %v, want p1:2 p2:1", head.Offsets)
+	// Each stream begins with the topology transactions of the parties its
+	// participant hosts: bank and alice on p1, bob on p2.
+	if head.Offsets[b.p1] != 4 || head.Offsets[b.p2] != 2 {
+		t.Errorf("offsets = %v, want p1:4 p2:2", head.Offsets)
 	}
 	if tx.RecordTime <= 0 || tx.EffectiveAt > tx.RecordTime {
 		t.Errorf("record time %d, effective %d", tx.RecordTime, tx.EffectiveAt)

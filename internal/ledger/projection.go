@@ -106,6 +106,9 @@ func (n *Network) ParticipantUpdates(ctx context.Context, q UpdateQuery) ([]Part
 	}
 	hosted := n.HostedParties(q.Participant)
 	for i := range ups {
+		if ups[i].Transaction == nil {
+			continue
+		}
 		if p := ups[i].Transaction.Project(hosted); p != nil {
 			ups[i].Transaction = p
 		}

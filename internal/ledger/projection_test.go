@@ -73,12 +73,13 @@ func TestProjection(t *testing.T) {
 			}
 		})
 	}
-	// p2 hosts only bob: its stream holds the transfer alone, projected.
+	// p2 hosts only bob: its stream holds bob's allocation and the
+	// transfer, projected.
 	ups, err := b.net.ParticipantUpdates(ctx, ledger.UpdateQuery{Participant: b.p2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ups) != 1 || ups[0].Offset != 1 || len(ups[0].Transaction.Events) != 1 {
+	if len(ups) != 2 || ups[0].Topology == nil || ups[1].Offset != 2 || len(ups[1].Transaction.Events) != 1 {
 		t.Fatalf("p2 stream = %+v", ups)
 	}
 }

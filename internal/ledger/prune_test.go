@@ -20,6 +20,8 @@ func TestPrune(t *testing.T) {
 	if off, err := b.net.PrunedOffset(ctx, b.p1); err != nil || off != 0 {
 		t.Fatalf("PrunedOffset before pruning = %d, %v; want 0", off, err)
 	}
+	// p1's stream: the topology transactions of bank and alice (1, 2),
+	// then the three IOUs (3 to 5).
 	if err := b.net.Prune(ctx, b.p1, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +34,8 @@ func TestPrune(t *testing.T) {
 	}
 	// The store keeps the stream (the ledger API refuses reads before the
 	// pruned offset).
-	if len(us) != 3 || us[0].Offset != 1 {
-		t.Errorf("updates after pruning up to 2: %d, first %+v; want offsets 1 to 3", len(us), us)
+	if len(us) != 5 || us[0].Offset != 1 || us[0].Topology == nil || us[2].Transaction == nil {
+		t.Errorf("updates after pruning up to 2: %d, first %+v; want offsets 1 to 5", len(us), us)
 	}
 	// State stays: the IOUs of the pruned updates are active.
 	for _, cid := range cids {
@@ -43,7 +45,7 @@ func TestPrune(t *testing.T) {
 	}
 	// The next update takes the next offset.
 	b.issue(t, b.alice, "1")
-	if h, _ := b.net.Store().Head(ctx); h.Offsets[b.p1] != 4 || h.Pruned[b.p1] != 2 {
+	if h, _ := b.net.Store().Head(ctx); h.Offsets[b.p1] != 6 || h.Pruned[b.p1] != 2 {
 		t.Errorf("head after the next update: offsets %v, pruned %v", h.Offsets, h.Pruned)
 	}
 
@@ -55,8 +57,8 @@ func TestPrune(t *testing.T) {
 	}{
 		{"backwards", b.p1, 1, fault.InvalidArgument},
 		{"zero", b.p1, 0, fault.InvalidArgument},
-		{"beyond the ledger end", b.p1, 5, fault.OutOfRange},
-		{"participant without updates", b.p2, 1, fault.OutOfRange},
+		{"beyond the ledger end", b.p1, 7, fault.OutOfRange},
+		{"beyond a stream of only topology", b.p2, 2, fault.OutOfRange},
 		{"unknown participant", "PAR::nobody::1220", 1, fault.NotFound},
 	} {
 		if err := b.net.Prune(ctx, tc.p, tc.upTo); !fault.Is(err, tc.kind) {

@@ -29,10 +29,39 @@ type Head struct {
 }
 
 // ParticipantUpdate is an update as one participant's stream numbers it.
+// Exactly one of Transaction and Topology is set.
 type ParticipantUpdate struct {
 	Participant ParticipantID
 	Offset      Offset
 	Transaction *Transaction
+	// Topology is a change of party hosting that concerns the participant.
+	// It holds every event of the change; a participant's view is the
+	// events about itself.
+	Topology *TopologyTransaction
+}
+
+// UpdateID returns the update's id.
+func (u *ParticipantUpdate) UpdateID() string {
+	if u.Topology != nil {
+		return u.Topology.UpdateID
+	}
+	return u.Transaction.UpdateID
+}
+
+// Synchronizer returns the synchronizer that ordered the update.
+func (u *ParticipantUpdate) Synchronizer() SynchronizerID {
+	if u.Topology != nil {
+		return u.Topology.Synchronizer
+	}
+	return u.Transaction.Synchronizer
+}
+
+// RecordTime returns the update's record time.
+func (u *ParticipantUpdate) RecordTime() daml.Timestamp {
+	if u.Topology != nil {
+		return u.Topology.RecordTime
+	}
+	return u.Transaction.RecordTime
 }
 
 // ContractFilter selects active contracts. Zero fields do not filter.
@@ -58,7 +87,8 @@ type UpdateQuery struct {
 	Descending   bool
 	// Parties, when not empty, keeps only the updates in which at least one
 	// of these parties witnesses some node (is one of the transaction's
-	// [Transaction.Informees]). The store answers it from a per-party
+	// [Transaction.Informees]) or whose hosting changes (is one of the
+	// topology transaction's [TopologyTransaction.Parties]). The store answers it from a per-party
 	// index, in offset order and with the same After, Until and Limit, and
 	// returns an update once however many of the parties see it. Parties
 	// the participant does not host simply match nothing.
@@ -87,7 +117,8 @@ type Store interface {
 	ActiveContracts(ctx context.Context, f ContractFilter) ([]*Contract, error)
 	// CountActiveContracts counts active contracts.
 	CountActiveContracts(ctx context.Context) (int64, error)
-	// Transaction returns a committed transaction by update id.
+	// Transaction returns a committed transaction by update id. The id of
+	// a topology transaction is a fault.NotFound.
 	Transaction(ctx context.Context, updateID string) (*Transaction, error)
 	// Updates returns a range of a participant's stream in offset order.
 	// It does not refuse ranges that reach into the pruned part of the
@@ -126,6 +157,12 @@ type WriteTx interface {
 	// update under each of the transaction's informees in each listed
 	// participant's stream, for [UpdateQuery.Parties].
 	AppendTransaction(ctx context.Context, tx *Transaction, offsets map[ParticipantID]Offset) error
+	// AppendTopology stores a topology transaction as AppendTransaction
+	// stores a transaction (same sequence, head checks and streams), with
+	// no effect on the active contract set. It indexes the update under
+	// each of the transaction's parties in each listed participant's
+	// stream. The hostings themselves are written with PutHosting.
+	AppendTopology(ctx context.Context, t *TopologyTransaction, offsets map[ParticipantID]Offset) error
 	// SetClockOffset stores the clock offset. The engine never lowers it.
 	SetClockOffset(ctx context.Context, micros int64) error
 	// Prune sets a participant's pruned offset to upTo and records

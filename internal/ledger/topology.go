@@ -91,3 +91,59 @@ func (u *User) CanRead(p daml.Party) bool {
 
 // IsAdmin reports whether the user administers the participant.
 func (u *User) IsAdmin() bool { return u.Has(Right{Kind: ParticipantAdmin}) }
+
+// TopologyEventKind is the kind of a change of a party's hosting, as a
+// participant's stream reports it.
+type TopologyEventKind uint8
+
+// The party-to-participant authorization events.
+const (
+	// AuthorizationAdded: the participant now hosts the party.
+	AuthorizationAdded TopologyEventKind = iota + 1
+	// AuthorizationChanged: the participant hosts the party with another
+	// permission.
+	AuthorizationChanged
+	// AuthorizationRevoked: the participant no longer hosts the party.
+	AuthorizationRevoked
+)
+
+// TopologyEvent is one change of who hosts a party.
+type TopologyEvent struct {
+	Kind        TopologyEventKind
+	Party       daml.Party
+	Participant ParticipantID
+	// Permission is the new permission; empty for a revocation.
+	Permission Permission
+}
+
+// TopologyTransaction is a committed change of party hosting. The
+// sequencer orders it like a transaction: it has an update id, a record
+// time (which is also when it takes effect) and an offset in the stream of
+// every participant whose hosting it changes.
+type TopologyTransaction struct {
+	UpdateID     string
+	Synchronizer SynchronizerID
+	MigrationID  int64
+	RecordTime   daml.Timestamp
+	Events       []TopologyEvent
+}
+
+// Parties returns the parties of the events, sorted and distinct.
+func (t *TopologyTransaction) Parties() []daml.Party {
+	ps := make([]daml.Party, 0, len(t.Events))
+	for _, e := range t.Events {
+		ps = append(ps, e.Party)
+	}
+	return union(ps)
+}
+
+// Participants returns the participants of the events, sorted and
+// distinct: the streams the transaction goes to.
+func (t *TopologyTransaction) Participants() []ParticipantID {
+	ps := make([]ParticipantID, 0, len(t.Events))
+	for _, e := range t.Events {
+		ps = append(ps, e.Participant)
+	}
+	slices.Sort(ps)
+	return slices.Compact(ps)
+}

@@ -194,6 +194,9 @@ func (h *Handler) activeContracts(ctx context.Context, q *acsQuery) (*activeSnap
 	l := &lister{h: h, plan: q.plan, replay: true}
 	err := l.pages(ctx, 0, q.at, false, func(u *ledger.ParticipantUpdate) (bool, error) {
 		tx := u.Transaction
+		if tx == nil {
+			return true, nil // a topology transaction
+		}
 		for i := range tx.Events {
 			e := &tx.Events[i]
 			switch {

@@ -20,7 +20,7 @@ func acsBody(at, eventFormat string) string {
 	return `{"activeAtOffset":` + at + `,"eventFormat":` + eventFormat + `}`
 }
 
-const aliceACS = `{"activeAtOffset":12,"filter":{"filtersByParty":{"{alice}":{}}}}`
+const aliceACS = `{"activeAtOffset":15,"filter":{"filtersByParty":{"{alice}":{}}}}`
 
 // decodeACS decodes a 200 active contracts list.
 func decodeACS(t testing.TB, rec *httptest.ResponseRecorder) []ledgerapi.JsGetActiveContractsResponse {
@@ -113,35 +113,35 @@ func TestActiveContracts(t *testing.T) {
 	holdings := byParty("{alice}", interfaceFilter(holdingID, true, false))
 	anyParty := `{"filtersForAnyParty":{}}`
 	cases := []updatesCase{
-		{name: "legacy filter: alice at the ledger end", user: "alice", body: aliceACS, status: 200, check: foldsUpdates("alice", 12, aliceAll)},
-		{name: "event format: alice halfway", user: "alice", body: acsBody("6", aliceAll), status: 200, check: foldsUpdates("alice", 6, aliceAll)},
-		{name: "offset as a string", user: "alice", body: `{"activeAtOffset":"12","eventFormat":` + aliceAll + `}`, status: 200, check: foldsUpdates("alice", 12, aliceAll)},
-		{name: "template filter with blobs", user: "alice", body: acsBody("12", amulets), status: 200, check: foldsUpdates("alice", 12, amulets)},
-		{name: "interface filter with views", user: "alice", body: acsBody("12", holdings), status: 200, check: foldsUpdates("alice", 12, holdings)},
-		{name: "any party", user: admin, body: acsBody("12", anyParty), status: 200, check: foldsUpdates(admin, 12, anyParty)},
+		{name: "legacy filter: alice at the ledger end", user: "alice", body: aliceACS, status: 200, check: foldsUpdates("alice", 15, aliceAll)},
+		{name: "event format: alice halfway", user: "alice", body: acsBody("9", aliceAll), status: 200, check: foldsUpdates("alice", 9, aliceAll)},
+		{name: "offset as a string", user: "alice", body: `{"activeAtOffset":"15","eventFormat":` + aliceAll + `}`, status: 200, check: foldsUpdates("alice", 15, aliceAll)},
+		{name: "template filter with blobs", user: "alice", body: acsBody("15", amulets), status: 200, check: foldsUpdates("alice", 15, amulets)},
+		{name: "interface filter with views", user: "alice", body: acsBody("15", holdings), status: 200, check: foldsUpdates("alice", 15, holdings)},
+		{name: "any party", user: admin, body: acsBody("15", anyParty), status: 200, check: foldsUpdates(admin, 15, anyParty)},
 		{name: "offset 0 is the empty ledger", user: "alice", body: acsBody("0", aliceAll), status: 200, check: acsLen(0)},
-		{name: "a well-formed party nobody hosts", user: admin, body: acsBody("12", byParty("nobody::1220ab", "{}")), status: 200, check: acsLen(0)},
-		{name: "SV participant: its own offsets", path: "/sv/1" + acsPath, user: admin, body: acsBody("2", byParty("{dso}", templateFilter("#splice-dso-governance:Splice.DsoRules:DsoRules", false))), status: 200, check: acsLen(1)},
+		{name: "a well-formed party nobody hosts", user: admin, body: acsBody("15", byParty("nobody::1220ab", "{}")), status: 200, check: acsLen(0)},
+		{name: "SV participant: its own offsets", path: "/sv/1" + acsPath, user: admin, body: acsBody("4", byParty("{dso}", templateFilter("#splice-dso-governance:Splice.DsoRules:DsoRules", false))), status: 200, check: acsLen(1)},
 		{name: "limit cuts the list", user: "alice", query: "limit=1", body: aliceACS, status: 200, check: acsLen(1)},
 		{name: "limit 0 is an empty list", user: "alice", query: "limit=0", body: aliceACS, status: 200, check: acsLen(0)},
-		{name: "an idle timeout is accepted", user: "alice", query: "stream_idle_timeout_ms=600000", body: aliceACS, status: 200, check: foldsUpdates("alice", 12, aliceAll)},
-		{name: "auth none: no token reads any party", opts: options{authNone: true}, noToken: true, offSpec: true, body: acsBody("12", anyParty), status: 200, check: foldsUpdates(admin, 12, anyParty)},
+		{name: "an idle timeout is accepted", user: "alice", query: "stream_idle_timeout_ms=600000", body: aliceACS, status: 200, check: foldsUpdates("alice", 15, aliceAll)},
+		{name: "auth none: no token reads any party", opts: options{authNone: true}, noToken: true, offSpec: true, body: acsBody("15", anyParty), status: 200, check: foldsUpdates(admin, 15, anyParty)},
 		{name: "413: more than the node limit", user: "alice", opts: options{max: 1}, body: aliceACS, status: 413, code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED"},
 		{name: "413: a limit at the node limit cuts silently", user: "alice", opts: options{max: 1}, query: "limit=1", body: aliceACS, status: 200, check: acsLen(1)},
 		{name: "400: activeAtOffset missing", user: "alice", body: `{"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
 		{name: "400: activeAtOffset a fraction", user: "alice", body: `{"activeAtOffset":1.5,"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
-		{name: "400: eventFormat an array", user: "alice", body: `{"activeAtOffset":1,"eventFormat":[]}`, offSpec: true, status: 400},
+		{name: "400: eventFormat an array", user: "alice", body: `{"activeAtOffset":4,"eventFormat":[]}`, offSpec: true, status: 400},
 		{name: "400: limit not a number", user: "alice", query: "limit=ten", body: aliceACS, offSpec: true, status: 400},
-		{name: "filter and eventFormat", user: "alice", body: `{"activeAtOffset":12,"filter":{"filtersByParty":{"{alice}":{}}},"eventFormat":` + aliceAll + `}`, status: 400, code: "INVALID_ARGUMENT"},
-		{name: "neither filter nor eventFormat", user: "alice", body: `{"activeAtOffset":12,"verbose":true}`, status: 400, code: "INVALID_ARGUMENT"},
-		{name: "INVALID_ARGUMENT: no filters", user: "alice", body: acsBody("12", `{"filtersByParty":{}}`), status: 400, code: "INVALID_ARGUMENT"},
-		{name: "INVALID_FIELD: a continuation token", user: "alice", body: `{"activeAtOffset":12,"streamContinuationToken":"abc","eventFormat":` + aliceAll + `}`, status: 400, code: "INVALID_FIELD"},
+		{name: "filter and eventFormat", user: "alice", body: `{"activeAtOffset":15,"filter":{"filtersByParty":{"{alice}":{}}},"eventFormat":` + aliceAll + `}`, status: 400, code: "INVALID_ARGUMENT"},
+		{name: "neither filter nor eventFormat", user: "alice", body: `{"activeAtOffset":15,"verbose":true}`, status: 400, code: "INVALID_ARGUMENT"},
+		{name: "INVALID_ARGUMENT: no filters", user: "alice", body: acsBody("15", `{"filtersByParty":{}}`), status: 400, code: "INVALID_ARGUMENT"},
+		{name: "INVALID_FIELD: a continuation token", user: "alice", body: `{"activeAtOffset":15,"streamContinuationToken":"abc","eventFormat":` + aliceAll + `}`, status: 400, code: "INVALID_FIELD"},
 		{name: "NEGATIVE_OFFSET", user: "alice", body: acsBody("-1", aliceAll), status: 400, code: "NEGATIVE_OFFSET"},
-		{name: "OFFSET_AFTER_LEDGER_END", user: "alice", body: acsBody("13", aliceAll), status: 400, code: "OFFSET_AFTER_LEDGER_END"},
-		{name: "PACKAGE_NAMES_NOT_FOUND", user: "alice", body: acsBody("12", byParty("{alice}", templateFilter("#nope:A:B", false))), status: 404, code: "PACKAGE_NAMES_NOT_FOUND"},
+		{name: "OFFSET_AFTER_LEDGER_END", user: "alice", body: acsBody("16", aliceAll), status: 400, code: "OFFSET_AFTER_LEDGER_END"},
+		{name: "PACKAGE_NAMES_NOT_FOUND", user: "alice", body: acsBody("15", byParty("{alice}", templateFilter("#nope:A:B", false))), status: 404, code: "PACKAGE_NAMES_NOT_FOUND"},
 		{name: "401: no token", noToken: true, offSpec: true, body: aliceACS, status: 401},
 		{name: "403: bob reads alice", user: "bob", body: aliceACS, status: 403},
-		{name: "403: alice reads any party", user: "alice", body: acsBody("12", anyParty), status: 403},
+		{name: "403: alice reads any party", user: "alice", body: acsBody("15", anyParty), status: 403},
 		{name: "403: ParticipantAdmin does not read party data", user: userAdminOnly, body: aliceACS, status: 403},
 		{name: "authorization comes before validation", user: "bob", body: acsBody("-1", aliceAll), status: 403},
 	}

@@ -101,11 +101,13 @@ type updatePlan struct {
 	// transactions are asked for.
 	transactions *selector
 	shape        shape
-	// reassignments and topology are validated and resolved, but the
-	// engine records neither reassignments nor topology changes in the
-	// participants' streams, so nothing matches them yet.
+	// reassignments are validated and resolved, but the engine records no
+	// reassignments, so nothing matches them yet.
 	reassignments *selector
-	topology      []daml.Party
+	// topology selects the participant authorization events about the
+	// participant, of these parties (of any party when empty); nil when
+	// the request asks for no topology events.
+	topology []daml.Party
 	// trees renders transactions as the deprecated transaction trees,
 	// always of the LEDGER_EFFECTS shape.
 	trees bool

@@ -73,7 +73,7 @@ func TestPartyIndex(t *testing.T) {
 		{"ledger effects, the validator", "/v2/updates", txFormat("0", "", "LEDGER_EFFECTS", byParty("{validator}", `{}`)), []daml.Party{validator}},
 		{"ACS delta, a template", "/v2/updates", txFormat("0", "", "ACS_DELTA", byParty("{bob}", templateFilter(amuletID, false))), []daml.Party{bob}},
 		{"ledger effects, an interface", "/v2/updates", txFormat("0", "", "LEDGER_EFFECTS", byParty("{alice}", interfaceFilter(holdingID, true, false))), []daml.Party{alice}},
-		{"descending", "/v2/updates", `{"beginExclusive":0,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{bob}":{}}}}`, []daml.Party{bob}},
+		{"descending", "/v2/updates", `{"beginExclusive":0,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{bob}":{}}}}`, []daml.Party{bob}},
 		{"a party the participant does not host", "/v2/updates", txFormat("0", "", "LEDGER_EFFECTS", byParty("{sv1}", `{}`)), []daml.Party{e.seeded.SVs[0].Party}},
 		{"trees", "/v2/updates/trees", `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{}}}}`, []daml.Party{alice}},
 		{"any party", "/v2/updates", txFormat("0", "", "LEDGER_EFFECTS", `{"filtersForAnyParty":{}}`), nil},

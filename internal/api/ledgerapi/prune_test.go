@@ -21,7 +21,7 @@ import (
 )
 
 // prunedAt is where the pruning tests prune the validator's stream.
-const prunedAt = 3
+const prunedAt = 6
 
 const codePruned = "PARTICIPANT_PRUNED_DATA_ACCESSED"
 
@@ -97,26 +97,26 @@ func TestPruned(t *testing.T) {
 		return b + `,"filter":{"filtersByParty":{"{alice}":{}}}}`
 	}
 	cases := []pruneCase{
-		{name: "updates before the pruned offset", method: "POST", path: "/v2/updates", body: alice("0", "12", false), status: 400,
-			cause: "Updates request from 1 to 12 precedes pruned offset 3"},
-		{name: "updates just before the pruned offset", method: "POST", path: "/v2/updates/flats", body: alice("2", "12", false), status: 400,
-			cause: "Updates request from 3 to 12 precedes pruned offset 3"},
-		{name: "updates before the pruned offset, descending", method: "POST", path: "/v2/updates", body: alice("1", "12", true), status: 400,
-			cause: "Updates request from 2 to 12 precedes pruned offset 3"},
-		{name: "updates at the pruned offset", method: "POST", path: "/v2/updates", body: alice("3", "12", false), status: 200},
-		{name: "updates at the pruned offset, descending", method: "POST", path: "/v2/updates", body: alice("3", "12", true), status: 200},
-		{name: "updates after the pruned offset", method: "POST", path: "/v2/updates", body: alice("5", "12", false), status: 200},
+		{name: "updates before the pruned offset", method: "POST", path: "/v2/updates", body: alice("0", "15", false), status: 400,
+			cause: "Updates request from 1 to 15 precedes pruned offset 6"},
+		{name: "updates just before the pruned offset", method: "POST", path: "/v2/updates/flats", body: alice("5", "15", false), status: 400,
+			cause: "Updates request from 6 to 15 precedes pruned offset 6"},
+		{name: "updates before the pruned offset, descending", method: "POST", path: "/v2/updates", body: alice("4", "15", true), status: 400,
+			cause: "Updates request from 5 to 15 precedes pruned offset 6"},
+		{name: "updates at the pruned offset", method: "POST", path: "/v2/updates", body: alice("6", "15", false), status: 200},
+		{name: "updates at the pruned offset, descending", method: "POST", path: "/v2/updates", body: alice("6", "15", true), status: 200},
+		{name: "updates after the pruned offset", method: "POST", path: "/v2/updates", body: alice("8", "15", false), status: 200},
 		// Read through the per-party index: a party the participant does
 		// not host matches nothing, and the empty pages are not a prune.
-		{name: "updates of a party seen nowhere, at the pruned offset", method: "POST", path: "/v2/updates", body: e.expand(`{"beginExclusive":3,"endInclusive":12,"filter":{"filtersByParty":{"{sv1}":{}}}}`), user: userAnyReader, status: 200},
-		{name: "updates of a party seen nowhere, before the pruned offset", method: "POST", path: "/v2/updates", body: e.expand(`{"beginExclusive":1,"endInclusive":12,"filter":{"filtersByParty":{"{sv1}":{}}}}`), user: userAnyReader, status: 400,
-			cause: "Updates request from 2 to 12 precedes pruned offset 3"},
-		{name: "updates for any party at the pruned offset", method: "POST", path: "/v2/updates", body: `{"beginExclusive":3,"endInclusive":5,"filter":{"filtersForAnyParty":{}}}`, user: userAnyReader, status: 200},
+		{name: "updates of a party seen nowhere, at the pruned offset", method: "POST", path: "/v2/updates", body: e.expand(`{"beginExclusive":6,"endInclusive":15,"filter":{"filtersByParty":{"{sv1}":{}}}}`), user: userAnyReader, status: 200},
+		{name: "updates of a party seen nowhere, before the pruned offset", method: "POST", path: "/v2/updates", body: e.expand(`{"beginExclusive":4,"endInclusive":15,"filter":{"filtersByParty":{"{sv1}":{}}}}`), user: userAnyReader, status: 400,
+			cause: "Updates request from 5 to 15 precedes pruned offset 6"},
+		{name: "updates for any party at the pruned offset", method: "POST", path: "/v2/updates", body: `{"beginExclusive":6,"endInclusive":8,"filter":{"filtersForAnyParty":{}}}`, user: userAnyReader, status: 200},
 		{name: "open-ended updates before the pruned offset", method: "POST", path: "/v2/updates?stream_idle_timeout_ms=1", body: alice("0", "", false), status: 400},
-		{name: "active contracts before the pruned offset", method: "POST", path: "/v2/state/active-contracts", body: acs("2"), status: 400,
-			cause: "Active contracts request at offset 2 precedes pruned offset 3"},
+		{name: "active contracts before the pruned offset", method: "POST", path: "/v2/state/active-contracts", body: acs("5"), status: 400,
+			cause: "Active contracts request at offset 5 precedes pruned offset 6"},
 		{name: "active contracts at offset 0", method: "POST", path: "/v2/state/active-contracts", body: acs("0"), status: 400,
-			cause: "Active contracts request at offset 0 precedes pruned offset 3"},
+			cause: "Active contracts request at offset 0 precedes pruned offset 6"},
 		{name: "latest pruned offsets", method: "GET", path: "/v2/state/latest-pruned-offsets", status: 200},
 		{name: "latest pruned offsets of an unpruned participant", method: "GET", path: "/sv/1/v2/state/latest-pruned-offsets", status: 200},
 	}
@@ -184,9 +184,9 @@ func TestPruned(t *testing.T) {
 	srv := httptest.NewServer(e.handler(options{}))
 	t.Cleanup(srv.Close)
 	for _, wc := range []struct{ name, path, body string }{
-		{"websocket updates before the pruned offset", "/v2/updates", alice("0", "12", false)},
-		{"websocket updates at the pruned offset", "/v2/updates", alice("3", "5", false)},
-		{"websocket active contracts before the pruned offset", "/v2/state/active-contracts", acs("1")},
+		{"websocket updates before the pruned offset", "/v2/updates", alice("0", "15", false)},
+		{"websocket updates at the pruned offset", "/v2/updates", alice("6", "8", false)},
+		{"websocket active contracts before the pruned offset", "/v2/state/active-contracts", acs("4")},
 	} {
 		t.Run(wc.name, func(t *testing.T) {
 			ran++
@@ -282,15 +282,15 @@ func TestPrunedWhileReading(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
 	for _, tc := range []struct{ name, body, cause string }{
-		{"ascending", `{"beginExclusive":0,"endInclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`, "Updates request from 1 to 12 precedes pruned offset 3"},
-		{"descending", `{"beginExclusive":1,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, "Updates request from 2 to 12 precedes pruned offset 3"},
+		{"ascending", `{"beginExclusive":0,"endInclusive":15,"filter":{"filtersByParty":{"{alice}":{}}}}`, "Updates request from 1 to 15 precedes pruned offset 6"},
+		{"descending", `{"beginExclusive":4,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, "Updates request from 5 to 15 precedes pruned offset 6"},
 		{"open-ended", `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{}}}}`, ""},
 		// The per-party index skips what its parties do not see, so a
 		// page after a gap, or an empty one, is only a prune when the
 		// Head says so.
-		{"a party seen nowhere", `{"beginExclusive":0,"endInclusive":12,"filter":{"filtersByParty":{"{sv1}":{}}}}`, "Updates request from 1 to 12 precedes pruned offset 3"},
-		{"a party seen nowhere, descending", `{"beginExclusive":1,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{sv1}":{}}}}`, "Updates request from 2 to 12 precedes pruned offset 3"},
-		{"any party", `{"beginExclusive":0,"endInclusive":12,"filter":{"filtersForAnyParty":{}}}`, "Updates request from 1 to 12 precedes pruned offset 3"},
+		{"a party seen nowhere", `{"beginExclusive":0,"endInclusive":15,"filter":{"filtersByParty":{"{sv1}":{}}}}`, "Updates request from 1 to 15 precedes pruned offset 6"},
+		{"a party seen nowhere, descending", `{"beginExclusive":4,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{sv1}":{}}}}`, "Updates request from 5 to 15 precedes pruned offset 6"},
+		{"any party", `{"beginExclusive":0,"endInclusive":15,"filter":{"filtersForAnyParty":{}}}`, "Updates request from 1 to 15 precedes pruned offset 6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

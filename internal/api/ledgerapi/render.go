@@ -25,8 +25,9 @@ type JsGetUpdatesResponse struct {
 
 // Update is the Update one-of; exactly one field is set.
 type Update struct {
-	OffsetCheckpoint *Wrapped[OffsetCheckpoint] `json:"OffsetCheckpoint,omitempty"`
-	Transaction      *Wrapped[JsTransaction]    `json:"Transaction,omitempty"`
+	OffsetCheckpoint    *Wrapped[OffsetCheckpoint]      `json:"OffsetCheckpoint,omitempty"`
+	Transaction         *Wrapped[JsTransaction]         `json:"Transaction,omitempty"`
+	TopologyTransaction *Wrapped[JsTopologyTransaction] `json:"TopologyTransaction,omitempty"`
 }
 
 // Wrapped is the {"value": …} wrapper of the Update cases.
@@ -479,13 +480,19 @@ func transientContracts(tx *ledger.Transaction) map[daml.ContractID]bool {
 // server derives from the update id when the submission had none, so that
 // every reader of an update sees the same one.
 func traceContextOf(tx *ledger.Transaction) *TraceContext {
-	tp := tx.TraceContext.TraceParent
+	return traceContext(tx.UpdateID, tx.TraceContext)
+}
+
+// traceContext returns tc, or the one derived from the update id when tc
+// is empty.
+func traceContext(updateID string, given ledger.TraceContext) *TraceContext {
+	tp := given.TraceParent
 	if tp == "" {
-		h := sha256.Sum256([]byte("sandnet/trace\x00" + tx.UpdateID))
+		h := sha256.Sum256([]byte("sandnet/trace\x00" + updateID))
 		tp = "00-" + hex.EncodeToString(h[:16]) + "-" + hex.EncodeToString(h[16:24]) + "-01"
 	}
 	tc := &TraceContext{TraceParent: &tp}
-	if ts := tx.TraceContext.TraceState; ts != "" {
+	if ts := given.TraceState; ts != "" {
 		tc.TraceState = &ts
 	}
 	return tc

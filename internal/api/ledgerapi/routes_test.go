@@ -40,16 +40,16 @@ func TestRoutes(t *testing.T) {
 		check   func(t *testing.T, rec *httptest.ResponseRecorder)
 	}
 	const trees = "/v2/updates/trees"
-	aliceTrees := `{"beginExclusive":0,"endInclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`
+	aliceTrees := `{"beginExclusive":0,"endInclusive":15,"filter":{"filtersByParty":{"{alice}":{}}}}`
 	cs := "/v2/state/connected-synchronizers"
 	cases := []routeCase{
 		{name: "trees: legacy filter", method: "POST", path: trees, body: aliceTrees, user: "alice", status: 200,
-			check: sameAsFlat(e, txFormat("0", "12", "LEDGER_EFFECTS", byParty("{alice}", `{}`)))},
+			check: sameAsFlat(e, txFormat("0", "15", "LEDGER_EFFECTS", byParty("{alice}", `{}`)))},
 		{name: "trees: ACS delta format rendered as ledger effects", method: "POST", path: trees, user: "alice", status: 200,
-			body:  txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter(amuletID, false))),
-			check: sameAsFlat(e, txFormat("0", "12", "LEDGER_EFFECTS", byParty("{alice}", templateFilter(amuletID, false))))},
+			body:  txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter(amuletID, false))),
+			check: sameAsFlat(e, txFormat("0", "15", "LEDGER_EFFECTS", byParty("{alice}", templateFilter(amuletID, false))))},
 		{name: "trees: descending", method: "POST", path: trees, user: "bob", status: 200,
-			body: `{"beginExclusive":0,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{bob}":{}}}}`},
+			body: `{"beginExclusive":0,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{bob}":{}}}}`},
 		{name: "trees: open-ended, with a checkpoint", method: "POST", path: trees + "?stream_idle_timeout_ms=1", user: userAnyReader, status: 200,
 			body: `{"beginExclusive":` + nearEnd + `,"filter":{"filtersForAnyParty":{}}}`},
 		{name: "trees: limit", method: "POST", path: trees + "?limit=1", body: aliceTrees, user: "alice", status: 200},

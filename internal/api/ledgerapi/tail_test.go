@@ -75,7 +75,7 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 	// A long idle timeout, and a limit of the transaction and its
 	// checkpoint: the response comes as soon as the commit is seen.
 	target := "/v2/updates?limit=2&stream_idle_timeout_ms=60000"
-	body := e.expand(`{"beginExclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`)
+	body := e.expand(`{"beginExclusive":15,"filter":{"filtersByParty":{"{alice}":{}}}}`)
 	authz := bearer(t, "alice")
 	done, start := serveAsync(e.handler(options{}), newRequest(http.MethodPost, target, authz, body))
 	time.Sleep(50 * time.Millisecond)
@@ -89,14 +89,14 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 		t.Fatalf("%d transactions and %d checkpoints, want 1 and 1: %s", len(txs), len(cps), rec.Body)
 	}
 	got := txs[0]
-	if got.UpdateID != tx.UpdateID || got.Offset != 13 || got.CommandID != "tail-test-tap" || got.WorkflowID != "ledgerapi-test" {
+	if got.UpdateID != tx.UpdateID || got.Offset != 16 || got.CommandID != "tail-test-tap" || got.WorkflowID != "ledgerapi-test" {
 		t.Errorf("transaction %+v", got)
 	}
 	if tc := got.TraceContext; tc == nil || tc.TraceParent == nil || *tc.TraceParent != tx.TraceContext.TraceParent ||
 		tc.TraceState == nil || *tc.TraceState != "sandnet=test" {
 		t.Errorf("trace context %+v, want the submission's", got.TraceContext)
 	}
-	if cps[0].Offset != 13 || cps[0].SynchronizerTimes[0].RecordTime != tx.RecordTime.String() {
+	if cps[0].Offset != 16 || cps[0].SynchronizerTimes[0].RecordTime != tx.RecordTime.String() {
 		t.Errorf("checkpoint %+v", cps[0])
 	}
 	golden.Check(t, "alice's tap while she waits", apitest.EntryOf(t, rec))
@@ -107,7 +107,7 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 	// Bob does not see alice's tap: his request waits out its idle
 	// timeout, and gets no checkpoint either, since the validator's
 	// ledger end has not moved since he started.
-	bobBody := e.expand(`{"beginExclusive":13,"filter":{"filtersByParty":{"{bob}":{}}}}`)
+	bobBody := e.expand(`{"beginExclusive":16,"filter":{"filtersByParty":{"{bob}":{}}}}`)
 	rec = httptest.NewRecorder()
 	e.handler(options{}).ServeHTTP(rec, newRequest(http.MethodPost, "/v2/updates?stream_idle_timeout_ms=0", bearer(t, "bob"), bobBody))
 	if list := decodeList(t, rec); len(list) != 0 {
@@ -115,16 +115,16 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 	}
 
 	// Alice's tap is on the SV participants' streams too (the DSO signs
-	// amulets): offset 21 of sv-1's.
+	// amulets): offset 23 of sv-1's.
 	//
 	// A commit only SV participants see wakes the validator's request,
 	// which finds its ledger end unmoved: no element, no checkpoint, and
 	// the request ends at its idle timeout.
 	idle := 400 * time.Millisecond
 	done, start = serveAsync(e.handler(options{wait: idle}), newRequest(http.MethodPost, "/v2/updates", authz,
-		e.expand(`{"beginExclusive":13,"filter":{"filtersByParty":{"{alice}":{}}}}`)))
+		e.expand(`{"beginExclusive":16,"filter":{"filtersByParty":{"{alice}":{}}}}`)))
 	svDone, _ := serveAsync(e.handler(options{}), newRequest(http.MethodPost, "/sv/1/v2/updates?limit=2&stream_idle_timeout_ms=60000", bearer(t, admin),
-		e.expand(`{"beginExclusive":21,"filter":{"filtersByParty":{"{dso}":{}}}}`)))
+		e.expand(`{"beginExclusive":23,"filter":{"filtersByParty":{"{dso}":{}}}}`)))
 	time.Sleep(50 * time.Millisecond)
 	sv := e.seeded.SVs[0]
 	svTx := e.tap(t, sv.Participant, sv.OperatorUser, sv.Party, "sv-tap")
@@ -137,7 +137,7 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 	}
 	svRec := wait(t, svDone, 30*time.Second)
 	svTxs, svCps := transactions(decodeList(t, svRec))
-	if len(svTxs) != 1 || svTxs[0].UpdateID != svTx.UpdateID || svTxs[0].Offset != 22 || len(svCps) != 1 || svCps[0].Offset != 22 {
+	if len(svTxs) != 1 || svTxs[0].UpdateID != svTx.UpdateID || svTxs[0].Offset != 24 || len(svCps) != 1 || svCps[0].Offset != 24 {
 		t.Errorf("the SV's request got %s", svRec.Body)
 	}
 	// The DSO reads as a party other than the submitter: no command id.
@@ -150,7 +150,7 @@ func TestOpenEndedFollowsCommits(t *testing.T) {
 func TestOpenEndedIdleTimeout(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	body := e.expand(`{"beginExclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`)
+	body := e.expand(`{"beginExclusive":15,"filter":{"filtersByParty":{"{alice}":{}}}}`)
 	for _, tc := range []struct {
 		name  string
 		query string
@@ -183,7 +183,7 @@ func TestOpenEndedEndsWithTheClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	// The largest idle timeout, which must not overflow into none.
 	req := newRequest(http.MethodPost, "/v2/updates?stream_idle_timeout_ms=9223372036854775807", bearer(t, "alice"),
-		e.expand(`{"beginExclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`)).WithContext(ctx)
+		e.expand(`{"beginExclusive":15,"filter":{"filtersByParty":{"{alice}":{}}}}`)).WithContext(ctx)
 	done, _ := serveAsync(e.handler(options{}), req)
 	time.Sleep(50 * time.Millisecond)
 	cancel()

@@ -385,7 +385,7 @@ func checkpoint(u *ledger.ParticipantUpdate) JsGetUpdatesResponse {
 	return JsGetUpdatesResponse{Update: Update{OffsetCheckpoint: &Wrapped[OffsetCheckpoint]{Value: OffsetCheckpoint{
 		Offset: int64(u.Offset),
 		SynchronizerTimes: []SynchronizerTime{{
-			SynchronizerID: string(u.Transaction.Synchronizer), RecordTime: u.Transaction.RecordTime.String(),
+			SynchronizerID: string(u.Synchronizer()), RecordTime: u.RecordTime().String(),
 		}},
 	}}}}
 }
@@ -486,6 +486,16 @@ func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Of
 	}
 	return l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
 		l.last = u
+		if u.Topology != nil {
+			tt := pr.topology(u.Offset, u.Topology)
+			if tt == nil {
+				return true, nil
+			}
+			if err := l.add(JsGetUpdatesResponse{Update: Update{TopologyTransaction: &Wrapped[JsTopologyTransaction]{Value: *tt}}}); err != nil {
+				return false, err
+			}
+			return !l.full(), nil
+		}
 		tx, err := pr.transaction(u.Offset, u.Transaction)
 		if err != nil || tx == nil {
 			return true, err
@@ -509,7 +519,11 @@ func (l *lister) count(ctx context.Context, pr *projector, after, until ledger.O
 		return 0, nil
 	}
 	err := l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
-		if pr.selects(u.Transaction) {
+		if u.Topology != nil {
+			if pr.topology(u.Offset, u.Topology) != nil {
+				n++
+			}
+		} else if pr.selects(u.Transaction) {
 			n++
 		}
 		return n < max, nil

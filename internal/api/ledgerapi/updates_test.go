@@ -17,7 +17,7 @@ import (
 
 // Request bodies. {alice} and the like are replaced by the network's ids.
 const (
-	aliceWildcard   = `{"beginExclusive":0,"endInclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`
+	aliceWildcard   = `{"beginExclusive":0,"endInclusive":15,"filter":{"filtersByParty":{"{alice}":{}}}}`
 	aliceLegacyOpen = `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{}}}}`
 	holdingID       = `#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding`
 	amuletID        = `#splice-amulet:Splice.Amulet:Amulet`
@@ -90,52 +90,54 @@ func updatesCases() []updatesCase {
 	}
 	cases := []updatesCase{
 		// Transactions as their readers see them.
-		{name: "legacy filter: alice's ACS delta", user: "alice", body: aliceWildcard, status: 200, check: checkAgainstOracle("acs", "alice", 0, 12)},
-		{name: "legacy filter with verbose", user: "alice", body: `{"beginExclusive":0,"endInclusive":12,"verbose":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, same: aliceWildcard},
+		{name: "legacy filter: alice's ACS delta", user: "alice", body: aliceWildcard, status: 200, check: checkAgainstOracle("acs", "alice", 0, 15)},
+		{name: "legacy filter with verbose", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"verbose":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, same: aliceWildcard},
 		{name: "flats is the same handler", path: "/v2/updates/flats", user: "alice", body: aliceWildcard, status: 200, same: aliceWildcard},
-		{name: "offsets as strings", user: "alice", body: `{"beginExclusive":"0","endInclusive":"12","filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, same: aliceWildcard},
-		{name: "offsets as whole numbers in other notations", user: "alice", body: `{"beginExclusive":0.0,"endInclusive":1.2e1,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, same: aliceWildcard},
-		{name: "unknown members are ignored", user: "alice", body: `{"beginExclusive":0,"endInclusive":12,"colour":"blue","filter":{"filtersByParty":{"{alice}":{"extra":1}}}}`, status: 200, same: aliceWildcard},
-		{name: "null members take their defaults", user: "alice", body: `{"beginExclusive":0,"endInclusive":12,"verbose":null,"updateFormat":null,"descendingOrder":null,"filter":{"filtersByParty":{"{alice}":null},"filtersForAnyParty":null}}`, offSpec: true, status: 200, same: aliceWildcard},
-		{name: "Empty filters are a wildcard", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"Empty":{}}},{"identifierFilter":{"Empty":{}}}]}`)), status: 200, same: aliceWildcard},
-		{name: "a cumulative filter without identifierFilter is a wildcard", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{}]}`)), status: 200, same: aliceWildcard},
-		{name: "two wildcards are one", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"WildcardFilter":{"value":{}}}},{"identifierFilter":{"WildcardFilter":{"value":{"includeCreatedEventBlob":false}}}}]}`)), status: 200, same: aliceWildcard},
-		{name: "ACS delta: template filter with blobs", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter(amuletID, true))), status: 200, check: checkBlobs},
-		{name: "ACS delta: interface filter with views", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", interfaceFilter(holdingID, true, false))), status: 200, check: checkHoldingViews},
-		{name: "ACS delta: interface filter without views", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", interfaceFilter(holdingID, false, true))), status: 200},
-		{name: "ledger effects: alice", user: "alice", body: txFormat("0", "9", "LEDGER_EFFECTS", byParty("{alice}", "{}")), status: 200, check: checkAgainstOracle("le", "alice", 0, 9)},
-		{name: "ledger effects: Holding views", user: "alice", body: txFormat("0", "12", "LEDGER_EFFECTS", byParty("{alice}", interfaceFilter(holdingID, true, false))), status: 200, check: checkHoldingViews},
-		{name: "ledger effects: template filter and wildcard of two parties", user: admin, body: txFormat("5", "9", "LEDGER_EFFECTS", `{"filtersByParty":{"{alice}":`+templateFilter(amuletID, false)+`,"{validator}":{}}}`), status: 200},
-		{name: "any party: ACS delta with a transient contract", user: admin, body: txFormat("11", "12", "ACS_DELTA", `{"filtersForAnyParty":{}}`), status: 200, check: checkAgainstOracle("acs", "", 11, 12)},
-		{name: "any party: ledger effects", user: userAnyReader, body: txFormat("11", "12", "LEDGER_EFFECTS", `{"filtersForAnyParty":{}}`), status: 200, check: checkAgainstOracle("le", "", 11, 12)},
-		{name: "any party and a party", user: admin, body: txFormat("3", "7", "ACS_DELTA", `{"filtersByParty":{"{bob}":`+templateFilter(amuletID, true)+`},"filtersForAnyParty":`+templateFilter("#splice-wallet:Splice.Wallet.Install:WalletAppInstall", false)+`}`), status: 200},
-		{name: "a party hosted elsewhere", user: admin, body: txFormat("0", "12", "ACS_DELTA", byParty("{dso}", templateFilter("#splice-amulet:Splice.ValidatorLicense:ValidatorLicense", false))), status: 200},
-		{name: "a well-formed party nobody hosts", user: admin, body: txFormat("0", "12", "ACS_DELTA", byParty("nobody::1220ab", "{}")), status: 200, check: wantLen(0)},
+		{name: "offsets as strings", user: "alice", body: `{"beginExclusive":"0","endInclusive":"15","filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, same: aliceWildcard},
+		{name: "offsets as whole numbers in other notations", user: "alice", body: `{"beginExclusive":0.0,"endInclusive":1.5e1,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, same: aliceWildcard},
+		{name: "unknown members are ignored", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"colour":"blue","filter":{"filtersByParty":{"{alice}":{"extra":1}}}}`, status: 200, same: aliceWildcard},
+		{name: "null members take their defaults", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"verbose":null,"updateFormat":null,"descendingOrder":null,"filter":{"filtersByParty":{"{alice}":null},"filtersForAnyParty":null}}`, offSpec: true, status: 200, same: aliceWildcard},
+		{name: "Empty filters are a wildcard", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"Empty":{}}},{"identifierFilter":{"Empty":{}}}]}`)), status: 200, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
+		{name: "a cumulative filter without identifierFilter is a wildcard", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{}]}`)), status: 200, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
+		{name: "two wildcards are one", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"WildcardFilter":{"value":{}}}},{"identifierFilter":{"WildcardFilter":{"value":{"includeCreatedEventBlob":false}}}}]}`)), status: 200, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
+		{name: "ACS delta: template filter with blobs", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter(amuletID, true))), status: 200, check: checkBlobs},
+		{name: "ACS delta: interface filter with views", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilter(holdingID, true, false))), status: 200, check: checkHoldingViews},
+		{name: "ACS delta: interface filter without views", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilter(holdingID, false, true))), status: 200},
+		{name: "ledger effects: alice", user: "alice", body: txFormat("0", "12", "LEDGER_EFFECTS", byParty("{alice}", "{}")), status: 200, check: checkAgainstOracle("le", "alice", 0, 12)},
+		{name: "ledger effects: Holding views", user: "alice", body: txFormat("0", "15", "LEDGER_EFFECTS", byParty("{alice}", interfaceFilter(holdingID, true, false))), status: 200, check: checkHoldingViews},
+		{name: "ledger effects: template filter and wildcard of two parties", user: admin, body: txFormat("8", "12", "LEDGER_EFFECTS", `{"filtersByParty":{"{alice}":`+templateFilter(amuletID, false)+`,"{validator}":{}}}`), status: 200},
+		{name: "any party: ACS delta with a transient contract", user: admin, body: txFormat("14", "15", "ACS_DELTA", `{"filtersForAnyParty":{}}`), status: 200, check: checkAgainstOracle("acs", "", 14, 15)},
+		{name: "any party: ledger effects", user: userAnyReader, body: txFormat("14", "15", "LEDGER_EFFECTS", `{"filtersForAnyParty":{}}`), status: 200, check: checkAgainstOracle("le", "", 14, 15)},
+		{name: "any party and a party", user: admin, body: txFormat("6", "10", "ACS_DELTA", `{"filtersByParty":{"{bob}":`+templateFilter(amuletID, true)+`},"filtersForAnyParty":`+templateFilter("#splice-wallet:Splice.Wallet.Install:WalletAppInstall", false)+`}`), status: 200},
+		{name: "a party hosted elsewhere", user: admin, body: txFormat("0", "15", "ACS_DELTA", byParty("{dso}", templateFilter("#splice-amulet:Splice.ValidatorLicense:ValidatorLicense", false))), status: 200},
+		{name: "a well-formed party nobody hosts", user: admin, body: txFormat("0", "15", "ACS_DELTA", byParty("nobody::1220ab", "{}")), status: 200, check: wantLen(0)},
 		{name: "a reader reads alice", user: userReader, body: aliceWildcard, status: 200, same: aliceWildcard},
-		{name: "descending order", user: "alice", body: `{"beginExclusive":0,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: checkDescending},
-		{name: "descending order with a limit takes the newest", user: "alice", query: "limit=2", body: `{"beginExclusive":0,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: wantOffsets(12, 9)},
-		{name: "limit cuts the list", user: "alice", query: "limit=2", body: aliceWildcard, status: 200, check: wantOffsets(3, 6)},
+		{name: "descending order", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: checkDescending},
+		{name: "descending order with a limit takes the newest", user: "alice", query: "limit=2", body: `{"beginExclusive":0,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: wantOffsets(15, 12)},
+		{name: "limit cuts the list", user: "alice", query: "limit=2", body: aliceWildcard, status: 200, check: wantOffsets(2, 6)},
 		{name: "limit 0 is an empty list", user: "alice", query: "limit=0", body: aliceWildcard, status: 200, check: wantLen(0)},
 		{name: "negative limit is an empty list", user: "alice", query: "limit=-3", body: aliceWildcard, status: 200, check: wantLen(0)},
-		{name: "begin equals end", user: "alice", body: `{"beginExclusive":7,"endInclusive":7,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: wantLen(0)},
-		{name: "begin 0 and end 12 of an empty selection", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice.Round:OpenMiningRound", false))), status: 200, check: wantLen(0)},
-		{name: "reassignments and topology only", user: admin, body: `{"beginExclusive":0,"endInclusive":12,"updateFormat":{"includeReassignments":{"filtersForAnyParty":{}},"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{}}}}`, status: 200, check: wantLen(0)},
-		{name: "an empty update format", user: "alice", body: `{"beginExclusive":0,"endInclusive":12,"updateFormat":{}}`, status: 200, check: wantLen(0)},
+		{name: "begin equals end", user: "alice", body: `{"beginExclusive":10,"endInclusive":10,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: wantLen(0)},
+		{name: "begin 0 and end 12 of an empty selection", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice.Round:OpenMiningRound", false))), status: 200, check: wantLen(0)},
+		{name: "topology events of one party, through the per-party index", user: admin, body: `{"beginExclusive":0,"endInclusive":15,"updateFormat":{"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{"parties":["{alice}"]}}}}`, status: 200, check: wantOffsets(2)},
+		{name: "transactions only: no topology events", user: "alice", body: txFormat("0", "3", "ACS_DELTA", byParty("{alice}", "{}")), status: 200, check: wantLen(0)},
+		{name: "reassignments and topology only: the participant's hosting changes", user: admin, body: `{"beginExclusive":0,"endInclusive":15,"updateFormat":{"includeReassignments":{"filtersForAnyParty":{}},"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{}}}}`, status: 200, check: wantOffsets(1, 2, 3)},
+		{name: "an empty update format", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"updateFormat":{}}`, status: 200, check: wantLen(0)},
 		{name: "bounded request with an idle timeout does not wait", user: "alice", query: "stream_idle_timeout_ms=600000", body: aliceWildcard, status: 200, same: aliceWildcard},
-		{name: "open-ended: the updates and a checkpoint at the ledger end", user: "alice", query: "stream_idle_timeout_ms=0", body: `{"beginExclusive":7,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: checkCheckpointAt(12)},
-		{name: "open-ended: a checkpoint even when nothing matches", user: "alice", query: "stream_idle_timeout_ms=0", body: txFormat("10", "", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice.Round:OpenMiningRound", false))), status: 200, check: checkCheckpointAt(12)},
-		{name: "open-ended at the ledger end: nothing", user: "alice", query: "stream_idle_timeout_ms=0", body: `{"beginExclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: wantLen(0)},
-		{name: "open-ended with a limit stops at the limit", user: "alice", query: "limit=1&stream_idle_timeout_ms=600000", body: aliceLegacyOpen, status: 200, check: wantOffsets(3)},
-		{name: "SV participant: its own offsets", path: "/sv/1/v2/updates", user: admin, body: txFormat("0", "2", "ACS_DELTA", byParty("{dso}", templateFilter("#splice-dso-governance:Splice.DsoRules:DsoRules", false))), status: 200},
-		{name: "auth none: no token reads any party", opts: options{authNone: true}, noToken: true, offSpec: true, body: txFormat("11", "12", "ACS_DELTA", `{"filtersForAnyParty":{}}`), status: 200, check: checkAgainstOracle("acs", "", 11, 12)},
+		{name: "open-ended: the updates and a checkpoint at the ledger end", user: "alice", query: "stream_idle_timeout_ms=0", body: `{"beginExclusive":10,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: checkCheckpointAt(15)},
+		{name: "open-ended: a checkpoint even when nothing matches", user: "alice", query: "stream_idle_timeout_ms=0", body: txFormat("13", "", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice.Round:OpenMiningRound", false))), status: 200, check: checkCheckpointAt(15)},
+		{name: "open-ended at the ledger end: nothing", user: "alice", query: "stream_idle_timeout_ms=0", body: `{"beginExclusive":15,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 200, check: wantLen(0)},
+		{name: "open-ended with a limit stops at the limit", user: "alice", query: "limit=1&stream_idle_timeout_ms=600000", body: aliceLegacyOpen, status: 200, check: wantOffsets(2)},
+		{name: "SV participant: its own offsets", path: "/sv/1/v2/updates", user: admin, body: txFormat("0", "4", "ACS_DELTA", byParty("{dso}", templateFilter("#splice-dso-governance:Splice.DsoRules:DsoRules", false))), status: 200},
+		{name: "auth none: no token reads any party", opts: options{authNone: true}, noToken: true, offSpec: true, body: txFormat("14", "15", "ACS_DELTA", `{"filtersForAnyParty":{}}`), status: 200, check: checkAgainstOracle("acs", "", 14, 15)},
 		{name: "auth none: a garbage token is ignored", opts: options{authNone: true}, header: header("Bearer not-a-jwt"), body: aliceWildcard, status: 200, same: aliceWildcard},
 
 		// The node limit.
 		{name: "413: more than the node limit", user: "alice", opts: options{max: 3}, body: aliceWildcard, status: 413, code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED"},
 		{name: "413: a limit above the node limit", user: "alice", opts: options{max: 3}, query: "limit=4", body: aliceWildcard, status: 413, code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED"},
 		{name: "413: a limit at the node limit cuts silently", user: "alice", opts: options{max: 3}, query: "limit=3", body: aliceWildcard, status: 200, check: wantLen(3)},
-		{name: "413: exactly the node limit", user: "alice", opts: options{max: 5}, body: aliceWildcard, status: 200, same: aliceWildcard, check: wantLen(5)},
-		{name: "413: open-ended lists count the checkpoint", user: "alice", opts: options{max: 5}, query: "stream_idle_timeout_ms=0", body: aliceLegacyOpen, status: 413, code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED"},
+		{name: "413: exactly the node limit", user: "alice", opts: options{max: 6}, body: aliceWildcard, status: 200, same: aliceWildcard, check: wantLen(6)},
+		{name: "413: open-ended lists count the checkpoint", user: "alice", opts: options{max: 6}, query: "stream_idle_timeout_ms=0", body: aliceLegacyOpen, status: 413, code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED"},
 
 		// Undecodable input: 400 text/plain.
 		{name: "400: empty body", user: "alice", body: ``, offSpec: true, status: 400},
@@ -143,7 +145,7 @@ func updatesCases() []updatesCase {
 		{name: "400: truncated JSON", user: "alice", body: `{"beginExclusive":0,`, offSpec: true, status: 400},
 		{name: "400: trailing data", user: "alice", body: aliceWildcard + `{}`, status: 400},
 		{name: "400: an array body", user: "alice", body: `[]`, offSpec: true, status: 400},
-		{name: "400: beginExclusive missing", user: "alice", body: `{"endInclusive":12,"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
+		{name: "400: beginExclusive missing", user: "alice", body: `{"endInclusive":15,"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
 		{name: "400: beginExclusive null", user: "alice", body: `{"beginExclusive":null,"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
 		{name: "400: beginExclusive a boolean", user: "alice", body: `{"beginExclusive":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
 		{name: "400: beginExclusive a fraction", user: "alice", body: `{"beginExclusive":1.5,"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
@@ -153,16 +155,16 @@ func updatesCases() []updatesCase {
 		{name: "400: beginExclusive beyond int64", user: "alice", body: `{"beginExclusive":9223372036854775808,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400},
 		{name: "400: endInclusive an object", user: "alice", body: `{"beginExclusive":0,"endInclusive":{},"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
 		{name: "400: verbose a string", user: "alice", body: `{"beginExclusive":0,"verbose":"yes","filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
-		{name: "400: descendingOrder a number", user: "alice", body: `{"beginExclusive":0,"endInclusive":12,"descendingOrder":1,"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
+		{name: "400: descendingOrder a number", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"descendingOrder":1,"filter":{"filtersByParty":{"{alice}":{}}}}`, offSpec: true, status: 400},
 		{name: "400: filter an array", user: "alice", body: `{"beginExclusive":0,"filter":[]}`, offSpec: true, status: 400},
 		{name: "400: cumulative an object", user: "alice", body: `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{"cumulative":{}}}}}`, offSpec: true, status: 400},
-		{name: "400: an identifier filter with two cases", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"Empty":{},"WildcardFilter":{"value":{}}}}]}`)), offSpec: true, status: 400},
-		{name: "400: an identifier filter with no case", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{}}]}`)), offSpec: true, status: 400},
-		{name: "400: an unknown identifier filter", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"PartyFilter":{"value":{}}}}]}`)), offSpec: true, status: 400},
-		{name: "400: a template filter without value", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"TemplateFilter":{}}}]}`)), offSpec: true, status: 400},
-		{name: "400: an identifier of two parts", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Amulet", false))), offSpec: true, status: 400},
-		{name: "400: an identifier of four parts", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice:Amulet:Amulet", false))), offSpec: true, status: 400},
-		{name: "400: an unknown transaction shape", user: "alice", body: txFormat("0", "12", "FLAT", byParty("{alice}", "{}")), offSpec: true, status: 400},
+		{name: "400: an identifier filter with two cases", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"Empty":{},"WildcardFilter":{"value":{}}}}]}`)), offSpec: true, status: 400},
+		{name: "400: an identifier filter with no case", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{}}]}`)), offSpec: true, status: 400},
+		{name: "400: an unknown identifier filter", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"PartyFilter":{"value":{}}}}]}`)), offSpec: true, status: 400},
+		{name: "400: a template filter without value", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"TemplateFilter":{}}}]}`)), offSpec: true, status: 400},
+		{name: "400: an identifier of two parts", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Amulet", false))), offSpec: true, status: 400},
+		{name: "400: an identifier of four parts", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice:Amulet:Amulet", false))), offSpec: true, status: 400},
+		{name: "400: an unknown transaction shape", user: "alice", body: txFormat("0", "15", "FLAT", byParty("{alice}", "{}")), offSpec: true, status: 400},
 		{name: "400: topology parties not strings", user: admin, body: `{"beginExclusive":0,"updateFormat":{"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{"parties":[1]}}}}`, offSpec: true, status: 400},
 		{name: "400: limit not a number", user: "alice", query: "limit=ten", body: aliceWildcard, offSpec: true, status: 400},
 		{name: "400: limit beyond int64", user: "alice", query: "limit=9223372036854775808", body: aliceWildcard, offSpec: true, status: 400},
@@ -187,7 +189,7 @@ func updatesCases() []updatesCase {
 		{name: "403: deactivated user", user: userRetired, body: aliceWildcard, status: 403},
 		{name: "403: bob reads alice", user: "bob", body: aliceWildcard, status: 403},
 		{name: "403: one party of two unreadable", user: "alice", body: `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{},"{bob}":{}}}}`, status: 403},
-		{name: "403: alice reads any party", user: "alice", body: txFormat("0", "12", "ACS_DELTA", `{"filtersForAnyParty":{}}`), status: 403},
+		{name: "403: alice reads any party", user: "alice", body: txFormat("0", "15", "ACS_DELTA", `{"filtersForAnyParty":{}}`), status: 403},
 		{name: "403: a party's reassignments", user: "bob", body: `{"beginExclusive":0,"updateFormat":{"includeReassignments":{"filtersByParty":{"{alice}":{}}}}}`, status: 403},
 		{name: "403: topology events of all parties", user: "alice", body: `{"beginExclusive":0,"updateFormat":{"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{"parties":[]}}}}`, status: 403},
 		{name: "403: topology events of another party", user: "alice", body: `{"beginExclusive":0,"updateFormat":{"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{"parties":["{bob}"]}}}}`, status: 403},
@@ -202,29 +204,29 @@ func updatesCases() []updatesCase {
 		{name: "NON_POSITIVE_OFFSET: zero", user: "alice", body: `{"beginExclusive":0,"endInclusive":0,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "NON_POSITIVE_OFFSET"},
 		{name: "NON_POSITIVE_OFFSET: negative", user: "alice", body: `{"beginExclusive":0,"endInclusive":"-5","filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "NON_POSITIVE_OFFSET"},
 		{name: "DESCENDING_ORDER_MISSING_END", user: "alice", body: `{"beginExclusive":0,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "DESCENDING_ORDER_MISSING_END"},
-		{name: "MISSING_FIELD: transaction shape unspecified", user: "alice", body: txFormat("0", "12", "UNSPECIFIED", byParty("{alice}", "{}")), status: 400, code: "MISSING_FIELD"},
+		{name: "MISSING_FIELD: transaction shape unspecified", user: "alice", body: txFormat("0", "15", "UNSPECIFIED", byParty("{alice}", "{}")), status: 400, code: "MISSING_FIELD"},
 		{name: "MISSING_FIELD: transaction shape absent", user: "alice", offSpec: true, body: `{"beginExclusive":0,"updateFormat":{"includeTransactions":{"eventFormat":{"filtersByParty":{"{alice}":{}}}}}}`, status: 400, code: "MISSING_FIELD"},
 		{name: "MISSING_FIELD: event format absent", user: "alice", offSpec: true, body: `{"beginExclusive":0,"updateFormat":{"includeTransactions":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA"}}}`, status: 400, code: "MISSING_FIELD"},
-		{name: "MISSING_FIELD: templateId", user: "alice", offSpec: true, body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"includeCreatedEventBlob":true}}}}]}`)), status: 400, code: "MISSING_FIELD"},
-		{name: "MISSING_FIELD: interfaceId", user: "alice", offSpec: true, body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"InterfaceFilter":{"value":{"includeInterfaceView":true}}}}]}`)), status: 400, code: "MISSING_FIELD"},
+		{name: "MISSING_FIELD: templateId", user: "alice", offSpec: true, body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"includeCreatedEventBlob":true}}}}]}`)), status: 400, code: "MISSING_FIELD"},
+		{name: "MISSING_FIELD: interfaceId", user: "alice", offSpec: true, body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", `{"cumulative":[{"identifierFilter":{"InterfaceFilter":{"value":{"includeInterfaceView":true}}}}]}`)), status: 400, code: "MISSING_FIELD"},
 		{name: "INVALID_ARGUMENT: unrecognized transaction shape", user: "alice", offSpec: true, body: `{"beginExclusive":0,"updateFormat":{"includeTransactions":{"transactionShape":"UNRECOGNIZED","eventFormat":{"filtersByParty":{"{alice}":{}}}}}}`, status: 400, code: "INVALID_ARGUMENT"},
-		{name: "INVALID_ARGUMENT: no filters", user: "alice", body: txFormat("0", "12", "ACS_DELTA", `{"filtersByParty":{}}`), status: 400, code: "INVALID_ARGUMENT"},
+		{name: "INVALID_ARGUMENT: no filters", user: "alice", body: txFormat("0", "15", "ACS_DELTA", `{"filtersByParty":{}}`), status: 400, code: "INVALID_ARGUMENT"},
 		{name: "INVALID_ARGUMENT: legacy filter without filters", user: "alice", body: `{"beginExclusive":0,"filter":{}}`, status: 400, code: "INVALID_ARGUMENT"},
-		{name: "INVALID_ARGUMENT: a malformed party", user: admin, body: txFormat("0", "12", "ACS_DELTA", byParty("alice@example", "{}")), status: 400, code: "INVALID_ARGUMENT"},
+		{name: "INVALID_ARGUMENT: a malformed party", user: admin, body: txFormat("0", "15", "ACS_DELTA", byParty("alice@example", "{}")), status: 400, code: "INVALID_ARGUMENT"},
 		{name: "INVALID_FIELD: a malformed topology party", user: admin, body: `{"beginExclusive":0,"updateFormat":{"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{"parties":["notParseableString@"]}}}}`, status: 400, code: "INVALID_FIELD"},
-		{name: "INVALID_FIELD: package-id form", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter("dbeda50efee6c5e53959638ef5422116723a9a6137fcdd4d2d82544291726a88:Splice.Amulet:Amulet", false))), status: 400, code: "INVALID_FIELD"},
-		{name: "INVALID_FIELD: a package name without #", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", interfaceFilter("splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding", true, false))), status: 400, code: "INVALID_FIELD"},
-		{name: "INVALID_FIELD: a malformed module name", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice..Amulet:Amulet", false))), status: 400, code: "INVALID_FIELD"},
-		{name: "INVALID_FIELD: an empty package name", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter("#:Splice.Amulet:Amulet", false))), status: 400, code: "INVALID_FIELD"},
-		{name: "OFFSET_AFTER_LEDGER_END: begin", user: "alice", body: `{"beginExclusive":13,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "OFFSET_AFTER_LEDGER_END"},
-		{name: "OFFSET_AFTER_LEDGER_END: end", user: "alice", body: `{"beginExclusive":0,"endInclusive":13,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "OFFSET_AFTER_LEDGER_END"},
-		{name: "OFFSET_OUT_OF_RANGE", user: "alice", body: `{"beginExclusive":5,"endInclusive":3,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "OFFSET_OUT_OF_RANGE"},
-		{name: "PACKAGE_NAMES_NOT_FOUND", user: "alice", body: txFormat("0", "12", "ACS_DELTA", `{"filtersByParty":{"{alice}":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#no-such-package:A:B"}}}},{"identifierFilter":{"InterfaceFilter":{"value":{"interfaceId":"#another-package:C:D"}}}},{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#splice-amulet:Splice.Amulet:Nope"}}}}]}}}`), status: 404, code: "PACKAGE_NAMES_NOT_FOUND"},
-		{name: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice.Amulet:Nope", false))), status: 404, code: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
-		{name: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME: an interface named as a template", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter(holdingID, false))), status: 404, code: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
-		{name: "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", user: "alice", body: txFormat("0", "12", "ACS_DELTA", byParty("{alice}", interfaceFilter(amuletID, true, false))), status: 404, code: "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
+		{name: "INVALID_FIELD: package-id form", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("dbeda50efee6c5e53959638ef5422116723a9a6137fcdd4d2d82544291726a88:Splice.Amulet:Amulet", false))), status: 400, code: "INVALID_FIELD"},
+		{name: "INVALID_FIELD: a package name without #", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilter("splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding", true, false))), status: 400, code: "INVALID_FIELD"},
+		{name: "INVALID_FIELD: a malformed module name", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice..Amulet:Amulet", false))), status: 400, code: "INVALID_FIELD"},
+		{name: "INVALID_FIELD: an empty package name", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#:Splice.Amulet:Amulet", false))), status: 400, code: "INVALID_FIELD"},
+		{name: "OFFSET_AFTER_LEDGER_END: begin", user: "alice", body: `{"beginExclusive":16,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "OFFSET_AFTER_LEDGER_END"},
+		{name: "OFFSET_AFTER_LEDGER_END: end", user: "alice", body: `{"beginExclusive":0,"endInclusive":16,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "OFFSET_AFTER_LEDGER_END"},
+		{name: "OFFSET_OUT_OF_RANGE", user: "alice", body: `{"beginExclusive":8,"endInclusive":6,"filter":{"filtersByParty":{"{alice}":{}}}}`, status: 400, code: "OFFSET_OUT_OF_RANGE"},
+		{name: "PACKAGE_NAMES_NOT_FOUND", user: "alice", body: txFormat("0", "15", "ACS_DELTA", `{"filtersByParty":{"{alice}":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#no-such-package:A:B"}}}},{"identifierFilter":{"InterfaceFilter":{"value":{"interfaceId":"#another-package:C:D"}}}},{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#splice-amulet:Splice.Amulet:Nope"}}}}]}}}`), status: 404, code: "PACKAGE_NAMES_NOT_FOUND"},
+		{name: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice.Amulet:Nope", false))), status: 404, code: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
+		{name: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME: an interface named as a template", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter(holdingID, false))), status: 404, code: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
+		{name: "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilter(amuletID, true, false))), status: 404, code: "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
 		{name: "unknown packages in reassignment filters", user: "alice", body: `{"beginExclusive":0,"updateFormat":{"includeReassignments":{"filtersByParty":{"{alice}":` + templateFilter("#nope:A:B", false) + `}}}}`, status: 404, code: "PACKAGE_NAMES_NOT_FOUND"},
-		{name: "the ledger end is checked before package names", user: "alice", body: txFormat("13", "", "ACS_DELTA", byParty("{alice}", templateFilter("#nope:A:B", false))), status: 400, code: "OFFSET_AFTER_LEDGER_END"},
+		{name: "the ledger end is checked before package names", user: "alice", body: txFormat("16", "", "ACS_DELTA", byParty("{alice}", templateFilter("#nope:A:B", false))), status: 400, code: "OFFSET_AFTER_LEDGER_END"},
 	}
 	return cases
 }
@@ -359,10 +361,17 @@ func wantLen(n int) func(t *testing.T, e *env, rec *httptest.ResponseRecorder) {
 func wantOffsets(offsets ...int64) func(t *testing.T, e *env, rec *httptest.ResponseRecorder) {
 	return func(t *testing.T, e *env, rec *httptest.ResponseRecorder) {
 		t.Helper()
-		txs, cps := transactions(decodeList(t, rec))
+		// The offsets of the transactions and topology transactions.
+		list := decodeList(t, rec)
+		_, cps := transactions(list)
 		var got []int64
-		for _, tx := range txs {
-			got = append(got, tx.Offset)
+		for _, u := range list {
+			switch {
+			case u.Update.Transaction != nil:
+				got = append(got, u.Update.Transaction.Value.Offset)
+			case u.Update.TopologyTransaction != nil:
+				got = append(got, u.Update.TopologyTransaction.Value.Offset)
+			}
 		}
 		if !slices.Equal(got, offsets) || len(cps) != 0 {
 			t.Errorf("offsets %v and %d checkpoints, want %v and none", got, len(cps), offsets)

@@ -134,14 +134,14 @@ func TestUpdatesStream(t *testing.T) {
 		{name: "the bearer header wins over the subprotocol", authz: bearer(t, "alice"), protocols: []string{auth.WebSocketTokenPrefix + token("mallory"), auth.WebSocketAuthProtocol}, frames: []string{aliceWildcard}, same: aliceWildcard},
 		{name: "flats is the same stream", path: "/v2/updates/flats", authz: bearer(t, "alice"), frames: []string{aliceWildcard}, same: aliceWildcard},
 		{name: "later frames are ignored", authz: bearer(t, "alice"), frames: []string{aliceWildcard, `{"beginExclusive":-1}`, `garbage`}, same: aliceWildcard},
-		{name: "no node limit", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":12,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`}},
-		{name: "an SV participant", path: "/sv/1/v2/updates", authz: bearer(t, admin), frames: []string{txFormat("0", "2", "ACS_DELTA", byParty("{dso}", templateFilter("#splice-dso-governance:Splice.DsoRules:DsoRules", false)))}},
+		{name: "no node limit", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`}},
+		{name: "an SV participant", path: "/sv/1/v2/updates", authz: bearer(t, admin), frames: []string{txFormat("0", "4", "ACS_DELTA", byParty("{dso}", templateFilter("#splice-dso-governance:Splice.DsoRules:DsoRules", false)))}},
 		{name: "no token", frames: []string{aliceWildcard}, redacted: 16},
 		{name: "a bad subprotocol token", protocols: []string{auth.WebSocketTokenPrefix + "not-a-jwt", auth.WebSocketAuthProtocol}, frames: []string{aliceWildcard}, redacted: 16},
 		{name: "an unknown user", authz: bearer(t, "mallory"), frames: []string{aliceWildcard}, redacted: 7},
 		{name: "no right to read", authz: bearer(t, "bob"), frames: []string{aliceWildcard}, redacted: 7},
-		{name: "OFFSET_AFTER_LEDGER_END", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":13,"filter":{"filtersByParty":{"{alice}":{}}}}`}, code: "OFFSET_AFTER_LEDGER_END"},
-		{name: "PACKAGE_NAMES_NOT_FOUND", authz: bearer(t, "alice"), frames: []string{txFormat("0", "12", "ACS_DELTA", byParty("{alice}", templateFilter("#nope:A:B", false)))}, code: "PACKAGE_NAMES_NOT_FOUND"},
+		{name: "OFFSET_AFTER_LEDGER_END", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":16,"filter":{"filtersByParty":{"{alice}":{}}}}`}, code: "OFFSET_AFTER_LEDGER_END"},
+		{name: "PACKAGE_NAMES_NOT_FOUND", authz: bearer(t, "alice"), frames: []string{txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#nope:A:B", false)))}, code: "PACKAGE_NAMES_NOT_FOUND"},
 		{name: "an undecodable request", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":`}, code: "INVALID_ARGUMENT"},
 		{name: "a request without beginExclusive", authz: bearer(t, "alice"), frames: []string{`{"filter":{"filtersByParty":{"{alice}":{}}}}`}, code: "INVALID_ARGUMENT"},
 		{name: "a binary request frame", authz: bearer(t, "alice"), frames: []string{aliceWildcard}, binary: true, code: "INVALID_ARGUMENT"},
@@ -238,7 +238,7 @@ func TestUpdatesStreamFollowsCommits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	conn := wsDial(t, ctx, srv, "/v2/updates", bearer(t, "alice"), nil)
-	if err := conn.Write(ctx, websocket.MessageText, []byte(e.expand(`{"beginExclusive":11,"filter":{"filtersByParty":{"{alice}":{}}}}`))); err != nil {
+	if err := conn.Write(ctx, websocket.MessageText, []byte(e.expand(`{"beginExclusive":14,"filter":{"filtersByParty":{"{alice}":{}}}}`))); err != nil {
 		t.Fatal(err)
 	}
 	next := func() ledgerapi.JsGetUpdatesResponse {
@@ -267,9 +267,9 @@ func TestUpdatesStreamFollowsCommits(t *testing.T) {
 	}
 	// What is committed, then a checkpoint at the ledger end; the list's
 	// idle timeout of 1 ms does not apply to a stream.
-	expect(12, "")
+	expect(15, "")
 	time.Sleep(20 * time.Millisecond)
-	for i, offset := range []int64{13, 14} {
+	for i, offset := range []int64{16, 17} {
 		tx := e.tap(t, e.seeded.Validator.Participant, "alice", e.party("alice"), "stream-tap-"+string(rune('a'+i)))
 		expect(offset, tx.UpdateID)
 	}

@@ -134,7 +134,18 @@ func TestSeedFoundingAndJoiningTransactions(t *testing.T) {
 	if len(ups) == 0 {
 		t.Fatal("sv-2 sees nothing")
 	}
-	first := ups[0].Transaction
+	// sv-2's stream begins with the topology transactions of the parties
+	// it hosts; the first transaction comes after them.
+	var first *ledger.Transaction
+	for _, u := range ups {
+		if u.Transaction != nil {
+			first = u.Transaction
+			break
+		}
+	}
+	if first == nil || ups[0].Topology == nil {
+		t.Fatalf("sv-2's stream does not begin with a topology transaction and hold a transaction: %+v", ups[0])
+	}
 	root := first.Events[first.Roots[0]]
 	if root.Created == nil || root.Created.Template.EntityName != "DsoBootstrap" ||
 		root.Created.Argument.Fields[0].Value != daml.Party(s.DSOParty) {
@@ -142,6 +153,9 @@ func TestSeedFoundingAndJoiningTransactions(t *testing.T) {
 	}
 	joined := false
 	for _, u := range ups {
+		if u.Transaction == nil {
+			continue
+		}
 		for _, r := range u.Transaction.Roots {
 			x := u.Transaction.Events[r].Exercised
 			if x != nil && x.Choice == "DsoRules_AddConfirmedSv" {
@@ -158,6 +172,7 @@ func TestSeedFoundingAndJoiningTransactions(t *testing.T) {
 // ledgerDump is everything a network's ids depend on, per participant.
 type ledgerDump struct {
 	updates   []string
+	topology  int
 	contracts []daml.ContractID
 	times     []daml.Timestamp
 }
@@ -177,8 +192,12 @@ func dump(t *testing.T, net *ledger.Network) map[ledger.ParticipantID]ledgerDump
 		}
 		var d ledgerDump
 		for _, u := range ups {
-			d.updates = append(d.updates, u.Transaction.UpdateID)
-			d.times = append(d.times, u.Transaction.RecordTime)
+			d.updates = append(d.updates, u.UpdateID())
+			d.times = append(d.times, u.RecordTime())
+			if u.Topology != nil {
+				d.topology++
+				continue
+			}
 			for _, c := range u.Transaction.Created() {
 				d.contracts = append(d.contracts, c.ID)
 			}
@@ -213,6 +232,14 @@ func TestSeedIsDeterministic(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no contracts to compare")
+	}
+	// Seeding allocates parties, and every participant hosts some: every
+	// stream holds topology transactions, ordered and numbered with the
+	// transactions.
+	for pid, d := range da {
+		if d.topology == 0 {
+			t.Errorf("%s: no topology transactions in the seeded stream", pid)
+		}
 	}
 	c, dc := seedOn("other")
 	if c.DSOParty == a.DSOParty || reflect.DeepEqual(dc, da) {

@@ -46,6 +46,9 @@ func ComputeSupply(ctx context.Context, s ledger.Store, participant ledger.Parti
 		for _, u := range page {
 			after = u.Offset
 			t := u.Transaction
+			if t == nil {
+				continue // a topology transaction
+			}
 			parent := map[int32]*ledger.Exercised{}
 			for i := range t.Events {
 				if x := t.Events[i].Exercised; x != nil {

@@ -355,6 +355,9 @@ func (l *Ledger) Transaction(ctx context.Context, updateID string) (*ledger.Tran
 	if err != nil {
 		return nil, interpret(err)
 	}
+	if ledger.IsTopologyBlob(body) {
+		return nil, store.UpdateNotFound(updateID)
+	}
 	return ledger.DecodeTransaction(body)
 }
 
@@ -377,12 +380,12 @@ func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Pa
 			rows.Close()
 			return nil, interpret(err)
 		}
-		tx, err := ledger.DecodeTransaction(body)
+		tx, topo, err := ledger.DecodeUpdate(body)
 		if err != nil {
 			rows.Close()
 			return nil, err
 		}
-		out = append(out, ledger.ParticipantUpdate{Participant: q.Participant, Offset: ledger.Offset(off), Transaction: tx})
+		out = append(out, ledger.ParticipantUpdate{Participant: q.Participant, Offset: ledger.Offset(off), Transaction: tx, Topology: topo})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

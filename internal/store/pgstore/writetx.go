@@ -158,7 +158,31 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 			})
 		}
 	}
-	inf := tx.Informees()
+	return w.sendAppend(ctx, b, checks, tx, tx.Informees(), offsets)
+}
+
+// AppendTopology sends a topology transaction's append as one batch:
+// head, the update (its effective time is its record time), then the
+// participants' offsets, indexed under the parties whose hosting it
+// changes.
+func (w *writeTx) AppendTopology(ctx context.Context, t *ledger.TopologyTransaction, offsets map[ledger.ParticipantID]ledger.Offset) error {
+	body, err := ledger.EncodeTopologyTransaction(t)
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	b.Queue(appendHead, t.MigrationID, int64(t.RecordTime))
+	b.Queue(appendTransaction, t.UpdateID, t.MigrationID, int64(t.RecordTime), int64(t.RecordTime),
+		string(t.Synchronizer), body)
+	head := &ledger.Transaction{UpdateID: t.UpdateID, MigrationID: t.MigrationID, RecordTime: t.RecordTime}
+	return w.sendAppend(ctx, b, nil, head, t.Parties(), offsets)
+}
+
+// sendAppend queues the participants' offsets after the head, update and
+// checks statements already in b, sends the batch and checks the results
+// in order. tx carries the update's id, migration and record time.
+func (w *writeTx) sendAppend(ctx context.Context, b *pgx.Batch, checks []func(pgx.BatchResults) error,
+	tx *ledger.Transaction, inf []daml.Party, offsets map[ledger.ParticipantID]ledger.Offset) error {
 	informees := make([]string, len(inf))
 	for i, p := range inf {
 		informees[i] = string(p)

@@ -419,6 +419,9 @@ func (l *Ledger) Transaction(ctx context.Context, updateID string) (*ledger.Tran
 	if err != nil {
 		return nil, interpret(err)
 	}
+	if ledger.IsTopologyBlob(body) {
+		return nil, store.UpdateNotFound(updateID)
+	}
 	return ledger.DecodeTransaction(body)
 }
 
@@ -449,11 +452,11 @@ func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Pa
 		if err := rows.Scan(&off, &body); err != nil {
 			return nil, interpret(err)
 		}
-		tx, err := ledger.DecodeTransaction(body)
+		tx, topo, err := ledger.DecodeUpdate(body)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ledger.ParticipantUpdate{Participant: q.Participant, Offset: ledger.Offset(off), Transaction: tx})
+		out = append(out, ledger.ParticipantUpdate{Participant: q.Participant, Offset: ledger.Offset(off), Transaction: tx, Topology: topo})
 	}
 	return out, interpret(rows.Err())
 }

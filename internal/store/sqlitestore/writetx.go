@@ -99,10 +99,50 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 	if err != nil {
 		return err
 	}
+	// Every informee is indexed in each stream: the participants in offsets
+	// are those that host some informee, and rows for the informees a
+	// participant does not host are harmless (a filter names hosted parties).
+	return w.appendUpdate(ctx, tx, body, tx.Informees(), offsets, func() error {
+		for i := range tx.Events {
+			e := &tx.Events[i]
+			switch {
+			case e.Created != nil:
+				if err := w.create(ctx, tx.UpdateID, e.Created); err != nil {
+					return err
+				}
+			case e.Exercised != nil && e.Exercised.Consuming:
+				if err := w.consume(ctx, tx.UpdateID, e.Exercised.ContractID); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// AppendTopology advances the head, stores the topology transaction in
+// the transactions table (its effective time is its record time) and
+// appends it to each listed participant's stream, indexed under the
+// parties whose hosting it changes.
+func (w *writeTx) AppendTopology(ctx context.Context, t *ledger.TopologyTransaction, offsets map[ledger.ParticipantID]ledger.Offset) error {
+	body, err := ledger.EncodeTopologyTransaction(t)
+	if err != nil {
+		return err
+	}
+	head := &ledger.Transaction{UpdateID: t.UpdateID, Synchronizer: t.Synchronizer, MigrationID: t.MigrationID,
+		RecordTime: t.RecordTime, EffectiveAt: t.RecordTime}
+	return w.appendUpdate(ctx, head, body, t.Parties(), offsets, nil)
+}
+
+// appendUpdate is the common part of both appends: tx carries the update's
+// columns, body its blob, parties the index entries of every stream, and
+// apply (when set) its effect on the active contract set.
+func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body []byte, inf []daml.Party,
+	offsets map[ledger.ParticipantID]ledger.Offset, apply func() error) error {
 	// Check and advance in one statement: the record time must increase
 	// within a migration, and migrations never go back.
 	var seq int64
-	err = w.QueryRowContext(ctx, sqlAdvanceHead, tx.MigrationID, int64(tx.RecordTime)).Scan(&seq)
+	err := w.QueryRowContext(ctx, sqlAdvanceHead, tx.MigrationID, int64(tx.RecordTime)).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		head, err := readHead(ctx, w)
 		if err != nil {
@@ -121,25 +161,12 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 	if err != nil {
 		return fmt.Errorf("append %s: %w", tx.UpdateID, interpret(err))
 	}
-
-	for i := range tx.Events {
-		e := &tx.Events[i]
-		switch {
-		case e.Created != nil:
-			if err := w.create(ctx, tx.UpdateID, e.Created); err != nil {
-				return err
-			}
-		case e.Exercised != nil && e.Exercised.Consuming:
-			if err := w.consume(ctx, tx.UpdateID, e.Exercised.ContractID); err != nil {
-				return err
-			}
+	if apply != nil {
+		if err := apply(); err != nil {
+			return err
 		}
 	}
 
-	// Every informee is indexed in each stream: the participants in offsets
-	// are those that host some informee, and rows for the informees a
-	// participant does not host are harmless (a filter names hosted parties).
-	inf := tx.Informees()
 	informees, err := json.Marshal(inf)
 	if err != nil {
 		return err
