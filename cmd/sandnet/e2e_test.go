@@ -130,6 +130,23 @@ func (p *proc) stop(t *testing.T) {
 	}
 }
 
+// dumpAndFail asks the process for a goroutine dump (SIGQUIT makes the Go
+// runtime print one and exit), then fails the test with its stderr, so a
+// hang shows where it is stuck.
+func (p *proc) dumpAndFail(t *testing.T, format string, args ...any) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+	t.Fatalf("%s\nsandnet's stderr:\n%s", fmt.Sprintf(format, args...), p.stderr)
+}
+
 func (p *proc) kill(t *testing.T) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
@@ -340,8 +357,11 @@ func TestKillNine(t *testing.T) {
 			}
 		})
 	}
-	for n.Load() < 20 {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(30 * time.Second); n.Load() < 20; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			close(stop)
+			p.dumpAndFail(t, "only %d taps were acknowledged in 30 s", n.Load())
+		}
 	}
 	p.kill(t)
 	close(stop)
