@@ -132,6 +132,21 @@ func requireSelfOrAdmin(c caller, id string) error {
 	return requireAdmin(c)
 }
 
+// selfOrAdmin returns the user id of the request's path once the caller is
+// shown to be that user or a participant admin: a user may read itself and
+// its own rights.
+func (h *Handler) selfOrAdmin(r *http.Request) (string, error) {
+	id, err := pathUserID(r)
+	if err != nil {
+		return "", err
+	}
+	c, err := h.authenticate(r)
+	if err != nil {
+		return "", err
+	}
+	return id, requireSelfOrAdmin(c, id)
+}
+
 // checkUserID validates a user id as Canton does.
 func checkUserID(field, id string) error {
 	if id == "" {
@@ -389,15 +404,8 @@ func dedupRights(rs []ledger.Right) []ledger.Right {
 
 // GET /v2/users/{user-id}.
 func (h *Handler) getUser(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathUserID(r)
+	id, err := h.selfOrAdmin(r)
 	if err != nil {
-		return err
-	}
-	c, err := h.authenticate(r)
-	if err != nil {
-		return err
-	}
-	if err := requireSelfOrAdmin(c, id); err != nil {
 		return err
 	}
 	return h.writeUser(w, r, id, "getting user")
@@ -546,15 +554,8 @@ func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request) error {
 
 // GET /v2/users/{user-id}/rights.
 func (h *Handler) listUserRights(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathUserID(r)
+	id, err := h.selfOrAdmin(r)
 	if err != nil {
-		return err
-	}
-	c, err := h.authenticate(r)
-	if err != nil {
-		return err
-	}
-	if err := requireSelfOrAdmin(c, id); err != nil {
 		return err
 	}
 	u, err := h.cfg.Ledger.User(r.Context(), h.cfg.Participant, id)
