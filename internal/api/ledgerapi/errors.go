@@ -41,6 +41,8 @@ const (
 	codeUserNotFound         = "USER_NOT_FOUND"
 	codeUserAlreadyExists    = "USER_ALREADY_EXISTS"
 	codeConcurrentUserEdit   = "CONCURRENT_USER_UPDATE_DETECTED"
+	codeStaleStreamAuth      = "STALE_STREAM_AUTHORIZATION"
+	codeAccessTokenExpired   = "ACCESS_TOKEN_EXPIRED"
 )
 
 // Canton's error categories (ErrorCategory.asInt) and the gRPC status codes
@@ -98,6 +100,10 @@ var codeClass = map[string]errorClass{
 	codeUserNotFound:         {catResourceMissing, grpcNotFound, ""},
 	codeUserAlreadyExists:    {catResourceExists, grpcAlreadyExists, ""},
 	codeConcurrentUserEdit:   {catContention, grpcAborted, ""},
+	// A running stream whose authorization no longer holds: the client
+	// may reconnect, with a fresh token or its new rights.
+	codeStaleStreamAuth:    {catContention, grpcAborted, retryOneSecond},
+	codeAccessTokenExpired: {catContention, grpcAborted, retryOneSecond},
 }
 
 // kindClass classifies faults that carry no code of this API (engine

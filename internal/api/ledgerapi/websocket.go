@@ -9,6 +9,8 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -44,8 +46,44 @@ func serveAsyncAPI(w http.ResponseWriter, _ *http.Request) {
 // (browsers cannot set one), the subprotocol jwt.token.<JWT>. The server
 // answers the subprotocol daml.ws.auth to any client that offers
 // subprotocols, as Canton does.
+//
+// A running stream is re-authorized (see streamGuard): when its token
+// expires the stream ends with ACCESS_TOKEN_EXPIRED, and when the user's
+// rights no longer cover its format with STALE_STREAM_AUTHORIZATION.
 func (h *Handler) updatesStream(w http.ResponseWriter, r *http.Request) {
-	h.stream(w, r, h.streamUpdates)
+	h.stream(w, r, updatesReads, h.streamUpdates)
+}
+
+// updatesReads is what a GetUpdatesRequest frame reads, for the stream's
+// re-authorization; nil when the frame is not a valid request (the
+// stream then fails before its first element).
+func updatesReads(body []byte) *updateFormat {
+	req, err := decodeGetUpdatesRequest(body)
+	if err != nil {
+		return nil
+	}
+	uf, err := effectiveFormat(req, false)
+	if err != nil {
+		return nil
+	}
+	return uf
+}
+
+// activeContractsReads is updatesReads for a GetActiveContractsRequest
+// frame: its eventFormat, or its legacy filter.
+func activeContractsReads(body []byte) *updateFormat {
+	req, err := decodeGetActiveContractsRequest(body)
+	if err != nil {
+		return nil
+	}
+	ef := req.EventFormat
+	if ef == nil {
+		ef = req.Filter
+	}
+	if ef == nil {
+		return nil
+	}
+	return &updateFormat{Transactions: &transactionFormat{EventFormat: ef, Shape: shapeACSDelta}}
 }
 
 // activeContractsStream serves GET /v2/state/active-contracts, the
@@ -53,7 +91,7 @@ func (h *Handler) updatesStream(w http.ResponseWriter, r *http.Request) {
 // frame, then each active contract as a frame, without the node limit,
 // then a normal close; errors as for updatesStream.
 func (h *Handler) activeContractsStream(w http.ResponseWriter, r *http.Request) {
-	h.stream(w, r, func(ctx context.Context, r *http.Request, typ websocket.MessageType, body []byte, send func(json.RawMessage) error) error {
+	h.stream(w, r, activeContractsReads, func(ctx context.Context, r *http.Request, typ websocket.MessageType, body []byte, send func(json.RawMessage) error) error {
 		if typ != websocket.MessageText {
 			return undecodable("Invalid value for: body (expected a text frame holding a GetActiveContractsRequest, got a binary frame)")
 		}
@@ -73,8 +111,9 @@ func (h *Handler) activeContractsStream(w http.ResponseWriter, r *http.Request) 
 type streamFunc func(ctx context.Context, r *http.Request, typ websocket.MessageType, body []byte, send func(json.RawMessage) error) error
 
 // stream runs a websocket stream: the handshake and its token, the
-// request frame, run, and the error frame and close.
-func (h *Handler) stream(w http.ResponseWriter, r *http.Request, run streamFunc) {
+// request frame, run under a streamGuard built from reads(request frame),
+// and the error frame and close.
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body []byte) *updateFormat, run streamFunc) {
 	authReq := r
 	if r.Header.Get("Authorization") == "" {
 		if token, ok := auth.WebSocketToken(r.Header.Values("Sec-WebSocket-Protocol")); ok {
@@ -121,9 +160,27 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, run streamFunc)
 		}
 	}()
 
-	err = run(ctx, authReq.WithContext(ctx), typ, body, func(b json.RawMessage) error {
+	// The guard ends run through runCtx; frames are written under ctx, so
+	// that its error frame can still be sent.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	g := h.guard(runCtx, authReq, reads(body))
+	if g != nil {
+		go g.watch(runCtx, stop)
+	}
+	err = run(runCtx, authReq.WithContext(runCtx), typ, body, func(b json.RawMessage) error {
+		if g != nil {
+			if err := g.beforeSend(runCtx); err != nil {
+				return err
+			}
+		}
 		return conn.Write(ctx, websocket.MessageText, b)
 	})
+	if g != nil {
+		if gerr := g.failure(); gerr != nil {
+			err = gerr
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return // the client is gone
@@ -159,4 +216,155 @@ func (h *Handler) streamUpdates(ctx context.Context, r *http.Request, typ websoc
 		return ctx.Err()
 	}
 	return err
+}
+
+// streamRecheck is how often a running stream's user is resolved again
+// when no commit wakes it, so that an idle stream notices a rights change.
+const streamRecheck = time.Second
+
+// streamGuard re-authorizes a running stream, as Canton does: the token's
+// expiry ends it with ACCESS_TOKEN_EXPIRED, and a user that no longer
+// exists, is deactivated, or has lost a right the stream's format reads
+// with ends it with STALE_STREAM_AUTHORIZATION. The user is resolved
+// again before an element is sent after a commit and every
+// streamRecheck; the expiry is a timer, and is also checked before each
+// element, so none is sent after it.
+type streamGuard struct {
+	h       *Handler
+	sub     string
+	expires time.Time // zero: the token has no exp
+	reads   *updateFormat
+
+	mu        sync.Mutex
+	err       error
+	committed <-chan struct{} // the commit signal beforeSend last checked after
+}
+
+// guard returns the guard of a stream whose request frame reads what
+// reads says, or nil when there is nothing to guard: authentication is
+// disabled, or the request's token or rights already fail, which run
+// reports as it would without a guard.
+func (h *Handler) guard(ctx context.Context, r *http.Request, reads *updateFormat) *streamGuard {
+	if h.cfg.Auth.Disabled || reads == nil {
+		return nil
+	}
+	token, ok := auth.BearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return nil
+	}
+	claims, err := h.cfg.Auth.Verifier.Verify(ctx, token)
+	if err != nil {
+		return nil
+	}
+	g := &streamGuard{h: h, sub: claims.Subject, expires: claims.ExpiresAt, reads: reads}
+	// The signal is taken before the check, so that a change committed
+	// with or after it is seen by the check after the next commit.
+	g.committed = h.cfg.Ledger.Committed()
+	if g.check(ctx) != nil {
+		return nil
+	}
+	return g
+}
+
+// check re-authorizes the stream now: nil, or the error that ends it.
+func (g *streamGuard) check(ctx context.Context) error {
+	if now := time.Now(); !g.expires.IsZero() && !now.Before(g.expires) {
+		return accessTokenExpired(g.expires, now)
+	}
+	u, err := g.h.cfg.Ledger.User(ctx, g.h.cfg.Participant, g.sub)
+	switch {
+	case err != nil && fault.Is(err, fault.NotFound):
+		return staleStreamAuthorization()
+	case err != nil:
+		return err
+	case u.Deactivated:
+		return staleStreamAuthorization()
+	}
+	if authorize(caller{user: u}, g.reads) != nil {
+		return staleStreamAuthorization()
+	}
+	return nil
+}
+
+// fail records the stream's first failure and returns it.
+func (g *streamGuard) fail(err error) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err == nil {
+		g.err = err
+	}
+	return g.err
+}
+
+// failure is the error that ended the stream, if the guard ended it.
+func (g *streamGuard) failure() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
+
+// beforeSend runs before each element: it fails once the guard has
+// failed or the token has expired, and resolves the user again when a
+// commit happened since it last did.
+func (g *streamGuard) beforeSend(ctx context.Context) error {
+	if err := g.failure(); err != nil {
+		return err
+	}
+	if now := time.Now(); !g.expires.IsZero() && !now.Before(g.expires) {
+		return g.fail(accessTokenExpired(g.expires, now))
+	}
+	select {
+	case <-g.committed:
+	default:
+		return nil
+	}
+	g.committed = g.h.cfg.Ledger.Committed()
+	if err := g.check(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return g.fail(err)
+	}
+	return nil
+}
+
+// watch re-authorizes the stream every streamRecheck and at the token's
+// expiry, until ctx ends; a failure is recorded and stops the stream.
+func (g *streamGuard) watch(ctx context.Context, stop context.CancelFunc) {
+	tick := time.NewTicker(streamRecheck)
+	defer tick.Stop()
+	var expiry <-chan time.Time
+	if !g.expires.IsZero() {
+		t := time.NewTimer(time.Until(g.expires))
+		defer t.Stop()
+		expiry = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-expiry:
+		}
+		if err := g.check(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			g.fail(err)
+			stop()
+			return
+		}
+	}
+}
+
+// accessTokenExpired ends a stream whose token expired at exp.
+func accessTokenExpired(exp, now time.Time) *fault.Error {
+	return fault.WithCode(fault.Aborted, codeAccessTokenExpired, "Claims were valid until %s, current time is %s",
+		exp.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339Nano))
+}
+
+// staleStreamAuthorization ends a stream whose user's rights changed so
+// that its authorization no longer holds.
+func staleStreamAuthorization() *fault.Error {
+	return fault.WithCode(fault.Aborted, codeStaleStreamAuth, "Stale stream authorization. Retry quickly.")
 }
