@@ -341,7 +341,10 @@ var errBinaryTruncated = errors.New("truncated binary value")
 // count is checked against the bytes left. The first error sticks: later
 // reads return zero values, and [BinaryDecoder.Err] reports it.
 type BinaryDecoder struct {
-	b    []byte
+	b []byte
+	// src, when set, holds the same bytes as the input b started as: the
+	// strings read are substrings of it (see NewSharedBinaryDecoder).
+	src  string
 	strs []string
 	ids  []*Identifier
 	err  error
@@ -349,6 +352,18 @@ type BinaryDecoder struct {
 
 // NewBinaryDecoder returns a decoder reading b.
 func NewBinaryDecoder(b []byte) *BinaryDecoder { return &BinaryDecoder{b: b} }
+
+// NewSharedBinaryDecoder returns a decoder reading b that copies b once,
+// into one string, and returns every string it reads as a substring of
+// that copy instead of allocating each: one allocation per input instead
+// of one per string. Any string it returned keeps the whole copy alive,
+// so it suits inputs whose strings are most of them (a stored update
+// decoded for serving). The decoder only reads b during its calls and
+// keeps no reference to it in what it returns, so b may be reused (a
+// database/sql RawBytes) once decoding is done.
+func NewSharedBinaryDecoder(b []byte) *BinaryDecoder {
+	return &BinaryDecoder{b: b, src: string(b)}
+}
 
 // Err returns the first error met, or nil.
 func (d *BinaryDecoder) Err() error { return d.err }
@@ -456,7 +471,13 @@ func (d *BinaryDecoder) String() string {
 		d.fail(errBinaryTruncated)
 		return ""
 	}
-	s := string(d.b[:n])
+	var s string
+	if d.src != "" {
+		off := len(d.src) - len(d.b)
+		s = d.src[off : off+int(n)]
+	} else {
+		s = string(d.b[:n])
+	}
 	d.b = d.b[n:]
 	d.strs = append(d.strs, s)
 	return s

@@ -202,6 +202,12 @@ func getExercised(d *daml.BinaryDecoder) (*Exercised, error) {
 // begin checks a blob's format and kind and returns a decoder positioned
 // after them.
 func begin(b []byte, kind byte) (*daml.BinaryDecoder, error) {
+	return beginShared(b, kind, false)
+}
+
+// beginShared is begin with, when shared, a decoder whose strings share
+// one copy of the blob (daml.NewSharedBinaryDecoder).
+func beginShared(b []byte, kind byte, shared bool) (*daml.BinaryDecoder, error) {
 	switch {
 	case len(b) < 2:
 		return nil, errors.New("blob too short")
@@ -209,6 +215,9 @@ func begin(b []byte, kind byte) (*daml.BinaryDecoder, error) {
 		return nil, fmt.Errorf("unknown blob format %#x (this build reads format %d)", b[0], blobFormat)
 	case b[1] != kind:
 		return nil, fmt.Errorf("blob holds kind %q, not %q", b[1], kind)
+	}
+	if shared {
+		return daml.NewSharedBinaryDecoder(b[2:]), nil
 	}
 	return daml.NewBinaryDecoder(b[2:]), nil
 }
@@ -294,15 +303,15 @@ func EncodeTransaction(t *Transaction) ([]byte, error) {
 
 // DecodeTransaction reverses [EncodeTransaction].
 func DecodeTransaction(b []byte) (*Transaction, error) {
-	t, err := decodeTransaction(b)
+	t, err := decodeTransaction(b, false)
 	if err != nil {
 		return nil, fmt.Errorf("decode transaction: %w", err)
 	}
 	return t, nil
 }
 
-func decodeTransaction(b []byte) (*Transaction, error) {
-	d, err := begin(b, blobTransaction)
+func decodeTransaction(b []byte, shared bool) (*Transaction, error) {
+	d, err := beginShared(b, blobTransaction, shared)
 	if err != nil {
 		return nil, err
 	}
@@ -381,15 +390,15 @@ func EncodeTopologyTransaction(t *TopologyTransaction) ([]byte, error) {
 
 // DecodeTopologyTransaction reverses [EncodeTopologyTransaction].
 func DecodeTopologyTransaction(b []byte) (*TopologyTransaction, error) {
-	t, err := decodeTopology(b)
+	t, err := decodeTopology(b, false)
 	if err != nil {
 		return nil, fmt.Errorf("decode topology transaction: %w", err)
 	}
 	return t, nil
 }
 
-func decodeTopology(b []byte) (*TopologyTransaction, error) {
-	d, err := begin(b, blobTopology)
+func decodeTopology(b []byte, shared bool) (*TopologyTransaction, error) {
+	d, err := beginShared(b, blobTopology, shared)
 	if err != nil {
 		return nil, err
 	}
@@ -427,4 +436,24 @@ func DecodeUpdate(b []byte) (*Transaction, *TopologyTransaction, error) {
 	}
 	tx, err := DecodeTransaction(b)
 	return tx, nil, err
+}
+
+// DecodeUpdateShared is [DecodeUpdate] for a read path that decodes many
+// blobs: the strings of the result are substrings of one copy of b
+// rather than one allocation each, and b is only read during the call,
+// so it may be a buffer the caller reuses (a database/sql RawBytes). The
+// result is the same; any of its strings keeps that copy alive.
+func DecodeUpdateShared(b []byte) (*Transaction, *TopologyTransaction, error) {
+	if IsTopologyBlob(b) {
+		t, err := decodeTopology(b, true)
+		if err != nil {
+			return nil, nil, fmt.Errorf("decode topology transaction: %w", err)
+		}
+		return nil, t, nil
+	}
+	tx, err := decodeTransaction(b, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decode transaction: %w", err)
+	}
+	return tx, nil, nil
 }

@@ -546,3 +546,37 @@ func TestEncodingTopologyRoundTrip(t *testing.T) {
 		t.Error("an unknown event kind encoded")
 	}
 }
+
+// TestDecodeUpdateSharedMatches checks that the decoder the ledger API's
+// hot path uses (strings shared with one copy of the record) gives exactly
+// what the plain decoder gives, and that the results do not alias the
+// input buffer, which the store reuses for the next row.
+func TestDecodeUpdateSharedMatches(t *testing.T) {
+	t.Parallel()
+	txs, _ := seededLedger(t)
+	for _, tx := range txs {
+		b, err := ledger.EncodeTransaction(tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := ledger.DecodeUpdate(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, topo, err := ledger.DecodeUpdateShared(b)
+		if err != nil || topo != nil {
+			t.Fatalf("%s: topology %v, err %v", tx.UpdateID, topo, err)
+		}
+		for i := range b {
+			b[i] = 0 // the store's buffer is reused for the next row
+		}
+		if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
+			t.Fatalf("%s: shared decoding differs (-plain +shared):\n%s", tx.UpdateID, diff)
+		}
+	}
+	for _, bad := range [][]byte{nil, {0}, []byte(`{"u":"x"}`)} {
+		if _, _, err := ledger.DecodeUpdateShared(bad); err == nil {
+			t.Errorf("DecodeUpdateShared(%q) accepted", bad)
+		}
+	}
+}

@@ -59,7 +59,10 @@ func (BenchIou) Ensure() error                 { return nil }
 
 // benchLog is a stored log of n updates and a handler serving it.
 type benchLog struct {
-	n            int
+	n int
+	// base is the number of topology updates (the party allocations)
+	// before the n transactions; body() counts offsets from there.
+	base         int
 	net          *ledger.Network
 	participant  ledger.ParticipantID
 	alice, bob   daml.Party
@@ -74,6 +77,9 @@ type benchMeta struct {
 	Bank        daml.Party           `json:"bank"`
 	Alice       daml.Party           `json:"alice"`
 	Bob         daml.Party           `json:"bob"`
+	// Topology is how many topology updates (party allocations) precede
+	// the transactions in the participant's stream.
+	Topology int `json:"topology"`
 }
 
 func benchUpdates(tb testing.TB) int {
@@ -148,10 +154,10 @@ func openBenchLog(b *testing.B, n int) *benchLog {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if got := head.Offsets[meta.Participant]; int(got) != n {
-		b.Fatalf("%s holds %d updates, want %d (delete it to rebuild)", dbPath, got, n)
+	if got := head.Offsets[meta.Participant]; int(got) != meta.Topology+n {
+		b.Fatalf("%s holds %d updates, want %d (delete it to rebuild)", dbPath, got, meta.Topology+n)
 	}
-	l := &benchLog{n: n, net: net, participant: meta.Participant, alice: meta.Alice, bob: meta.Bob, registry: reg}
+	l := &benchLog{n: n, base: meta.Topology, net: net, participant: meta.Participant, alice: meta.Alice, bob: meta.Bob, registry: reg}
 	l.ledgerConfig = ledgerapi.Config{
 		Participant: meta.Participant, ParticipantName: "p1",
 		Ledger: ledgerapi.NetworkLedger(net), Registry: reg,
@@ -184,6 +190,11 @@ func buildBenchLog(b *testing.B, net *ledger.Network, n int) benchMeta {
 		return party
 	}
 	meta := benchMeta{Participant: p.ID, Bank: alloc("bank"), Alice: alloc("alice"), Bob: alloc("bob")}
+	head, err := net.Store().Head(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	meta.Topology = int(head.Offsets[p.ID])
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -223,6 +234,7 @@ func buildBenchLog(b *testing.B, net *ledger.Network, n int) benchMeta {
 
 // body is a bounded GetUpdatesRequest for alice, wildcard.
 func (l *benchLog) body(begin, end int) string {
+	begin, end = l.base+begin, l.base+end
 	return fmt.Sprintf(`{"beginExclusive":%d,"endInclusive":%d,"updateFormat":{"includeTransactions":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{%q:{}},"verbose":true}}}}`, begin, end, l.alice)
 }
 
@@ -305,6 +317,9 @@ func BenchmarkUpdatesListThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, u := range page {
+			if u.Transaction == nil {
+				continue // a topology update: not asked for
+			}
 			if c := u.Transaction.Created(); len(c) > 0 && slices.Contains(c[0].Stakeholders(), l.alice) {
 				mem = append(mem, u)
 			}

@@ -415,17 +415,56 @@ func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descendi
 	if !l.replay {
 		parties = l.witnessFilter()
 	}
-	for after < until {
-		page, err := l.h.cfg.Ledger.Updates(ctx, ledger.UpdateQuery{
+	read := func(ctx context.Context, after, until ledger.Offset) ([]ledger.ParticipantUpdate, error) {
+		return l.h.cfg.Ledger.Updates(ctx, ledger.UpdateQuery{
 			Participant: l.h.cfg.Participant, After: after, Until: until, Limit: pageSize, Descending: descending,
 			Parties: parties,
 		})
+	}
+	// A full page is followed by a read of the next one in a goroutine
+	// while it is handed to each: at most one page ahead, and waited for
+	// (cancelled when each stops) before pages returns. Its result, or
+	// its error, is used exactly where the sequential read would be.
+	var next chan pageRead
+	rctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		cancel()
+		if next != nil {
+			<-next
+		}
+	}()
+	for after < until {
+		var page []ledger.ParticipantUpdate
+		var err error
+		if next != nil {
+			r := <-next
+			next = nil
+			page, err = r.page, r.err
+		} else {
+			page, err = read(ctx, after, until)
+		}
 		if err != nil {
 			return err
 		}
 		if !l.replay && startsAfterGap(page, after, descending) {
 			if err := l.checkPruned(ctx, after, until); err != nil {
 				return err
+			}
+		}
+		if len(page) == pageSize {
+			nextAfter, nextUntil := after, until
+			if descending {
+				nextUntil = page[len(page)-1].Offset - 1
+			} else {
+				nextAfter = page[len(page)-1].Offset
+			}
+			if nextAfter < nextUntil {
+				ch := make(chan pageRead, 1)
+				next = ch
+				go func() {
+					p, err := read(rctx, nextAfter, nextUntil)
+					ch <- pageRead{p, err}
+				}()
 			}
 		}
 		for i := range page {
@@ -443,6 +482,12 @@ func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descendi
 		}
 	}
 	return nil
+}
+
+// pageRead is the outcome of a page read ahead by lister.pages.
+type pageRead struct {
+	page []ledger.ParticipantUpdate
+	err  error
 }
 
 // startsAfterGap reports whether a page read after after does not hold

@@ -446,13 +446,16 @@ func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Pa
 	}
 	defer rows.Close()
 	var out []ledger.ParticipantUpdate
+	if q.Limit > 0 {
+		out = make([]ledger.ParticipantUpdate, 0, min(q.Limit, 1024))
+	}
+	var off int64
+	var body sql.RawBytes // valid until the next Next: decoded before it, into a copy
 	for rows.Next() {
-		var off int64
-		var body []byte
 		if err := rows.Scan(&off, &body); err != nil {
 			return nil, interpret(err)
 		}
-		tx, topo, err := ledger.DecodeUpdate(body)
+		tx, topo, err := ledger.DecodeUpdateShared(body)
 		if err != nil {
 			return nil, err
 		}
