@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -69,4 +70,45 @@ func BenchmarkAppendTransaction(b *testing.B) {
 
 func BenchmarkAppendTransactionParallel(b *testing.B) {
 	storetest.BenchmarkAppend(b, openAt(b, filepath.Join(b.TempDir(), "ledger.db")), 16)
+}
+
+// TestConcurrentReadTransactionsDoNotDeadlock runs many reads that each
+// hold a read transaction at once on a fresh store, whose statement cache
+// is empty. Preparing a statement on the pool from inside a transaction
+// needed a second connection; with every pooled connection held by such a
+// transaction, all of them waited forever (seen as a hung e2e test).
+func TestConcurrentReadTransactionsDoNotDeadlock(t *testing.T) {
+	t.Parallel()
+	l := openAt(t, filepath.Join(t.TempDir(), "ledger.db"))
+	ctx := t.Context()
+	const readers = 64
+	done := make(chan error, readers)
+	for i := range readers {
+		go func() {
+			var err error
+			switch i % 3 {
+			case 0:
+				_, err = l.User(ctx, "PAR::p::1220", "nobody")
+				if fault.Is(err, fault.NotFound) {
+					err = nil
+				}
+			case 1:
+				_, err = l.Head(ctx)
+			default:
+				_, err = l.Users(ctx, "PAR::p::1220", "", 10)
+			}
+			done <- err
+		}()
+	}
+	timeout := time.After(20 * time.Second)
+	for range readers {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("read: %v", err)
+			}
+		case <-timeout:
+			t.Fatal("concurrent reads deadlocked")
+		}
+	}
 }

@@ -43,11 +43,11 @@ func (c *stmtCache) prepare(ctx context.Context, queries ...string) error {
 }
 
 // get returns the prepared statement for q, or nil to run q unprepared.
-func (c *stmtCache) get(ctx context.Context, q string) *sql.Stmt {
+func (c *stmtCache) get(ctx context.Context, q string, mayPrepare bool) *sql.Stmt {
 	c.mu.Lock()
 	st, n := c.stmts[q], len(c.stmts)
 	c.mu.Unlock()
-	if st != nil || !c.lazy || n >= maxCachedStatements {
+	if st != nil || !c.lazy || !mayPrepare || n >= maxCachedStatements {
 		return st
 	}
 	st, err := c.db.PrepareContext(ctx, q)
@@ -86,7 +86,12 @@ type runner struct {
 }
 
 func (r runner) stmt(ctx context.Context, q string) *sql.Stmt {
-	st := r.cache.get(ctx, q)
+	// Inside a transaction, never prepare on the pool: that needs a second
+	// connection while the transaction holds one, and a few concurrent
+	// transactions then wait on each other for the pool forever. An
+	// uncached query runs unprepared on the transaction's connection; the
+	// next read outside a transaction caches it.
+	st := r.cache.get(ctx, q, r.tx == nil)
 	if st != nil && r.tx != nil {
 		// Reuses the statement already prepared on the transaction's
 		// connection; closed with the transaction.
