@@ -349,3 +349,63 @@ func entryOf(t testing.TB, rec *httptest.ResponseRecorder) apitest.Entry {
 	e.Body = blobPattern.ReplaceAll(e.Body, []byte(`"createdEventBlob":"(blob)"`))
 	return e
 }
+
+// getCase is one GET request of a table test, with what it must answer.
+type getCase struct {
+	name    string
+	path    string
+	user    string
+	noToken bool
+	opts    options
+	// offSpec marks a request the document does not allow.
+	offSpec bool
+	status  int
+	// code is the JsCantonError code a refusal carries; a 400 without one
+	// is a text/plain decode failure.
+	code  string
+	check func(t *testing.T, rec *httptest.ResponseRecorder)
+}
+
+// runGetCases serves each case, checks its status, error, golden entry and
+// conformance to the document, and reports stale golden entries.
+func runGetCases(t *testing.T, e *env, s *apitest.Spec, golden *apitest.Golden, cases []getCase) {
+	t.Helper()
+	var (
+		mu  sync.Mutex
+		ran int
+	)
+	t.Run("cases", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				authz := ""
+				if !tc.noToken {
+					authz = bearer(t, tc.user)
+				}
+				rec := httptest.NewRecorder()
+				e.handler(tc.opts).ServeHTTP(rec, newRequest(http.MethodGet, tc.path, authz, ""))
+				mu.Lock()
+				ran++
+				mu.Unlock()
+				if rec.Code != tc.status {
+					t.Fatalf("status = %d, want %d: %s", rec.Code, tc.status, rec.Body)
+				}
+				if rec.Code != http.StatusOK && (rec.Code != http.StatusBadRequest || tc.code != "") {
+					checkError(t, rec, tc.code)
+				}
+				golden.Check(t, tc.name, apitest.EntryOf(t, rec))
+				reqErr := s.Validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
+				switch {
+				case tc.offSpec && reqErr == nil:
+					t.Errorf("the document allows this request, but the case says it does not")
+				case !tc.offSpec && reqErr != nil:
+					t.Errorf("request does not conform to the document: %v", reqErr)
+				}
+				if tc.check != nil {
+					tc.check(t, rec)
+				}
+			})
+		}
+	})
+	golden.Finish(t, ran == len(cases))
+}

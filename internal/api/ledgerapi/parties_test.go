@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
@@ -21,17 +20,7 @@ func TestParties(t *testing.T) {
 	e := shared(t)
 	s := mustSpec(t)
 	golden := apitest.OpenGolden(t, "parties", *update)
-	type partiesCase struct {
-		name    string
-		path    string
-		user    string
-		noToken bool
-		opts    options
-		offSpec bool
-		status  int
-		code    string
-		check   func(t *testing.T, rec *httptest.ResponseRecorder)
-	}
+	type partiesCase = getCase
 	decode := func(t *testing.T, rec *httptest.ResponseRecorder) ledgerapi.ListKnownPartiesResponse {
 		t.Helper()
 		var out ledgerapi.ListKnownPartiesResponse
@@ -147,42 +136,5 @@ func TestParties(t *testing.T) {
 		{name: "participant id: no token", path: "/v2/parties/participant-id", noToken: true, offSpec: true, status: 401},
 		{name: "participant id: unknown user", path: "/v2/parties/participant-id", user: "mallory", status: 403},
 	}
-	var (
-		mu  sync.Mutex
-		ran int
-	)
-	t.Run("cases", func(t *testing.T) {
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
-				authz := ""
-				if !tc.noToken {
-					authz = bearer(t, tc.user)
-				}
-				rec := httptest.NewRecorder()
-				e.handler(tc.opts).ServeHTTP(rec, newRequest(http.MethodGet, tc.path, authz, ""))
-				mu.Lock()
-				ran++
-				mu.Unlock()
-				if rec.Code != tc.status {
-					t.Fatalf("status = %d, want %d: %s", rec.Code, tc.status, rec.Body)
-				}
-				if rec.Code != http.StatusOK && (rec.Code != http.StatusBadRequest || tc.code != "") {
-					checkError(t, rec, tc.code)
-				}
-				golden.Check(t, tc.name, apitest.EntryOf(t, rec))
-				reqErr := s.Validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
-				switch {
-				case tc.offSpec && reqErr == nil:
-					t.Errorf("the document allows this request, but the case says it does not")
-				case !tc.offSpec && reqErr != nil:
-					t.Errorf("request does not conform to the document: %v", reqErr)
-				}
-				if tc.check != nil {
-					tc.check(t, rec)
-				}
-			})
-		}
-	})
-	golden.Finish(t, ran == len(cases))
+	runGetCases(t, e, s, golden, cases)
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
@@ -22,16 +21,7 @@ func TestStateAndVersion(t *testing.T) {
 	e := shared(t)
 	s := mustSpec(t)
 	golden := apitest.OpenGolden(t, "state", *update)
-	type stateCase struct {
-		name    string
-		path    string
-		user    string
-		noToken bool
-		opts    options
-		offSpec bool
-		status  int
-		check   func(t *testing.T, rec *httptest.ResponseRecorder)
-	}
+	type stateCase = getCase
 	wantEnd := func(want int64) func(t *testing.T, rec *httptest.ResponseRecorder) {
 		return func(t *testing.T, rec *httptest.ResponseRecorder) {
 			var got ledgerapi.GetLedgerEndResponse
@@ -63,44 +53,7 @@ func TestStateAndVersion(t *testing.T) {
 		{name: "version: no token", path: "/v2/version", noToken: true, offSpec: true, status: 401},
 		{name: "version: unknown user", path: "/v2/version", user: "mallory", status: 403},
 	}
-	var (
-		mu  sync.Mutex
-		ran int
-	)
-	t.Run("cases", func(t *testing.T) {
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
-				authz := ""
-				if !tc.noToken {
-					authz = bearer(t, tc.user)
-				}
-				rec := httptest.NewRecorder()
-				e.handler(tc.opts).ServeHTTP(rec, newRequest(http.MethodGet, tc.path, authz, ""))
-				mu.Lock()
-				ran++
-				mu.Unlock()
-				if rec.Code != tc.status {
-					t.Fatalf("status = %d, want %d: %s", rec.Code, tc.status, rec.Body)
-				}
-				if rec.Code != http.StatusOK {
-					checkError(t, rec, "")
-				}
-				golden.Check(t, tc.name, apitest.EntryOf(t, rec))
-				reqErr := s.Validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
-				switch {
-				case tc.offSpec && reqErr == nil:
-					t.Errorf("the document allows this request, but the case says it does not")
-				case !tc.offSpec && reqErr != nil:
-					t.Errorf("request does not conform to the document: %v", reqErr)
-				}
-				if tc.check != nil {
-					tc.check(t, rec)
-				}
-			})
-		}
-	})
-	golden.Finish(t, ran == len(cases))
+	runGetCases(t, e, s, golden, cases)
 }
 
 // The document is valid, describes exactly the routes served, and is
