@@ -94,11 +94,7 @@ func (h *Handler) listParties(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	prefix := r.URL.Query().Get("filter-party")
-	c, err := h.authenticate(r)
-	if err != nil {
-		return err
-	}
-	if err := requireAdmin(c); err != nil {
+	if _, err := h.authenticateAdmin(r); err != nil {
 		return err
 	}
 	all, err := h.knownParties(r)
@@ -127,11 +123,7 @@ func (h *Handler) getParties(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	want := append([]string{r.PathValue("party")}, r.URL.Query()["parties"]...)
-	c, err := h.authenticate(r)
-	if err != nil {
-		return err
-	}
-	if err := requireAdmin(c); err != nil {
+	if _, err := h.authenticateAdmin(r); err != nil {
 		return err
 	}
 	for _, p := range want {

@@ -132,6 +132,15 @@ func requireSelfOrAdmin(c caller, id string) error {
 	return requireAdmin(c)
 }
 
+// authenticateAdmin authenticates the caller and requires ParticipantAdmin.
+func (h *Handler) authenticateAdmin(r *http.Request) (caller, error) {
+	c, err := h.authenticate(r)
+	if err != nil {
+		return c, err
+	}
+	return c, requireAdmin(c)
+}
+
 // selfOrAdmin returns the user id of the request's path once the caller is
 // shown to be that user or a participant admin: a user may read itself and
 // its own rights.
@@ -283,11 +292,7 @@ func (h *Handler) listUsers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.authenticate(r)
-	if err != nil {
-		return err
-	}
-	if err := requireAdmin(c); err != nil {
+	if _, err := h.authenticateAdmin(r); err != nil {
 		return err
 	}
 	users, err := h.cfg.Ledger.Users(r.Context(), h.cfg.Participant, token, size+1)
@@ -353,11 +358,7 @@ func (h *Handler) createUser(w http.ResponseWriter, r *http.Request) error {
 	if d.err != nil {
 		return d.err
 	}
-	c, err := h.authenticate(r)
-	if err != nil {
-		return err
-	}
-	if err := requireAdmin(c); err != nil {
+	if _, err := h.authenticateAdmin(r); err != nil {
 		return err
 	}
 	if err := checkUserID("id", in.ID); err != nil {
@@ -429,11 +430,7 @@ func (h *Handler) deleteUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.authenticate(r)
-	if err != nil {
-		return err
-	}
-	if err := requireAdmin(c); err != nil {
+	if _, err := h.authenticateAdmin(r); err != nil {
 		return err
 	}
 	if err := h.cfg.Ledger.DeleteUser(r.Context(), h.cfg.Participant, id); err != nil {
@@ -484,11 +481,8 @@ func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request) error {
 	if d.err != nil {
 		return d.err
 	}
-	c, err := h.authenticate(r)
+	c, err := h.authenticateAdmin(r)
 	if err != nil {
-		return err
-	}
-	if err := requireAdmin(c); err != nil {
 		return err
 	}
 	if in.ID != "" && in.ID != id {
@@ -587,11 +581,7 @@ func (h *Handler) changeUserRights(grant bool) func(w http.ResponseWriter, r *ht
 		if d.err != nil {
 			return d.err
 		}
-		c, err := h.authenticate(r)
-		if err != nil {
-			return err
-		}
-		if err := requireAdmin(c); err != nil {
+		if _, err := h.authenticateAdmin(r); err != nil {
 			return err
 		}
 		if bodyID != "" && bodyID != id {
