@@ -20,13 +20,19 @@ func OnboardWallet(ctx context.Context, net *ledger.Network, s *Seeded, user str
 		ActAs:     slices.Compact([]daml.Party{v.Party, party}),
 		CommandID: commandID("onboard-" + user),
 		Run: func(tx *ledger.Tx) error {
-			if _, err := ledger.Create(tx, ValidatorRight{DSO: s.DSOParty, User: party, Validator: v.Party}); err != nil {
-				return err
-			}
-			_, err := ledger.Create(tx, WalletAppInstall{DSOParty: s.DSOParty, ValidatorParty: v.Party, EndUserName: user, EndUserParty: party})
-			return err
+			return installWallet(tx, s.DSOParty, v.Party, user, party)
 		},
 	})
+	return err
+}
+
+// installWallet creates a user's ValidatorRight and WalletAppInstall, acting
+// as the validator operator and the user's party.
+func installWallet(tx *ledger.Tx, dso, validator daml.Party, user string, party daml.Party) error {
+	if _, err := ledger.Create(tx, ValidatorRight{DSO: dso, User: party, Validator: validator}); err != nil {
+		return err
+	}
+	_, err := ledger.Create(tx, WalletAppInstall{DSOParty: dso, ValidatorParty: validator, EndUserName: user, EndUserParty: party})
 	return err
 }
 

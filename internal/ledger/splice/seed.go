@@ -492,11 +492,7 @@ func (sd *seeder) onboardValidator() error {
 	wallets := append([]SeededUser{{Name: v.OperatorUser, Party: v.Party}}, out.Users...)
 	for _, u := range wallets {
 		if err := sd.submit(v.Participant, v.OperatorUser, slices.Compact([]daml.Party{v.Party, u.Party}), nil, nil, func(tx *ledger.Tx) error {
-			if _, err := ledger.Create(tx, ValidatorRight{DSO: out.DSOParty, User: u.Party, Validator: v.Party}); err != nil {
-				return err
-			}
-			_, err := ledger.Create(tx, WalletAppInstall{DSOParty: out.DSOParty, ValidatorParty: v.Party, EndUserName: u.Name, EndUserParty: u.Party})
-			return err
+			return installWallet(tx, out.DSOParty, v.Party, u.Name, u.Party)
 		}); err != nil {
 			return err
 		}
@@ -515,9 +511,7 @@ func (sd *seeder) tap(u SeededUser) error {
 		return err
 	}
 	return sd.submit(sd.out.Validator.Participant, u.Name, []daml.Party{u.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[AmuletRulesDevNetTapResult](tx, ac.AmuletRules.ID, "AmuletRules_DevNet_Tap", AmuletRulesDevNetTap{
-			Receiver: u.Party, Amount: sd.cfg.TapAmount, OpenRound: ac.OpenRound.ID,
-		})
+		_, err := Tap(tx, ac, u.Party, sd.cfg.TapAmount)
 		return err
 	})
 }
