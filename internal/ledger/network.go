@@ -138,6 +138,32 @@ func (n *Network) HostingsOf(p daml.Party) []Hosting {
 	return slices.Clone(n.hostings[p])
 }
 
+// Watermark returns a participant's ledger end and a record time that
+// every update sequenced after it will be later than: the synchronizer
+// time, as Canton's offset checkpoints carry it. It reads both under the
+// network's write lock, so no commit is half-way between them, and it
+// moves with ledger time on an idle network, which is what lets a Scan
+// take a snapshot at a boundary no transaction crossed.
+func (n *Network) Watermark(ctx context.Context, p ParticipantID) (Offset, daml.Timestamp, error) {
+	var (
+		end Offset
+		at  daml.Timestamp
+	)
+	err := n.store.Write(ctx, func(w WriteTx) error {
+		head, err := w.Head(ctx)
+		if err != nil {
+			return err
+		}
+		n.clock.setOffset(head.ClockOffset)
+		end = head.Offsets[p]
+		// A later commit reads the clock again (at least now) and takes
+		// max(clock, last+1): strictly after now-1µs and after the last.
+		at = max(n.clock.Now()-1, head.LastRecordTime)
+		return nil
+	})
+	return end, at, err
+}
+
 // AdvanceClock moves ledger time forward by d. Automation sees the advance
 // at once, even when no transaction follows.
 func (n *Network) AdvanceClock(ctx context.Context, d time.Duration) (daml.Timestamp, error) {
