@@ -1,0 +1,324 @@
+package scan
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// MaxPageSize is the largest page_size, limit or count a Scan read
+// accepts, as in Splice.
+const MaxPageSize = 1000
+
+// Config describes the SV a Scan belongs to.
+type Config struct {
+	// DSO is the DSO party, whose view the Scan keeps.
+	DSO daml.Party
+	// SV is the Scan's own SV party and SVName its name.
+	SV     daml.Party
+	SVName string
+	// AnsAcronym is the name service's acronym ("cns"): entry names end in
+	// ".<acronym>".
+	AnsAcronym string
+}
+
+// Service answers a Scan's reads from its store.
+type Service struct {
+	Config Config
+	Store  Store
+	Source Source
+}
+
+// CheckLimit applies Splice's bounds on page_size, limit and count.
+func CheckLimit(n int64) error {
+	switch {
+	case n > MaxPageSize:
+		return fault.New(fault.InvalidArgument, "Exceeded limit maximum (%d > %d).", n, MaxPageSize)
+	case n < 1:
+		return fault.New(fault.InvalidArgument, "Limit must be at least 1.")
+	}
+	return nil
+}
+
+// BackfillingComplete reports whether the Scan holds the whole history.
+func (s *Service) BackfillingComplete(ctx context.Context) (bool, error) {
+	b, err := s.Store.Backfilling(ctx)
+	if err != nil {
+		return false, err
+	}
+	return b.Complete && b.ImportUpdatesComplete, nil
+}
+
+// requireBackfilled answers the v1 and v2 update reads with Splice's 503
+// until the history is complete.
+func (s *Service) requireBackfilled(ctx context.Context) error {
+	cur, err := s.Store.Cursor(ctx)
+	if err != nil {
+		return err
+	}
+	if cur.Offset == 0 {
+		return fault.New(fault.Unavailable, "This scan instance has not yet loaded its updates history. Wait a short time and retry.")
+	}
+	ok, err := s.BackfillingComplete(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fault.New(fault.Unavailable, "This scan instance has not yet replicated all data. This process can take an extended period of time to complete. Wait until replication is complete, or connect to a different scan instance.")
+	}
+	return nil
+}
+
+// History returns a page of the update history after a position. v1 and
+// v2 (imports false) refuse with 503 while backfilling; v0 returns what
+// it has.
+func (s *Service) History(ctx context.Context, after *HistoryPosition, pageSize int64, imports bool) ([]Update, error) {
+	if err := CheckLimit(pageSize); err != nil {
+		return nil, err
+	}
+	if !imports {
+		if err := s.requireBackfilled(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.Store.History(ctx, HistoryQuery{After: after, Limit: int(pageSize), Imports: imports})
+}
+
+// Update returns one update by id.
+func (s *Service) Update(ctx context.Context, id string) (*Update, error) {
+	u, err := s.Store.Update(ctx, id)
+	if fault.Is(err, fault.NotFound) {
+		return nil, fault.New(fault.NotFound, "Transaction with id %s not found", id)
+	}
+	return u, err
+}
+
+// UpdatesBefore returns updates before a record time, newest first, for
+// Scans that backfill from this one.
+func (s *Service) UpdatesBefore(ctx context.Context, q BeforeQuery) ([]Update, error) {
+	if err := CheckLimit(int64(q.Limit)); err != nil {
+		return nil, err
+	}
+	return s.Store.UpdatesBefore(ctx, q)
+}
+
+// MigrationInfo is what Scan reports of one migration for backfilling.
+type MigrationInfo struct {
+	Previous              *int64
+	Ranges                []RecordTimeRange
+	LastImportUpdateID    string
+	Complete              bool
+	ImportUpdatesComplete bool
+}
+
+// MigrationInfo returns what the Scan holds of a migration. A migration it
+// holds no update of is a fault.NotFound. complete is per migration, as
+// sandnet's interface defines it: the Scan holds all the migration's
+// non-import updates when its history is complete or, for a Scan that is
+// still backfilling, when the migration is not the oldest it holds.
+func (s *Service) MigrationInfo(ctx context.Context, migration int64) (MigrationInfo, error) {
+	migs, err := s.Store.Migrations(ctx)
+	if err != nil {
+		return MigrationInfo{}, err
+	}
+	i := slices.IndexFunc(migs, func(m Migration) bool { return m.ID == migration })
+	if i < 0 || len(migs[i].Ranges) == 0 {
+		return MigrationInfo{}, fault.New(fault.NotFound, "No data for migration %d", migration)
+	}
+	b, err := s.Store.Backfilling(ctx)
+	if err != nil {
+		return MigrationInfo{}, err
+	}
+	m := migs[i]
+	info := MigrationInfo{
+		Ranges:                m.Ranges,
+		LastImportUpdateID:    m.LastImportUpdateID,
+		Complete:              b.Complete || i > 0,
+		ImportUpdatesComplete: b.ImportUpdatesComplete || i > 0,
+	}
+	if i > 0 {
+		prev := migs[i-1].ID
+		info.Previous = &prev
+	}
+	return info, nil
+}
+
+// ImportUpdates returns a migration's import updates after an update id.
+// A migration the Scan holds nothing of is a fault.NotFound.
+func (s *Service) ImportUpdates(ctx context.Context, migration int64, after string, limit int64) ([]Update, error) {
+	if err := CheckLimit(limit); err != nil {
+		return nil, err
+	}
+	migs, err := s.Store.Migrations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(migs, func(m Migration) bool { return m.ID == migration && m.HasUpdates }) {
+		return nil, fault.New(fault.NotFound, "No data for migration %d", migration)
+	}
+	return s.Store.ImportUpdates(ctx, migration, after, int(limit))
+}
+
+// SnapshotTimestamp returns the latest snapshot of a migration at or
+// before t (inclusive, as Splice's snapshot-timestamp is).
+func (s *Service) SnapshotTimestamp(ctx context.Context, migration int64, before daml.Timestamp) (daml.Timestamp, error) {
+	snap, err := s.Store.SnapshotAtOrBefore(ctx, migration, before)
+	if fault.Is(err, fault.NotFound) {
+		return 0, fault.New(fault.NotFound, "No snapshots found before %s", before)
+	}
+	return snap.RecordTime, err
+}
+
+// SnapshotTimestampAfter returns the earliest snapshot after t in the
+// migration or, failing that, in a later one.
+func (s *Service) SnapshotTimestampAfter(ctx context.Context, migration int64, after daml.Timestamp) (Snapshot, error) {
+	snap, err := s.Store.SnapshotAfter(ctx, migration, after)
+	if fault.Is(err, fault.NotFound) {
+		return Snapshot{}, fault.New(fault.NotFound, "No snapshots found after %s", after)
+	}
+	return snap, err
+}
+
+// AcsRequest asks for a page of an ACS snapshot.
+type AcsRequest struct {
+	Migration  int64
+	RecordTime daml.Timestamp
+	// AtOrBefore uses the latest snapshot at or before RecordTime;
+	// otherwise RecordTime must be a snapshot's time exactly.
+	AtOrBefore bool
+	// After is the last row of the previous page, from its token (0: the
+	// first page).
+	After    int64
+	PageSize int64
+	// Parties keeps contracts one of them is a stakeholder of; empty means
+	// the DSO party, which is a stakeholder of every contract a snapshot
+	// holds.
+	Parties   []daml.Party
+	Templates []TemplateKey
+}
+
+// AcsPage is a page of an ACS snapshot.
+type AcsPage struct {
+	Snapshot Snapshot
+	Rows     []SnapshotRow
+	// Next is the row to pass as After for the next page, 0 when the page
+	// is not full (a full last page is followed by an empty one, as in
+	// Splice).
+	Next int64
+}
+
+// Acs returns a page of the snapshot a request names.
+func (s *Service) Acs(ctx context.Context, r AcsRequest) (AcsPage, error) {
+	if err := CheckLimit(r.PageSize); err != nil {
+		return AcsPage{}, err
+	}
+	snap, err := s.Store.SnapshotAtOrBefore(ctx, r.Migration, r.RecordTime)
+	switch {
+	case fault.Is(err, fault.NotFound) && r.AtOrBefore:
+		return AcsPage{}, fault.New(fault.NotFound, "No snapshots found before %s", r.RecordTime)
+	case err == nil && !r.AtOrBefore && snap.RecordTime != r.RecordTime, fault.Is(err, fault.NotFound):
+		return AcsPage{}, fault.New(fault.NotFound, "Failed to find ACS snapshot for migration id %d at %s", r.Migration, r.RecordTime)
+	case err != nil:
+		return AcsPage{}, err
+	}
+	if r.After != 0 && (r.After < snap.FirstRow || r.After > snap.LastRow) {
+		return AcsPage{}, fault.New(fault.InvalidArgument, "Invalid after token, outside of snapshot range (%d to %d).", snap.FirstRow, snap.LastRow)
+	}
+	parties := r.Parties
+	if len(parties) == 0 {
+		parties = []daml.Party{s.Config.DSO}
+	}
+	rows, err := s.Store.SnapshotPage(ctx, SnapshotQuery{
+		Snapshot: snap, After: r.After, Limit: int(r.PageSize), Parties: parties, Templates: r.Templates,
+	})
+	if err != nil {
+		return AcsPage{}, err
+	}
+	page := AcsPage{Snapshot: snap, Rows: rows}
+	if int64(len(rows)) == r.PageSize {
+		page.Next = rows[len(rows)-1].Row
+	}
+	return page, nil
+}
+
+// PageToken renders the opaque token of /v2/state/acs: the row to resume
+// after, bound to the request's other parameters, so that a token passed
+// with different ones is refused rather than silently paging another
+// list.
+func PageToken(r AcsRequest, row int64) string {
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d.%08x", row, paramsHash(r)))
+}
+
+// ParsePageToken reads a token of PageToken for the request r (whose
+// After it ignores) and returns its row.
+func ParsePageToken(r AcsRequest, token string) (int64, error) {
+	bad := fault.New(fault.InvalidArgument, "Invalid page token %q: pass the next_page_token of an earlier request with the same migration_id, record_time, record_time_match, party_ids and templates", token)
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return 0, bad
+	}
+	rowText, hash, ok := strings.Cut(string(raw), ".")
+	if !ok {
+		return 0, bad
+	}
+	row, err := strconv.ParseInt(rowText, 10, 64)
+	if err != nil || row <= 0 || hash != fmt.Sprintf("%08x", paramsHash(r)) {
+		return 0, bad
+	}
+	return row, nil
+}
+
+func paramsHash(r AcsRequest) uint32 {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%d|%d|%t|", r.Migration, r.RecordTime, r.AtOrBefore)
+	for _, p := range r.Parties {
+		fmt.Fprintf(h, "p:%s|", p)
+	}
+	for _, t := range r.Templates {
+		fmt.Fprintf(h, "t:%s|", t)
+	}
+	return h.Sum32()
+}
+
+// Active returns the DSO party's active contracts of some templates, in
+// creation order.
+func (s *Service) Active(ctx context.Context, templates ...TemplateKey) ([]*ledger.Contract, error) {
+	return s.Store.ActiveContracts(ctx, ContractQuery{Templates: templates})
+}
+
+// VoteRequest returns an active vote request.
+func (s *Service) VoteRequest(ctx context.Context, id daml.ContractID, voteRequest TemplateKey) (*ledger.Contract, error) {
+	c, active, err := s.Store.Contract(ctx, id)
+	if err != nil && !fault.Is(err, fault.NotFound) {
+		return nil, err
+	}
+	if err != nil || !active || KeyOf(c.Template) != voteRequest {
+		return nil, fault.New(fault.NotFound, "No VoteRequest found contract: %s", id)
+	}
+	return c, nil
+}
+
+// ParticipantsOf returns the participants hosting a party on a
+// synchronizer.
+func (s *Service) ParticipantsOf(ctx context.Context, synchronizer ledger.SynchronizerID, party daml.Party) ([]ledger.ParticipantID, error) {
+	ps, err := s.Source.Hostings(ctx, synchronizer, party)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, fault.New(fault.NotFound, "Party not found: %s", party)
+	}
+	return ps, nil
+}
+
+// Now returns the ledger's current time, against which name entries
+// expire.
+func (s *Service) Now(ctx context.Context) (daml.Timestamp, error) { return s.Source.Now(ctx) }
