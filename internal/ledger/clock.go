@@ -16,6 +16,7 @@ type Clock struct {
 
 	mu       sync.Mutex
 	offset   int64 // µs
+	backdate int64 // µs behind wall+offset while a new network is seeded
 	advanced *Signal
 }
 
@@ -31,7 +32,7 @@ func NewClock(wall func() time.Time, offset int64) *Clock {
 // Now returns the current ledger time.
 func (c *Clock) Now() daml.Timestamp {
 	c.mu.Lock()
-	off := c.offset
+	off := c.offset - c.backdate
 	c.mu.Unlock()
 	return daml.Timestamp(c.wall().UnixMicro() + off)
 }
@@ -41,8 +42,9 @@ func (c *Clock) Now() daml.Timestamp {
 func (c *Clock) Read() (now daml.Timestamp, offset int64) {
 	c.mu.Lock()
 	offset = c.offset
+	back := c.backdate
 	c.mu.Unlock()
-	return daml.Timestamp(c.wall().UnixMicro() + offset), offset
+	return daml.Timestamp(c.wall().UnixMicro() + offset - back), offset
 }
 
 // Offset returns how far ledger time runs ahead of wall time, in µs.
@@ -65,6 +67,27 @@ func (c *Clock) setOffset(micros int64) bool {
 		c.advanced.Notify()
 	}
 	return changed
+}
+
+// Backdate sets ledger time back to genesis, from where it runs on with
+// the wall clock, until the returned function puts it back (and broadcasts
+// the jump as an advance). Seeding uses it so that a new network's history
+// starts before the previous ACS snapshot boundary and a Scan has a
+// snapshot at once. It moves neither the stored offset nor anything a
+// restarted process would see; genesis in the future does nothing.
+func (c *Clock) Backdate(genesis daml.Timestamp) (restore func()) {
+	c.mu.Lock()
+	back := max(0, c.wall().UnixMicro()+c.offset-int64(genesis))
+	c.backdate = back
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.backdate = 0
+		c.mu.Unlock()
+		if back > 0 {
+			c.advanced.Notify()
+		}
+	}
 }
 
 // Advanced returns a channel closed at the next clock advance.

@@ -37,6 +37,11 @@ type SeedConfig struct {
 	// node configuration (default http://127.0.0.1:7575): SV k's Scan is
 	// <BaseURL>/sv-k, its sequencer <BaseURL>/sv-k/sequencer.
 	BaseURL string
+	// Genesis, when set and in the past, is the ledger time the seeding
+	// transactions run at (ledger time returns to the clock afterwards), so
+	// that a new network's history can start before the previous ACS
+	// snapshot boundary.
+	Genesis daml.Timestamp
 }
 
 func (c *SeedConfig) defaults() {
@@ -212,6 +217,10 @@ func Seed(ctx context.Context, net *ledger.Network, cfg SeedConfig) (*Seeded, er
 		return nil, fault.New(fault.FailedPrecondition, "the ledger has transactions but was not seeded by sandnet; use an empty data directory")
 	}
 	cfg.defaults()
+	if cfg.Genesis != 0 {
+		restore := net.Clock().Backdate(cfg.Genesis)
+		defer restore()
+	}
 	sd := &seeder{ctx: ctx, net: net, cfg: cfg}
 	if err := sd.run(); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)

@@ -339,3 +339,38 @@ func BenchmarkSeed(b *testing.B) {
 		}
 	}
 }
+
+// TestSeedGenesis checks that a network seeded with a genesis in the past
+// has its whole seeded history at genesis, and that ledger time is back at
+// the clock afterwards, so the next transaction is recorded now.
+func TestSeedGenesis(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	genesis := daml.TimestampFromTime(epoch.Add(-2 * time.Hour))
+	net := openNetwork(t, "genesis")
+	s, err := splice.Seed(ctx, net, splice.SeedConfig{Genesis: genesis})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := net.Store().Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.LastRecordTime < genesis || head.LastRecordTime > genesis+daml.Timestamp(time.Second.Microseconds()) {
+		t.Errorf("last seeded record time %s, want just after genesis %s", head.LastRecordTime, genesis)
+	}
+	if got, want := net.Clock().Now(), daml.TimestampFromTime(epoch); got != want {
+		t.Errorf("ledger time after seeding = %s, want the clock's %s", got, want)
+	}
+	alice, _ := s.User("alice")
+	if _, err := splice.TapFor(ctx, net, s, alice.Name, alice.Party, daml.MustNumeric("1.0")); err != nil {
+		t.Fatal(err)
+	}
+	head, err = net.Store().Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := daml.TimestampFromTime(epoch); head.LastRecordTime != want {
+		t.Errorf("record time of a transaction after seeding = %s, want %s", head.LastRecordTime, want)
+	}
+}
