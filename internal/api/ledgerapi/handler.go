@@ -54,6 +54,11 @@ type Ledger interface {
 	Synchronizers(ctx context.Context) ([]ledger.Synchronizer, error)
 	// Committed returns a channel closed at the next commit.
 	Committed() <-chan struct{}
+	// Watermark returns a participant's ledger end and the synchronizer
+	// time there: a record time that every update sequenced after that
+	// end will be later than. Offset checkpoints at the ledger end carry
+	// it, as Canton's carry their synchronizers' times.
+	Watermark(ctx context.Context, p ledger.ParticipantID) (ledger.Offset, daml.Timestamp, error)
 
 	// Users lists a participant's users by id, after a cursor.
 	Users(ctx context.Context, p ledger.ParticipantID, after string, limit int) ([]ledger.User, error)
@@ -88,6 +93,9 @@ func (l networkLedger) Synchronizers(ctx context.Context) ([]ledger.Synchronizer
 	return l.n.Store().Synchronizers(ctx)
 }
 func (l networkLedger) Committed() <-chan struct{} { return l.n.Committed() }
+func (l networkLedger) Watermark(ctx context.Context, p ledger.ParticipantID) (ledger.Offset, daml.Timestamp, error) {
+	return l.n.Watermark(ctx, p)
+}
 func (l networkLedger) Users(ctx context.Context, p ledger.ParticipantID, after string, limit int) ([]ledger.User, error) {
 	return l.n.Store().Users(ctx, p, after, limit)
 }

@@ -306,7 +306,8 @@ func (l *lister) bounded(ctx context.Context) error {
 
 // tail lists from begin to the ledger end, then follows new commits. Each
 // time it has caught up with a ledger end past what it has reported, it
-// adds an offset checkpoint there. It stops when it has take elements, or
+// adds an offset checkpoint there, carrying the network's watermark at
+// that end (Ledger.Watermark). It stops when it has take elements, or
 // when no element came for idle; a negative idle never expires.
 func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan struct{}, idle time.Duration) error {
 	cursor, checkpointed := l.plan.begin, l.plan.begin
@@ -327,17 +328,35 @@ func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan s
 			}
 			cursor = end
 		}
-		if !l.full() && end > checkpointed {
+		for !l.full() && end > checkpointed {
+			// The checkpoint carries the synchronizer time at the ledger
+			// end. Commits that landed since end was read are read
+			// first, so that it is at the end the watermark belongs to.
+			wend, at, err := l.h.cfg.Ledger.Watermark(ctx, l.h.cfg.Participant)
+			if err != nil {
+				return err
+			}
+			if wend > end {
+				if err := l.scan(ctx, l.projector(), cursor, wend, false); err != nil {
+					return err
+				}
+				cursor, end = wend, wend
+				continue
+			}
 			u, err := l.updateAt(ctx, end)
 			if err != nil {
 				return err
 			}
-			if u != nil {
-				if err := l.add(checkpoint(u)); err != nil {
-					return err
-				}
-				checkpointed = end
+			if u == nil {
+				break
 			}
+			if wend < end {
+				at = u.RecordTime() // no watermark of this end: the update's time
+			}
+			if err := l.add(checkpoint(u, at)); err != nil {
+				return err
+			}
+			checkpointed = end
 		}
 		if l.full() {
 			return nil
@@ -380,12 +399,13 @@ func (l *lister) updateAt(ctx context.Context, end ledger.Offset) (*ledger.Parti
 }
 
 // checkpoint is the offset checkpoint after an update: its offset, and
-// its synchronizer's record time.
-func checkpoint(u *ledger.ParticipantUpdate) JsGetUpdatesResponse {
+// the time of its synchronizer there, at: the watermark at the ledger end,
+// which every later update's record time is after.
+func checkpoint(u *ledger.ParticipantUpdate, at daml.Timestamp) JsGetUpdatesResponse {
 	return JsGetUpdatesResponse{Update: Update{OffsetCheckpoint: &Wrapped[OffsetCheckpoint]{Value: OffsetCheckpoint{
 		Offset: int64(u.Offset),
 		SynchronizerTimes: []SynchronizerTime{{
-			SynchronizerID: string(u.Synchronizer()), RecordTime: u.RecordTime().String(),
+			SynchronizerID: string(u.Synchronizer()), RecordTime: at.String(),
 		}},
 	}}}}
 }

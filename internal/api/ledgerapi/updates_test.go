@@ -410,13 +410,22 @@ func checkCheckpointAt(offset int64) func(t *testing.T, e *env, rec *httptest.Re
 		if cp.Offset != offset || len(cp.SynchronizerTimes) != 1 || cp.SynchronizerTimes[0].SynchronizerID != string(e.seeded.Synchronizer) {
 			t.Errorf("checkpoint %+v, want offset %d on %s", cp, offset, e.seeded.Synchronizer)
 		}
-		// The checkpoint's time is the record time of the update there.
+		// The checkpoint's time is the network's watermark at the ledger
+		// end (the shared network commits nothing more): at or after the
+		// record time of the update there.
 		ups, err := e.net.Store().Updates(t.Context(), ledger.UpdateQuery{Participant: e.seeded.Validator.Participant, After: ledger.Offset(offset - 1), Until: ledger.Offset(offset)})
 		if err != nil || len(ups) != 1 {
 			t.Fatalf("update at %d: %v", offset, err)
 		}
-		if got, want := cp.SynchronizerTimes[0].RecordTime, ups[0].Transaction.RecordTime.String(); got != want {
-			t.Errorf("checkpoint time %s, want %s", got, want)
+		end, at, err := e.net.Watermark(t.Context(), e.seeded.Validator.Participant)
+		if err != nil || end != ledger.Offset(offset) {
+			t.Fatalf("watermark at %d, want %d: %v", end, offset, err)
+		}
+		if got, want := cp.SynchronizerTimes[0].RecordTime, at.String(); got != want {
+			t.Errorf("checkpoint time %s, want the watermark %s", got, want)
+		}
+		if at < ups[0].Transaction.RecordTime {
+			t.Errorf("watermark %s before the update's record time %s", at, ups[0].Transaction.RecordTime)
 		}
 	}
 }
