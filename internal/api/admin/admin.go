@@ -17,6 +17,7 @@ import (
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/operator"
+	"github.com/sandnet/sandnet/internal/scan"
 )
 
 // Prefix is where the admin API is mounted.
@@ -46,14 +47,23 @@ type Operator interface {
 	IsOperator(ctx context.Context, user string) (bool, error)
 }
 
-// Handler serves the admin API.
-type Handler struct {
-	op   Operator
-	auth *web.Authenticator
+// Snapshotter takes a Scan's ACS snapshot on demand.
+type Snapshotter interface {
+	TakeNow(ctx context.Context) (scan.Snapshot, error)
 }
 
-// New returns the admin API handler.
-func New(op Operator, a *web.Authenticator) *Handler { return &Handler{op: op, auth: a} }
+// Handler serves the admin API.
+type Handler struct {
+	op        Operator
+	auth      *web.Authenticator
+	snapshots Snapshotter
+}
+
+// New returns the admin API handler. snapshots, when not nil, is the Scan
+// whose snapshots POST /scan/snapshots takes.
+func New(op Operator, a *web.Authenticator, snapshots Snapshotter) *Handler {
+	return &Handler{op: op, auth: a, snapshots: snapshots}
+}
 
 // Register adds the admin routes to mux.
 func (h *Handler) Register(mux *http.ServeMux) {
@@ -63,6 +73,9 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("GET "+Prefix+"/clock", h.operatorOnly(h.clock))
 	mux.Handle("POST "+Prefix+"/clock/advance", h.operatorOnly(h.advanceClock))
 	mux.Handle("POST "+Prefix+"/prune", h.operatorOnly(h.prune))
+	if h.snapshots != nil {
+		mux.Handle("POST "+Prefix+"/scan/snapshots", h.operatorOnly(h.takeSnapshot))
+	}
 	mux.HandleFunc("GET "+Prefix+"/openapi.yaml", serveOpenAPI)
 	mux.HandleFunc(Prefix+"/", web.NotFound)
 }
@@ -326,6 +339,26 @@ func (h *Handler) prune(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, PruneResponse{ParticipantID: string(p.Participant), PrunedUpTo: int64(p.UpTo)})
+	return nil
+}
+
+// SnapshotResponse describes an ACS snapshot taken on demand.
+type SnapshotResponse struct {
+	MigrationID int64 `json:"migration_id"`
+	// RecordTime is in the date-time form Scan's snapshot-timestamp
+	// reports, so it can be passed to POST /api/scan/v2/state/acs as it is.
+	RecordTime string `json:"record_time"`
+	Contracts  int64  `json:"contracts"`
+}
+
+func (h *Handler) takeSnapshot(w http.ResponseWriter, r *http.Request) error {
+	snap, err := h.snapshots.TakeNow(r.Context())
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, SnapshotResponse{
+		MigrationID: snap.Migration, RecordTime: snap.RecordTime.String(), Contracts: snap.Contracts(),
+	})
 	return nil
 }
 

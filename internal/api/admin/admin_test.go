@@ -28,6 +28,7 @@ import (
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/operator"
+	"github.com/sandnet/sandnet/internal/scan"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -50,6 +51,7 @@ type fakeOperator struct {
 	AdvanceClockFunc func(ctx context.Context, d time.Duration) (operator.Clock, error)
 	PruneFunc        func(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error)
 	IsOperatorFunc   func(ctx context.Context, user string) (bool, error)
+	TakeNowFunc      func(ctx context.Context) (scan.Snapshot, error)
 
 	// calls are the calls made, in order. One fake serves one request, so
 	// they need no lock.
@@ -112,6 +114,15 @@ func (f *fakeOperator) Prune(ctx context.Context, p ledger.ParticipantID, upTo l
 		return operator.Pruned{}, errUnexpectedCall
 	}
 	return f.PruneFunc(ctx, p, upTo)
+}
+
+// TakeNow makes the fake the admin API's Snapshotter too.
+func (f *fakeOperator) TakeNow(ctx context.Context) (scan.Snapshot, error) {
+	f.record("TakeNow()")
+	if f.TakeNowFunc == nil {
+		return scan.Snapshot{}, errUnexpectedCall
+	}
+	return f.TakeNowFunc(ctx)
 }
 
 func (f *fakeOperator) IsOperator(ctx context.Context, user string) (bool, error) {
@@ -236,7 +247,8 @@ var (
 	getClock     = route{http.MethodGet, "/clock", "clock"}
 	postAdvance  = route{http.MethodPost, "/clock/advance", "clock_advance"}
 	postPrune    = route{http.MethodPost, "/prune", "prune"}
-	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune}
+	postSnapshot = route{http.MethodPost, "/scan/snapshots", "scan_snapshot"}
+	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postSnapshot}
 )
 
 type testCase struct {
@@ -257,12 +269,13 @@ type testCase struct {
 }
 
 var okBody = map[route]string{
-	getNetwork:  "",
-	postUsers:   `{"name":"carol"}`,
-	postTap:     `{"user":"alice","amount":"100"}`,
-	getClock:    "",
-	postAdvance: `{"duration":"24h"}`,
-	postPrune:   `{"offset":9}`,
+	getNetwork:   "",
+	postUsers:    `{"name":"carol"}`,
+	postTap:      `{"user":"alice","amount":"100"}`,
+	getClock:     "",
+	postAdvance:  `{"duration":"24h"}`,
+	postPrune:    `{"offset":9}`,
+	postSnapshot: "",
 }
 
 // okOperator answers every call as a healthy network would; advancing its
@@ -296,6 +309,9 @@ func okOperator() fakeOperator {
 			return clock(ctx), nil
 		},
 		PruneFunc: prunePerSample,
+		TakeNowFunc: func(context.Context) (scan.Snapshot, error) {
+			return scan.Snapshot{ID: 3, Migration: 0, RecordTime: ledgerNow, FirstRow: 41, LastRow: 67}, nil
+		},
 	}
 }
 
@@ -325,12 +341,13 @@ func prunePerSample(_ context.Context, p ledger.ParticipantID, upTo ledger.Offse
 // callsAfterAuth are the calls a request with okBody makes once it is
 // authorized.
 var callsAfterAuth = map[route][]string{
-	getNetwork:  {"Network()"},
-	postUsers:   {`CreateUser("carol", "")`},
-	postTap:     {`Tap("alice", 100.0000000000)`},
-	getClock:    {"Clock()"},
-	postAdvance: {"AdvanceClock(24h0m0s)"},
-	postPrune:   {`Prune("", 9)`},
+	getNetwork:   {"Network()"},
+	postUsers:    {`CreateUser("carol", "")`},
+	postTap:      {`Tap("alice", 100.0000000000)`},
+	getClock:     {"Clock()"},
+	postAdvance:  {"AdvanceClock(24h0m0s)"},
+	postPrune:    {`Prune("", 9)`},
+	postSnapshot: {"TakeNow()"},
 }
 
 const isOp = `IsOperator("participant_admin")`
@@ -427,6 +444,8 @@ func faultCases(r route, statuses ...int) []testCase {
 			op.PruneFunc = func(context.Context, ledger.ParticipantID, ledger.Offset) (operator.Pruned, error) {
 				return operator.Pruned{}, err
 			}
+		case postSnapshot:
+			op.TakeNowFunc = func(context.Context) (scan.Snapshot, error) { return scan.Snapshot{}, err }
 		default:
 			panic(fmt.Sprintf("%s %s has no operator call that can fail", r.method, r.path))
 		}
@@ -647,8 +666,11 @@ func routeCases(r route) []testCase {
 				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
 		}
 		cs = append(cs, faultCases(r, 400, 404, 429, 500, 503)...)
+	case postSnapshot:
+		cs = []testCase{{name: "ok", op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, "TakeNow()"}}}
+		cs = append(cs, faultCases(r, 500, 503)...)
 	}
-	if r.method == http.MethodPost {
+	if r.method == http.MethodPost && r != postSnapshot { // the snapshot takes no body
 		for _, m := range malformedCases() {
 			m.offSpec, m.wantStatus, m.wantCalls = true, http.StatusBadRequest, []string{isOp}
 			cs = append(cs, m)
@@ -724,9 +746,9 @@ func newRequest(t *testing.T, method, path, authz, body string) *http.Request {
 	return req
 }
 
-func newMux(op admin.Operator, a *web.Authenticator) *http.ServeMux {
+func newMux(op *fakeOperator, a *web.Authenticator) *http.ServeMux {
 	mux := http.NewServeMux()
-	admin.New(op, a).Register(mux)
+	admin.New(op, a, op).Register(mux)
 	return mux
 }
 
