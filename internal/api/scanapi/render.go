@@ -1,0 +1,270 @@
+package scanapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/scan"
+)
+
+// v1Offset is the offset every v1 item reports: Splice hard-codes it so
+// that v1 answers are the same on every SV's Scan.
+const v1Offset = "000000000000000001"
+
+// importWorkflowPrefix starts the workflow id of an ACS import update.
+const importWorkflowPrefix = "canton-network-acs-import-"
+
+// historyVersion selects the wire differences of the update-history
+// versions.
+type historyVersion int
+
+const (
+	historyV1 historyVersion = 1
+	historyV2 historyVersion = 2
+)
+
+// UpdateItem is a transaction of the update history (v1 UpdateHistoryTransaction
+// or v2 UpdateHistoryTransactionV2; v2 has no offset).
+type UpdateItem struct {
+	UpdateID                string                     `json:"update_id"`
+	MigrationID             int64                      `json:"migration_id"`
+	WorkflowID              string                     `json:"workflow_id"`
+	RecordTime              string                     `json:"record_time"`
+	SynchronizerID          string                     `json:"synchronizer_id"`
+	EffectiveAt             string                     `json:"effective_at"`
+	Offset                  string                     `json:"offset,omitempty"`
+	RootEventIDs            []string                   `json:"root_event_ids"`
+	EventsByID              map[string]json.RawMessage `json:"events_by_id"`
+	ExternalTransactionHash string                     `json:"external_transaction_hash,omitempty"`
+}
+
+// CreatedEvent is a tree node creating a contract; also the item of the
+// v0 ACS.
+type CreatedEvent struct {
+	EventType       string          `json:"event_type"`
+	EventID         string          `json:"event_id"`
+	ContractID      string          `json:"contract_id"`
+	TemplateID      string          `json:"template_id"`
+	PackageName     string          `json:"package_name"`
+	CreateArguments json.RawMessage `json:"create_arguments"`
+	CreatedAt       string          `json:"created_at"`
+	Signatories     []string        `json:"signatories"`
+	Observers       []string        `json:"observers"`
+}
+
+// ExercisedEvent is a tree node exercising a choice.
+type ExercisedEvent struct {
+	EventType      string          `json:"event_type"`
+	EventID        string          `json:"event_id"`
+	ContractID     string          `json:"contract_id"`
+	TemplateID     string          `json:"template_id"`
+	PackageName    string          `json:"package_name"`
+	Choice         string          `json:"choice"`
+	ChoiceArgument json.RawMessage `json:"choice_argument"`
+	ChildEventIDs  []string        `json:"child_event_ids"`
+	ExerciseResult json.RawMessage `json:"exercise_result"`
+	Consuming      bool            `json:"consuming"`
+	ActingParties  []string        `json:"acting_parties"`
+	InterfaceID    string          `json:"interface_id,omitempty"`
+}
+
+// ActiveContract is a contract of an ACS snapshot (v1 and v2).
+type ActiveContract struct {
+	CreatedInUpdateID string          `json:"created_in_update_id,omitempty"`
+	ContractID        string          `json:"contract_id"`
+	TemplateID        string          `json:"template_id"`
+	PackageName       string          `json:"package_name"`
+	CreateArguments   json.RawMessage `json:"create_arguments"`
+	CreatedAt         string          `json:"created_at"`
+	Signatories       []string        `json:"signatories"`
+	Observers         []string        `json:"observers"`
+}
+
+// Contract is Splice's HTTP Contract: a contract with the blob a
+// validator submits back as a disclosed contract.
+type Contract struct {
+	TemplateID       string          `json:"template_id"`
+	ContractID       string          `json:"contract_id"`
+	Payload          json.RawMessage `json:"payload"`
+	CreatedEventBlob string          `json:"created_event_blob"`
+	CreatedAt        string          `json:"created_at"`
+}
+
+// ContractWithState is a contract and the synchronizer it is assigned to.
+type ContractWithState struct {
+	Contract *Contract `json:"contract,omitempty"`
+	DomainID string    `json:"domain_id,omitempty"`
+}
+
+func parties(ps []daml.Party) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func encode(codec daml.Codec, v daml.Value) (json.RawMessage, error) {
+	if v == nil {
+		v = daml.Unit{}
+	}
+	b, err := codec.Encode(v)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode a Daml value")
+	}
+	return b, nil
+}
+
+// numbering maps the node ids of a projected transaction to the v1 event
+// numbers: 0..N-1 in pre-order over the roots and their children.
+func numbering(t *ledger.Transaction) map[int32]int {
+	out := make(map[int32]int, len(t.Events))
+	var walk func(id int32)
+	walk = func(id int32) {
+		if _, seen := out[id]; seen {
+			return
+		}
+		out[id] = len(out)
+		e := t.Event(id)
+		if e == nil || e.Exercised == nil {
+			return
+		}
+		for _, c := range e.Exercised.Children {
+			walk(c)
+		}
+	}
+	for _, r := range t.Roots {
+		walk(r)
+	}
+	return out
+}
+
+// renderUpdate renders an update of the history as the v1 or v2 item.
+func renderUpdate(u *scan.Update, v historyVersion, codec daml.Codec) (*UpdateItem, error) {
+	t := u.Transaction
+	num := numbering(t)
+	id := func(node int32) string { return t.UpdateID + ":" + strconv.Itoa(num[node]) }
+	item := &UpdateItem{
+		UpdateID: t.UpdateID, MigrationID: t.MigrationID, WorkflowID: t.WorkflowID,
+		RecordTime: t.RecordTime.MicrosString(), SynchronizerID: string(t.Synchronizer),
+		EffectiveAt: t.EffectiveAt.String(), RootEventIDs: []string{}, EventsByID: map[string]json.RawMessage{},
+	}
+	if u.Import {
+		item.RecordTime = daml.MinTimestamp.MicrosString()
+		if item.WorkflowID == "" {
+			item.WorkflowID = importWorkflowPrefix + t.UpdateID
+		}
+	}
+	if v == historyV1 {
+		item.Offset = v1Offset
+	}
+	for _, r := range t.Roots {
+		item.RootEventIDs = append(item.RootEventIDs, id(r))
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if _, ok := num[e.NodeID]; !ok {
+			continue // not reachable from a root: cannot happen in a projection
+		}
+		var node any
+		if c := e.Created; c != nil {
+			ev, err := createdEvent(c, id(e.NodeID), codec)
+			if err != nil {
+				return nil, err
+			}
+			node = ev
+		} else if x := e.Exercised; x != nil {
+			arg, err := encode(codec, x.ChoiceArgument)
+			if err != nil {
+				return nil, err
+			}
+			res, err := encode(codec, x.ExerciseResult)
+			if err != nil {
+				return nil, err
+			}
+			ev := &ExercisedEvent{
+				EventType: "exercised_event", EventID: id(e.NodeID), ContractID: string(x.ContractID),
+				TemplateID: x.Template.Identifier.String(), PackageName: x.Template.PackageName,
+				Choice: x.Choice, ChoiceArgument: arg, ChildEventIDs: []string{}, ExerciseResult: res,
+				Consuming: x.Consuming, ActingParties: parties(x.ActingParties),
+			}
+			for _, c := range x.Children {
+				ev.ChildEventIDs = append(ev.ChildEventIDs, id(c))
+			}
+			if x.Interface != nil {
+				ev.InterfaceID = x.Interface.String()
+			}
+			node = ev
+		} else {
+			continue
+		}
+		b, err := json.Marshal(node)
+		if err != nil {
+			return nil, fault.Wrap(fault.Internal, err, "encode an event")
+		}
+		item.EventsByID[id(e.NodeID)] = b
+	}
+	return item, nil
+}
+
+func createdEvent(c *ledger.Contract, eventID string, codec daml.Codec) (*CreatedEvent, error) {
+	arg, err := encode(codec, c.Argument)
+	if err != nil {
+		return nil, err
+	}
+	return &CreatedEvent{
+		EventType: "created_event", EventID: eventID, ContractID: string(c.ID),
+		TemplateID: c.Template.Identifier.String(), PackageName: c.Template.PackageName,
+		CreateArguments: arg, CreatedAt: c.CreatedAt.String(),
+		Signatories: parties(c.Signatories), Observers: parties(c.Observers),
+	}, nil
+}
+
+func activeContract(row scan.SnapshotRow) (*ActiveContract, error) {
+	c := row.Contract
+	arg, err := encode(daml.CompactJSON, c.Argument)
+	if err != nil {
+		return nil, err
+	}
+	out := &ActiveContract{
+		ContractID: string(c.ID), TemplateID: c.Template.Identifier.String(), PackageName: c.Template.PackageName,
+		CreateArguments: arg, CreatedAt: c.CreatedAt.String(),
+		Signatories: parties(c.Signatories), Observers: parties(c.Observers),
+	}
+	if !row.Imported {
+		out.CreatedInUpdateID = c.CreatedBy
+	}
+	return out, nil
+}
+
+// contractOf renders Splice's HTTP Contract. The blob is the ledger API's
+// created_event_blob, so a validator can pass it back as a disclosed
+// contract.
+func contractOf(c *ledger.Contract) (*Contract, error) {
+	payload, err := encode(daml.PayloadJSON, c.Argument)
+	if err != nil {
+		return nil, err
+	}
+	blob, err := ledger.EncodeContract(c)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode contract %s", c.ID)
+	}
+	return &Contract{
+		TemplateID: c.Template.Identifier.String(), ContractID: string(c.ID), Payload: payload,
+		CreatedEventBlob: base64.StdEncoding.EncodeToString(blob), CreatedAt: c.CreatedAt.MicrosString(),
+	}, nil
+}
+
+func withState(c *ledger.Contract) (*ContractWithState, error) {
+	k, err := contractOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return &ContractWithState{Contract: k, DomainID: string(c.Synchronizer)}, nil
+}
