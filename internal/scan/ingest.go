@@ -28,8 +28,8 @@ type Ingester struct {
 }
 
 // Step ingests what the source has now, one batch after another, until a
-// batch reaches the end of the stream. It returns the cursor it stored
-// last.
+// read finds nothing new (and its checkpoint has moved the watermark to
+// the source's time). It returns the cursor it stored last.
 func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 	size := g.BatchSize
 	if size <= 0 {
@@ -40,7 +40,8 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 		return Cursor{}, err
 	}
 	for {
-		b, err := g.Source.Read(ctx, cur.Offset, size)
+		prev := cur.Offset
+		b, err := g.Source.Read(ctx, prev, size)
 		if err != nil {
 			return cur, err
 		}
@@ -64,7 +65,9 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 				g.Ingested.Notify()
 			}
 		}
-		if b.Checkpoint.RecordTime != 0 {
+		if b.Checkpoint.RecordTime != 0 && b.End == prev {
+			// Nothing was left: the checkpoint is the source's current
+			// time, which moves the watermark on an idle network.
 			return cur, nil
 		}
 	}

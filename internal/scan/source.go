@@ -22,14 +22,24 @@ var _ Source = (*NetworkSource)(nil)
 // Read returns the participant's updates after offset after that the DSO
 // party sees, projected to it.
 func (s *NetworkSource) Read(ctx context.Context, after ledger.Offset, limit int) (Batch, error) {
-	// The watermark first: the updates read next end at its offset, so a
-	// batch that reaches it can carry it as its checkpoint.
-	end, at, err := s.Network.Watermark(ctx, s.Participant)
+	// The end first, so that a batch reaching it can carry a checkpoint
+	// there. The head is one consistent read: every update sequenced
+	// after it has a later record time than its last one, so that is a
+	// checkpoint time at its offsets, found without the write lock.
+	head, err := s.Network.Store().Head(ctx)
 	if err != nil {
 		return Batch{}, err
 	}
+	end, at := head.Offsets[s.Participant], head.LastRecordTime
 	if end <= after {
-		return Batch{End: after, Checkpoint: Checkpoint{Offset: after, RecordTime: at}}, nil
+		// Nothing new: the watermark moves with the clock, which takes
+		// the write lock to rule out a commit in flight.
+		if end, at, err = s.Network.Watermark(ctx, s.Participant); err != nil {
+			return Batch{}, err
+		}
+		if end <= after {
+			return Batch{End: after, Checkpoint: Checkpoint{Offset: after, RecordTime: at}}, nil
+		}
 	}
 	ups, err := s.Network.Store().Updates(ctx, ledger.UpdateQuery{
 		Participant: s.Participant, After: after, Until: end, Limit: limit,
