@@ -1,6 +1,7 @@
 package scanapi
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/sandnet/sandnet/internal/api/web"
@@ -51,7 +52,7 @@ func decodeHistoryRequest(r *http.Request) (after *scan.HistoryPosition, pageSiz
 		}
 		t, err := daml.ParseTimestamp(*a.AfterRecordTime)
 		if err != nil {
-			return nil, 0, nil, badRequest("Invalid timestamp: %s", err)
+			return nil, 0, nil, badRequest("Invalid timestamp %q: %v", *a.AfterRecordTime, errors.Unwrap(err))
 		}
 		after = &scan.HistoryPosition{Migration: *a.AfterMigrationID, RecordTime: t}
 	}
