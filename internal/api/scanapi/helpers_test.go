@@ -249,3 +249,5 @@ func do(t *testing.T, h http.Handler, method, path, body string, offSpec bool) *
 	}
 	return rec
 }
+
+func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
