@@ -10,17 +10,23 @@ import (
 	"github.com/sandnet/sandnet/internal/store"
 )
 
-// migrations holds the schema, one file per version. The PostgreSQL adapter
-// has the same versions under the same names.
+// migrations holds the schemas, one directory per database (the ledger's,
+// a Scan's) and one file per version. The PostgreSQL adapter has the same
+// versions under the same names.
 //
-//go:embed migrations/ledger/*.sql
+//go:embed migrations/ledger/*.sql migrations/scan/*.sql
 var migrations embed.FS
 
-// migrate applies the pending migrations in one IMMEDIATE transaction: the
-// version check and the DDL see the same database, and a failure leaves
-// the schema as it was (SQLite's DDL is transactional).
+// migrate applies the ledger's pending migrations.
 func migrate(ctx context.Context, db *sql.DB) error {
-	all, err := store.ReadMigrations(migrations, "migrations/ledger")
+	return migrateDir(ctx, db, "migrations/ledger")
+}
+
+// migrateDir applies the pending migrations of dir in one IMMEDIATE
+// transaction: the version check and the DDL see the same database, and a
+// failure leaves the schema as it was (SQLite's DDL is transactional).
+func migrateDir(ctx context.Context, db *sql.DB, dir string) error {
+	all, err := store.ReadMigrations(migrations, dir)
 	if err != nil {
 		return err
 	}
