@@ -571,7 +571,9 @@ func testScanMigrations(t *testing.T, s scan.Store) {
 		return scan.RecordTimeRange{Synchronizer: id, Min: lo, Max: hi}
 	}
 	ranges0 := []scan.RecordTimeRange{r(sync1.ID, t0+20, t0+40), r(sync2.ID, t0+10, t0+30)}
-	slices.SortFunc(ranges0, func(a, b scan.RecordTimeRange) int { return strings.Compare(string(a.Synchronizer), string(b.Synchronizer)) })
+	slices.SortFunc(ranges0, func(a, b scan.RecordTimeRange) int {
+		return strings.Compare(string(a.Synchronizer), string(b.Synchronizer))
+	})
 	imp2, err := s.ImportUpdates(ctx, 2, "", 0)
 	if err != nil || len(imp2) != 1 {
 		t.Fatalf("ImportUpdates(2) = %v, %v", imp2, err)
