@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 )
 
 // Template is implemented by the Go types that describe a Daml template's
@@ -51,6 +52,7 @@ type choiceInfo struct {
 	name        string
 	consuming   bool
 	argType     reflect.Type
+	resType     reflect.Type
 	controllers func(c Template, arg any) []daml.Party
 	run         func(tx *Tx, self daml.ContractID, c Template, arg any) (any, error)
 }
@@ -110,6 +112,7 @@ func AddChoice[T Template, A, R any](r *Registry, name string, consuming bool,
 		name:        name,
 		consuming:   consuming,
 		argType:     reflect.TypeFor[A](),
+		resType:     reflect.TypeFor[R](),
 		controllers: func(c Template, arg any) []daml.Party { return controllers(c.(T), arg.(A)) },
 		run: func(tx *Tx, self daml.ContractID, c Template, arg any) (any, error) {
 			return run(tx, self, c.(T), arg.(A))
@@ -125,6 +128,37 @@ func (r *Registry) Template(id daml.Identifier) (TemplateID, bool) {
 		return TemplateID{}, false
 	}
 	return info.id, true
+}
+
+// PayloadType returns the Daml type of a registered template's payload,
+// for decoding payloads from wire formats that need one (the ledger API's
+// JSON).
+func (r *Registry) PayloadType(id daml.Identifier) (*daml.Type, error) {
+	info, ok := r.templates[id]
+	if !ok {
+		return nil, fault.New(fault.NotFound, "unknown template %s", id)
+	}
+	return daml.TypeOf(info.goType)
+}
+
+// ChoiceTypes returns the Daml types of the argument and the result of a
+// registered template's choice, for the same purpose as PayloadType.
+func (r *Registry) ChoiceTypes(id daml.Identifier, choice string) (arg, result *daml.Type, err error) {
+	info, ok := r.templates[id]
+	if !ok {
+		return nil, nil, fault.New(fault.NotFound, "unknown template %s", id)
+	}
+	ch, ok := info.choices[choice]
+	if !ok {
+		return nil, nil, fault.New(fault.NotFound, "unknown choice %s of template %s", choice, id)
+	}
+	if arg, err = daml.TypeOf(ch.argType); err != nil {
+		return nil, nil, err
+	}
+	if result, err = daml.TypeOf(ch.resType); err != nil {
+		return nil, nil, err
+	}
+	return arg, result, nil
 }
 
 // TemplateByName resolves the package-name form of a template id.
