@@ -1,0 +1,342 @@
+package ledgerclient
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/ledgerapi"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/scan"
+)
+
+// The wire shapes of a GetUpdatesRequest the client sends.
+
+type updatesRequest struct {
+	BeginExclusive int64         `json:"beginExclusive"`
+	EndInclusive   *int64        `json:"endInclusive,omitempty"`
+	UpdateFormat   *updateFormat `json:"updateFormat"`
+}
+
+type updateFormat struct {
+	IncludeTransactions  *transactionFormat `json:"includeTransactions,omitempty"`
+	IncludeReassignments *eventFormat       `json:"includeReassignments,omitempty"`
+}
+
+type transactionFormat struct {
+	EventFormat      *eventFormat `json:"eventFormat"`
+	TransactionShape string       `json:"transactionShape"`
+}
+
+type eventFormat struct {
+	FiltersByParty map[daml.Party]filters `json:"filtersByParty"`
+	Verbose        bool                   `json:"verbose"`
+}
+
+type filters struct {
+	Cumulative []cumulativeFilter `json:"cumulative"`
+}
+
+type cumulativeFilter struct {
+	IdentifierFilter map[string]wrapped `json:"identifierFilter"`
+}
+
+type wrapped struct {
+	Value any `json:"value"`
+}
+
+type wildcardFilter struct {
+	IncludeCreatedEventBlob bool `json:"includeCreatedEventBlob"`
+}
+
+// dsoEvents is every event the DSO party witnesses, verbose, without
+// created event blobs.
+func (c *Client) dsoEvents() *eventFormat {
+	return &eventFormat{
+		FiltersByParty: map[daml.Party]filters{c.cfg.Party: {Cumulative: []cumulativeFilter{{
+			IdentifierFilter: map[string]wrapped{"WildcardFilter": {Value: wildcardFilter{}}},
+		}}}},
+		Verbose: true,
+	}
+}
+
+// transactions is the format Read lists: the DSO party's transactions in
+// the LEDGER_EFFECTS shape.
+func (c *Client) transactions() *updateFormat {
+	return &updateFormat{IncludeTransactions: &transactionFormat{EventFormat: c.dsoEvents(), TransactionShape: "TRANSACTION_SHAPE_LEDGER_EFFECTS"}}
+}
+
+// checkpointsOnly is a format that selects no update: the DSO party's
+// reassignments, which sandnet never records. An open-ended list of it
+// holds nothing but offset checkpoints, which Canton adds to every
+// open-ended list whatever its format.
+func (c *Client) checkpointsOnly() *updateFormat {
+	return &updateFormat{IncludeReassignments: c.dsoEvents()}
+}
+
+// list posts a GetUpdatesRequest and returns its elements. idle, when not
+// negative, is the open-ended list's stream_idle_timeout_ms.
+func (c *Client) list(ctx context.Context, req updatesRequest, limit int, idle time.Duration) ([]ledgerapi.JsGetUpdatesResponse, error) {
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	if idle >= 0 {
+		q.Set("stream_idle_timeout_ms", strconv.FormatInt(idle.Milliseconds(), 10))
+	}
+	var out []ledgerapi.JsGetUpdatesResponse
+	err := c.call(ctx, c.ledgerAPI(), "POST", "/v2/updates", q, req, &out)
+	return out, err
+}
+
+// LedgerEnd returns the participant's ledger end (GET
+// /v2/state/ledger-end).
+func (c *Client) LedgerEnd(ctx context.Context) (ledger.Offset, error) {
+	var out ledgerapi.GetLedgerEndResponse
+	if err := c.call(ctx, c.ledgerAPI(), "GET", "/v2/state/ledger-end", nil, nil, &out); err != nil {
+		return 0, err
+	}
+	return ledger.Offset(out.Offset), nil
+}
+
+// Read returns the DSO party's updates after offset after, at most limit
+// of them (and at most Config.PageSize). It reads the ledger end first
+// and lists (after, end] in the LEDGER_EFFECTS shape; when the batch
+// reaches the end, it adds the checkpoint there (see checkpoint).
+// Updates the DSO party does not see, topology updates among them, are
+// not listed, but the batch's End covers them.
+func (c *Client) Read(ctx context.Context, after ledger.Offset, limit int) (scan.Batch, error) {
+	if limit <= 0 || limit > c.cfg.PageSize {
+		limit = c.cfg.PageSize
+	}
+	end, err := c.LedgerEnd(ctx)
+	if err != nil {
+		return scan.Batch{}, err
+	}
+	if after > end {
+		return scan.Batch{}, fault.WithCode(fault.OutOfRange, "OFFSET_AFTER_LEDGER_END",
+			"offset %d is after the ledger end %d of %s", after, end, c.cfg.BaseURL)
+	}
+	batch := scan.Batch{End: after}
+	full, err := c.readRange(ctx, &batch, end, limit)
+	if err != nil || full || end == 0 {
+		return batch, err
+	}
+	cp, ok, err := c.checkpoint(ctx, end)
+	if err != nil || !ok {
+		return batch, err
+	}
+	if cp.Offset > end {
+		// Commits landed since the ledger end was read: the checkpoint
+		// is at a later end, which the batch must reach to carry it.
+		if full, err := c.readRange(ctx, &batch, cp.Offset, limit); err != nil || full {
+			return batch, err
+		}
+	}
+	batch.Checkpoint = cp
+	return batch, nil
+}
+
+// readRange lists (batch.End, until] into batch, up to limit updates in
+// all, and moves batch.End: to until when the list ended there, or to the
+// last update when it filled the batch first (full).
+func (c *Client) readRange(ctx context.Context, batch *scan.Batch, until ledger.Offset, limit int) (full bool, err error) {
+	if batch.End >= until {
+		return false, nil
+	}
+	take := limit - len(batch.Updates)
+	end := int64(until)
+	list, err := c.list(ctx, updatesRequest{BeginExclusive: int64(batch.End), EndInclusive: &end, UpdateFormat: c.transactions()}, take, -1)
+	if err != nil {
+		return false, err
+	}
+	n := 0
+	for i := range list {
+		tx := list[i].Update.Transaction
+		if tx == nil {
+			continue // a bounded list has no checkpoints; no topology was asked for
+		}
+		up, err := c.update(ctx, &tx.Value)
+		if err != nil {
+			return false, err
+		}
+		batch.Updates = append(batch.Updates, up)
+		batch.End = up.Offset
+		n++
+	}
+	if n >= take && batch.End < until {
+		return true, nil
+	}
+	batch.End = until
+	return n >= take, nil
+}
+
+// checkpoint returns the offset checkpoint at the participant's ledger
+// end, end or later: that of an open-ended list that begins just before
+// end (a list that begins at the end gets no checkpoint until something
+// is committed) and selects nothing (checkpointsOnly), with an idle
+// timeout of 0 and a limit of 1, so that it answers at once with the
+// checkpoint alone. Its time is the network's watermark there, which
+// every later update's record time is after. This reads at most one
+// update on the server and transfers none; a bounded list never carries
+// a checkpoint. ok is false when there is none to be had: at offset 0,
+// or when the participant's stream is pruned up to its end.
+func (c *Client) checkpoint(ctx context.Context, end ledger.Offset) (scan.Checkpoint, bool, error) {
+	if end <= 0 {
+		return scan.Checkpoint{}, false, nil
+	}
+	list, err := c.list(ctx, updatesRequest{BeginExclusive: int64(end - 1), UpdateFormat: c.checkpointsOnly()}, 1, 0)
+	if isCode(err, "PARTICIPANT_PRUNED_DATA_ACCESSED") {
+		return scan.Checkpoint{}, false, nil
+	}
+	if err != nil {
+		return scan.Checkpoint{}, false, err
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		if cp := list[i].Update.OffsetCheckpoint; cp != nil {
+			return c.decodeCheckpoint(&cp.Value)
+		}
+	}
+	return scan.Checkpoint{}, false, nil
+}
+
+func (c *Client) decodeCheckpoint(cp *ledgerapi.OffsetCheckpoint) (scan.Checkpoint, bool, error) {
+	out := scan.Checkpoint{Offset: ledger.Offset(cp.Offset)}
+	for _, st := range cp.SynchronizerTimes {
+		t, err := daml.ParseTimestamp(st.RecordTime)
+		if err != nil {
+			return scan.Checkpoint{}, false, wrapDecode(err, "checkpoint at %d: record time %q", cp.Offset, st.RecordTime)
+		}
+		out.RecordTime = max(out.RecordTime, t)
+	}
+	return out, out.RecordTime != 0, nil
+}
+
+// Wait returns when updates after offset after may have been committed,
+// once ledger time has reached until (when set), when ctx ends (with
+// ctx's error), or after Config.WaitIdle at most, since ledger time may
+// move without a commit and the ledger API does not report it. It long
+// polls an open-ended list that begins at after and selects nothing
+// (checkpointsOnly), with a limit of 1: the server answers with the
+// checkpoint as soon as its ledger end passes after, or empty at the idle
+// timeout.
+func (c *Client) Wait(ctx context.Context, after ledger.Offset, until daml.Timestamp) error {
+	idle := c.cfg.WaitIdle
+	if until != 0 {
+		now, err := c.Now(ctx)
+		if err != nil {
+			return ctxErr(ctx, err)
+		}
+		if now >= until {
+			return nil
+		}
+		idle = min(idle, time.Duration(until-now)*time.Microsecond+time.Millisecond-1)
+	}
+	_, err := c.list(ctx, updatesRequest{BeginExclusive: int64(after), UpdateFormat: c.checkpointsOnly()}, 1, idle)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// clockResponse is the admin API's GET /clock.
+type clockResponse struct {
+	Now string `json:"now"`
+}
+
+// Now returns ledger time: the admin API's clock (GET
+// /api/sandnet/v0/clock) when Config.AdminURL is set. Otherwise it is the
+// watermark of a checkpoint at the ledger end, max(clock − 1µs, last
+// record time): the JSON Ledger API has no clock. It then fails with
+// fault.Unavailable on an empty stream, which has no checkpoint.
+func (c *Client) Now(ctx context.Context) (daml.Timestamp, error) {
+	if c.cfg.AdminURL != "" {
+		var out clockResponse
+		if err := c.call(ctx, c.adminAPI(), "GET", "/api/sandnet/v0/clock", nil, nil, &out); err != nil {
+			return 0, err
+		}
+		t, err := daml.ParseTimestamp(out.Now)
+		return t, wrapDecode(err, "admin API clock %q", out.Now)
+	}
+	end, err := c.LedgerEnd(ctx)
+	if err != nil {
+		return 0, err
+	}
+	cp, ok, err := c.checkpoint(ctx, end)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fault.New(fault.Unavailable, "no ledger time yet: %s has no offset checkpoint (set AdminURL to read the clock)", c.cfg.BaseURL)
+	}
+	return cp.RecordTime, nil
+}
+
+// hostingsResponse is the admin API's GET /parties/{party}/hostings.
+type hostingsResponse struct {
+	Hostings []struct {
+		ParticipantID  string `json:"participant_id"`
+		SynchronizerID string `json:"synchronizer_id"`
+	} `json:"hostings"`
+}
+
+// Hostings returns the participants hosting party on synchronizer (on any
+// when it is empty), in the order the admin API lists them (GET
+// /api/sandnet/v0/parties/{party}/hostings): the JSON Ledger API has no
+// read of another participant's hostings. It fails with
+// fault.FailedPrecondition when Config.AdminURL is not set.
+func (c *Client) Hostings(ctx context.Context, synchronizer ledger.SynchronizerID, party daml.Party) ([]ledger.ParticipantID, error) {
+	if c.cfg.AdminURL == "" {
+		return nil, fault.New(fault.FailedPrecondition, "party hostings need sandnet's admin API: set ledgerclient.Config.AdminURL")
+	}
+	var out hostingsResponse
+	if err := c.call(ctx, c.adminAPI(), "GET", "/api/sandnet/v0/parties/"+url.PathEscape(string(party))+"/hostings", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	var ps []ledger.ParticipantID
+	for _, h := range out.Hostings {
+		if synchronizer != "" && h.SynchronizerID != string(synchronizer) {
+			continue
+		}
+		ps = append(ps, ledger.ParticipantID(h.ParticipantID))
+	}
+	return ps, nil
+}
+
+// networkResponse is the part of the admin API's GET /network the client
+// reads.
+type networkResponse struct {
+	Synchronizers []struct {
+		ID          string `json:"synchronizer_id"`
+		MigrationID int64  `json:"migration_id"`
+	} `json:"synchronizers"`
+}
+
+// migrationOf returns the migration id of a synchronizer: from the admin
+// API when AdminURL is set (read again when it names an unknown one),
+// else, or when the admin API does not know it, Config.MigrationID.
+func (c *Client) migrationOf(ctx context.Context, s ledger.SynchronizerID) (int64, error) {
+	if c.cfg.AdminURL == "" {
+		return c.cfg.MigrationID, nil
+	}
+	c.mu.Lock()
+	m, ok := c.migrations[s]
+	c.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	var out networkResponse
+	if err := c.call(ctx, c.adminAPI(), "GET", "/api/sandnet/v0/network", nil, nil, &out); err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.migrations = map[ledger.SynchronizerID]int64{}
+	for _, sy := range out.Synchronizers {
+		c.migrations[ledger.SynchronizerID(sy.ID)] = sy.MigrationID
+	}
+	if m, ok := c.migrations[s]; ok {
+		return m, nil
+	}
+	return c.cfg.MigrationID, nil
+}
