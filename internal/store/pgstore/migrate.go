@@ -11,19 +11,26 @@ import (
 	"github.com/sandnet/sandnet/internal/store"
 )
 
-// migrations holds the schema, one file per version. The SQLite adapter has
-// the same versions under the same names.
+// migrations holds the schemas, one directory per database (the ledger's,
+// a Scan's) and one file per version. The SQLite adapter has the same
+// versions under the same names.
 //
-//go:embed migrations/ledger/*.sql
+//go:embed migrations/ledger/*.sql migrations/scan/*.sql
 var migrations embed.FS
 
-// migrate creates the schema if needed and applies the pending migrations
-// on a connection of its own. A session advisory lock serialises processes
+// migrate creates the ledger's schema if needed and applies its pending
+// migrations.
+func migrate(ctx context.Context, cfg *pgx.ConnConfig, schema string) error {
+	return migrateDir(ctx, cfg, schema, "migrations/ledger")
+}
+
+// migrateDir creates the schema if needed and applies the pending
+// migrations of dir on a connection of its own. A session advisory lock serialises processes
 // that start together; the version check, the DDL and the bookkeeping run
 // in one transaction, so a failure leaves the schema as it was
 // (PostgreSQL's DDL is transactional).
-func migrate(ctx context.Context, cfg *pgx.ConnConfig, schema string) (err error) {
-	all, err := store.ReadMigrations(migrations, "migrations/ledger")
+func migrateDir(ctx context.Context, cfg *pgx.ConnConfig, schema, dir string) (err error) {
+	all, err := store.ReadMigrations(migrations, dir)
 	if err != nil {
 		return err
 	}

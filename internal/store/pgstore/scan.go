@@ -1,0 +1,803 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/scan"
+	"github.com/sandnet/sandnet/internal/store"
+)
+
+// importRecordTime is the record time stored for import updates, which
+// have none, and for the creation of the contracts they import: the
+// minimum, so that they sort first within their migration (as the Scan
+// API lists them) and every snapshot of their migration holds them.
+const importRecordTime = math.MinInt64
+
+// Scan is the PostgreSQL implementation of [scan.Store]: a Scan's own
+// schema, apart from the ledger's.
+type Scan struct {
+	pool   *pgxpool.Pool
+	schema string
+	// buildKey is the advisory lock that serialises BuildSnapshot across
+	// processes: the rows of a snapshot must be a contiguous range of row
+	// ids, and an incomplete snapshot found under the lock is a crash's
+	// leftover, never a build in progress.
+	buildKey int64
+}
+
+var _ scan.Store = (*Scan)(nil)
+
+// OpenScan connects to the database at url, creates schema if missing,
+// applies pending migrations and returns a store whose connections all
+// work in schema.
+func OpenScan(ctx context.Context, url, schema string) (*Scan, error) {
+	if !schemaName.MatchString(schema) {
+		return nil, fault.New(fault.InvalidArgument,
+			"schema name %q: use lower-case letters, digits and underscores, starting with a letter or underscore", schema)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fault.Wrap(fault.InvalidArgument, err, "database url")
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = defaultMaxConns
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "sandnet"
+	}
+	if err := migrateDir(ctx, cfg.ConnConfig.Copy(), schema, "migrations/scan"); err != nil {
+		return nil, fmt.Errorf("open scan schema %s: %w", schema, err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open scan schema %s: %w", schema, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open scan schema %s: %w", schema, interpret(err))
+	}
+	return &Scan{pool: pool, schema: schema, buildKey: lockKey("scan-snapshot", schema)}, nil
+}
+
+// Schema returns the schema the store works in.
+func (s *Scan) Schema() string { return s.schema }
+
+// Close closes the pool.
+func (s *Scan) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// beginner is what a write needs: the pool, or the connection that holds
+// the build lock.
+type beginner interface {
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
+// write runs fn in one READ COMMITTED transaction on db.
+func write(ctx context.Context, db beginner, fn func(tx pgx.Tx) error) error {
+	tx, err := db.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return interpret(err)
+	}
+	defer func() {
+		// A rollback after Commit is a no-op; after a cancelled ctx it must
+		// still reach the server, or the connection is discarded.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = tx.Rollback(rctx)
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return interpret(tx.Commit(ctx))
+}
+
+// Cursor returns where ingestion stands.
+func (s *Scan) Cursor(ctx context.Context) (scan.Cursor, error) {
+	var c scan.Cursor
+	var off, wm int64
+	err := s.pool.QueryRow(ctx, `SELECT ledger_offset, watermark, migration_id FROM ingestion WHERE id = 1`).
+		Scan(&off, &wm, &c.Migration)
+	c.Offset, c.Watermark = ledger.Offset(off), daml.Timestamp(wm)
+	return c, interpret(err)
+}
+
+// Backfilling returns the backfilling state fixed by the first Ingest.
+func (s *Scan) Backfilling(ctx context.Context) (scan.Backfilling, error) {
+	var b scan.Backfilling
+	err := s.pool.QueryRow(ctx, `SELECT complete, import_updates_complete FROM ingestion WHERE id = 1`).
+		Scan(&b.Complete, &b.ImportUpdatesComplete)
+	return b, interpret(err)
+}
+
+// The statements of Ingest.
+const (
+	// sqlScanAdvance is the cursor's compare-and-swap. Before the first
+	// Ingest any prev is accepted, and that Ingest fixes the backfilling
+	// state. Under READ COMMITTED a concurrent Ingest waits for the row
+	// and then re-checks the condition against the committed cursor, so
+	// exactly one of two racing ingesters wins.
+	sqlScanAdvance = `UPDATE ingestion SET ledger_offset = $1, watermark = $2, migration_id = $3,
+  complete = CASE WHEN started THEN complete ELSE $4 END,
+  import_updates_complete = CASE WHEN started THEN import_updates_complete ELSE $4 END,
+  started = true
+WHERE id = 1 AND (NOT started OR ledger_offset = $5)`
+	sqlScanInsertUpdate = `INSERT INTO updates
+(update_id, migration_id, record_time, synchronizer, ledger_offset, is_import, created, archived, body)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	sqlScanUpsertRange = `INSERT INTO record_time_ranges (migration_id, synchronizer, min_record_time, max_record_time)
+VALUES ($1, $2, $3, $3) ON CONFLICT (migration_id, synchronizer) DO UPDATE SET
+  min_record_time = LEAST(record_time_ranges.min_record_time, excluded.min_record_time),
+  max_record_time = GREATEST(record_time_ranges.max_record_time, excluded.max_record_time)`
+	sqlScanUpsertMigration = `INSERT INTO migrations AS m (migration_id, last_import_update_id) VALUES ($1, $2)
+ON CONFLICT (migration_id) DO UPDATE SET last_import_update_id = CASE
+  WHEN excluded.last_import_update_id IS NULL THEN m.last_import_update_id
+  WHEN m.last_import_update_id IS NULL OR excluded.last_import_update_id > m.last_import_update_id
+    THEN excluded.last_import_update_id
+  ELSE m.last_import_update_id END`
+	sqlScanInsertContract = `INSERT INTO contracts
+(contract_id, template_key, created_at, created_migration, created_record_time, imported, body)
+VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq`
+	// sqlScanImportContract is sqlScanInsertContract for an import update:
+	// a contract the Scan already holds (it ingested the earlier
+	// migration's creation) keeps its row, and RETURNING gives nothing.
+	sqlScanImportContract = `INSERT INTO contracts
+(contract_id, template_key, created_at, created_migration, created_record_time, imported, body)
+VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
+	sqlScanArchive = `UPDATE contracts SET archived_migration = $1, archived_record_time = $2
+WHERE contract_id = $3 AND archived_record_time IS NULL`
+)
+
+// Ingest stores updates and moves the cursor in one transaction; the
+// cursor's compare-and-swap comes first, so a lost race stores nothing.
+// Stakeholders go in with one statement per update (unnest of an array).
+func (s *Scan) Ingest(ctx context.Context, prev, next scan.Cursor, updates []scan.Update) error {
+	return write(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, sqlScanAdvance, int64(next.Offset), int64(next.Watermark), next.Migration,
+			prev.Offset == 0, int64(prev.Offset))
+		if err != nil {
+			return interpret(err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fault.New(fault.Aborted, "scan cursor is no longer at offset %d: another ingester stored updates", prev.Offset)
+		}
+		for i := range updates {
+			if err := ingestOne(ctx, tx, &updates[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func ingestOne(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
+	t := u.Transaction
+	if t == nil {
+		return fault.New(fault.InvalidArgument, "scan update without a transaction")
+	}
+	body, err := ledger.EncodeTransaction(t)
+	if err != nil {
+		return err
+	}
+	created, archived, err := encodeEffects(u)
+	if err != nil {
+		return err
+	}
+	rt := int64(t.RecordTime)
+	if u.Import {
+		rt = importRecordTime
+	}
+	if _, err := tx.Exec(ctx, sqlScanInsertUpdate, t.UpdateID, t.MigrationID, rt, string(t.Synchronizer),
+		int64(u.Offset), u.Import, created, archived, body); err != nil {
+		return interpret(err)
+	}
+	var lastImport *string
+	if u.Import {
+		lastImport = &t.UpdateID
+	} else if _, err := tx.Exec(ctx, sqlScanUpsertRange, t.MigrationID, string(t.Synchronizer), rt); err != nil {
+		return interpret(err)
+	}
+	if _, err := tx.Exec(ctx, sqlScanUpsertMigration, t.MigrationID, lastImport); err != nil {
+		return interpret(err)
+	}
+	insert := sqlScanInsertContract
+	if u.Import {
+		insert = sqlScanImportContract
+	}
+	for _, c := range u.Created {
+		cb, err := ledger.EncodeContract(c)
+		if err != nil {
+			return err
+		}
+		var seq int64
+		err = tx.QueryRow(ctx, insert, string(c.ID), scan.KeyOf(c.Template).String(), int64(c.CreatedAt),
+			t.MigrationID, rt, u.Import, cb).Scan(&seq)
+		if u.Import && errors.Is(err, pgx.ErrNoRows) {
+			continue // already held
+		}
+		if err != nil {
+			return interpret(err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO contract_stakeholders (seq, party) SELECT $1, unnest($2::text[])`,
+			seq, store.Parties(c.Stakeholders())); err != nil {
+			return interpret(err)
+		}
+	}
+	for _, id := range u.Archived {
+		// A contract created before the Scan's history began is not held;
+		// its archive has nothing to remove.
+		if _, err := tx.Exec(ctx, sqlScanArchive, t.MigrationID, rt, string(id)); err != nil {
+			return interpret(err)
+		}
+	}
+	return nil
+}
+
+// encodeEffects renders an update's Created and Archived as JSON arrays of
+// contract ids, nil when empty.
+func encodeEffects(u *scan.Update) (created, archived *string, err error) {
+	if len(u.Created) > 0 {
+		ids := make([]daml.ContractID, len(u.Created))
+		for i, c := range u.Created {
+			ids[i] = c.ID
+		}
+		b, err := json.Marshal(ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		s := string(b)
+		created = &s
+	}
+	if len(u.Archived) > 0 {
+		b, err := json.Marshal(u.Archived)
+		if err != nil {
+			return nil, nil, err
+		}
+		s := string(b)
+		archived = &s
+	}
+	return created, archived, nil
+}
+
+// updateColumns are the columns [readUpdates] reads.
+const updateColumns = `ledger_offset, is_import, created, archived, body`
+
+// storedUpdate is a row of updateColumns.
+type storedUpdate struct {
+	offset            int64
+	imported          bool
+	created, archived *string
+	body              []byte
+}
+
+// readUpdates runs a query of updateColumns and decodes the rows once they
+// are all read (a created contract missing from its transaction is read
+// with a query of its own).
+func readUpdates(ctx context.Context, q querier, query string, args ...any) ([]scan.Update, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	stored, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storedUpdate, error) {
+		var u storedUpdate
+		err := r.Scan(&u.offset, &u.imported, &u.created, &u.archived, &u.body)
+		return u, err
+	})
+	if err != nil {
+		return nil, interpret(err)
+	}
+	out := make([]scan.Update, len(stored))
+	for i, su := range stored {
+		u := &out[i]
+		u.Offset, u.Import = ledger.Offset(su.offset), su.imported
+		tx, _, err := ledger.DecodeUpdateShared(su.body)
+		if err != nil {
+			return nil, err
+		}
+		if tx == nil {
+			return nil, fmt.Errorf("scan update at offset %d is not a transaction", su.offset)
+		}
+		u.Transaction = tx
+		if su.archived != nil {
+			if err := json.Unmarshal([]byte(*su.archived), &u.Archived); err != nil {
+				return nil, fmt.Errorf("scan update %s: archived: %w", tx.UpdateID, err)
+			}
+		}
+		if su.created != nil {
+			var ids []daml.ContractID
+			if err := json.Unmarshal([]byte(*su.created), &ids); err != nil {
+				return nil, fmt.Errorf("scan update %s: created: %w", tx.UpdateID, err)
+			}
+			if u.Created, err = createdOf(ctx, q, tx, ids); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// createdOf returns the contracts ids names, from the transaction's create
+// nodes, where the update's contracts are; one that is not there is read
+// from the contracts table.
+func createdOf(ctx context.Context, q querier, tx *ledger.Transaction, ids []daml.ContractID) ([]*ledger.Contract, error) {
+	byID := map[daml.ContractID]*ledger.Contract{}
+	for _, c := range tx.Created() {
+		byID[c.ID] = c
+	}
+	out := make([]*ledger.Contract, len(ids))
+	for i, id := range ids {
+		if c := byID[id]; c != nil {
+			out[i] = c
+			continue
+		}
+		c, _, err := readContract(ctx, q, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// limitArg is a LIMIT argument: NULL is none.
+func limitArg(n int) any {
+	if n <= 0 {
+		return nil
+	}
+	return int64(n)
+}
+
+// historyQuery is the statement of [Scan.History]: a range of
+// updates_history from the position after q.After, in index order.
+// Leaving import updates out filters them in the walk: they sit at the
+// start of each migration's range, so only a page that crosses into a
+// migration walks past them.
+func historyQuery(q scan.HistoryQuery) (string, []any) {
+	m, rt := int64(math.MinInt64), int64(math.MinInt64)
+	if q.After != nil {
+		m, rt = q.After.Migration, int64(q.After.RecordTime)
+	}
+	query := `SELECT ` + updateColumns + ` FROM updates WHERE (migration_id, record_time) > ($1, $2)`
+	if !q.Imports {
+		query += ` AND record_time > ` + strconv.FormatInt(importRecordTime, 10)
+	}
+	query += ` ORDER BY migration_id, record_time, synchronizer, id LIMIT $3`
+	return query, []any{m, rt, limitArg(q.Limit)}
+}
+
+// History lists updates in (migration, record time, synchronizer) order.
+func (s *Scan) History(ctx context.Context, q scan.HistoryQuery) ([]scan.Update, error) {
+	query, args := historyQuery(q)
+	return readUpdates(ctx, s.pool, query, args...)
+}
+
+// Update returns an update by id.
+func (s *Scan) Update(ctx context.Context, updateID string) (*scan.Update, error) {
+	out, err := readUpdates(ctx, s.pool, `SELECT `+updateColumns+` FROM updates WHERE update_id = $1`, updateID)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, store.UpdateNotFound(updateID)
+	}
+	return &out[0], nil
+}
+
+// The statements of [Scan.UpdatesBefore]: ranges of updates_before, newest
+// first.
+const (
+	sqlBefore = `SELECT ` + updateColumns + ` FROM updates
+WHERE migration_id = $1 AND synchronizer = $2 AND record_time < $3 AND record_time >= $4
+ORDER BY record_time DESC, id DESC LIMIT $5`
+	sqlBeforeImports = `SELECT ` + updateColumns + ` FROM updates
+WHERE migration_id = $1 AND synchronizer = $2 AND record_time = $3
+ORDER BY record_time DESC, id DESC LIMIT $4`
+)
+
+// UpdatesBefore lists updates newest first: the non-import updates of the
+// range, then, with AtOrAfter, the import updates (whose record time is
+// the minimum), both read in one REPEATABLE READ snapshot.
+func (s *Scan) UpdatesBefore(ctx context.Context, q scan.BeforeQuery) ([]scan.Update, error) {
+	lo := int64(importRecordTime) + 1
+	if q.AtOrAfter != nil {
+		lo = max(lo, int64(*q.AtOrAfter))
+	}
+	var out []scan.Update
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var err error
+		out, err = readUpdates(ctx, tx, sqlBefore, q.Migration, string(q.Synchronizer), int64(q.Before), lo, limitArg(q.Limit))
+		if err != nil || q.AtOrAfter == nil || (q.Limit > 0 && len(out) >= q.Limit) {
+			return err
+		}
+		rest := 0
+		if q.Limit > 0 {
+			rest = q.Limit - len(out)
+		}
+		imports, err := readUpdates(ctx, tx, sqlBeforeImports, q.Migration, string(q.Synchronizer), int64(importRecordTime), limitArg(rest))
+		out = append(out, imports...)
+		return err
+	})
+	return out, interpret(err)
+}
+
+// sqlImportUpdates is a range of the partial index updates_import.
+const sqlImportUpdates = `SELECT ` + updateColumns + ` FROM updates
+WHERE migration_id = $1 AND is_import AND update_id > $2 ORDER BY update_id LIMIT $3`
+
+// ImportUpdates lists a migration's import updates by update id.
+func (s *Scan) ImportUpdates(ctx context.Context, migration int64, after string, limit int) ([]scan.Update, error) {
+	return readUpdates(ctx, s.pool, sqlImportUpdates, migration, after, limitArg(limit))
+}
+
+// Migrations summarises the migrations from the tables Ingest keeps, in
+// one statement (one snapshot).
+func (s *Scan) Migrations(ctx context.Context) ([]scan.Migration, error) {
+	rows, err := s.pool.Query(ctx, `SELECT m.migration_id, m.last_import_update_id,
+  ARRAY(SELECT synchronizer FROM record_time_ranges r WHERE r.migration_id = m.migration_id ORDER BY synchronizer),
+  ARRAY(SELECT min_record_time FROM record_time_ranges r WHERE r.migration_id = m.migration_id ORDER BY synchronizer),
+  ARRAY(SELECT max_record_time FROM record_time_ranges r WHERE r.migration_id = m.migration_id ORDER BY synchronizer)
+FROM migrations m ORDER BY m.migration_id`)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (scan.Migration, error) {
+		m := scan.Migration{HasUpdates: true}
+		var last *string
+		var syncs []string
+		var lo, hi []int64
+		if err := r.Scan(&m.ID, &last, &syncs, &lo, &hi); err != nil {
+			return m, err
+		}
+		if last != nil {
+			m.LastImportUpdateID = *last
+		}
+		for i := range syncs {
+			m.Ranges = append(m.Ranges, scan.RecordTimeRange{
+				Synchronizer: ledger.SynchronizerID(syncs[i]), Min: daml.Timestamp(lo[i]), Max: daml.Timestamp(hi[i])})
+		}
+		return m, nil
+	})
+	return out, interpret(err)
+}
+
+// distinctKeys returns the distinct keys of ts as strings, in order.
+func distinctKeys(ts []scan.TemplateKey) []string {
+	var out []string
+	for _, t := range ts {
+		if k := t.String(); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// activeContractsQuery lists active contracts in creation order: a range
+// of contracts_active, or one of contracts_active_template per template,
+// each cut at the limit and merged (Merge Append).
+func activeContractsQuery(q scan.ContractQuery) (string, []any) {
+	keys := distinctKeys(q.Templates)
+	limit := limitArg(q.Limit)
+	switch len(keys) {
+	case 0:
+		return `SELECT body FROM contracts WHERE archived_record_time IS NULL ORDER BY seq LIMIT $1`, []any{limit}
+	case 1:
+		return `SELECT body FROM contracts WHERE template_key = $2 AND archived_record_time IS NULL ORDER BY seq LIMIT $1`,
+			[]any{limit, keys[0]}
+	}
+	args := []any{limit}
+	arms := make([]string, len(keys))
+	for i, k := range keys {
+		args = append(args, k)
+		arms[i] = `(SELECT seq, body FROM contracts WHERE template_key = $` + strconv.Itoa(len(args)) +
+			` AND archived_record_time IS NULL ORDER BY seq LIMIT $1)`
+	}
+	return `SELECT body FROM (` + strings.Join(arms, " UNION ALL ") + `) u ORDER BY seq LIMIT $1`, args
+}
+
+// ActiveContracts lists the DSO party's active contracts in creation order.
+func (s *Scan) ActiveContracts(ctx context.Context, q scan.ContractQuery) ([]*ledger.Contract, error) {
+	query, args := activeContractsQuery(q)
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	bodies, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, interpret(err)
+	}
+	out := make([]*ledger.Contract, len(bodies))
+	for i, b := range bodies {
+		if out[i], err = ledger.DecodeContract(b); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Contract returns a contract the Scan has seen created.
+func (s *Scan) Contract(ctx context.Context, id daml.ContractID) (*ledger.Contract, bool, error) {
+	return readContract(ctx, s.pool, id)
+}
+
+func readContract(ctx context.Context, q querier, id daml.ContractID) (*ledger.Contract, bool, error) {
+	var body []byte
+	var active bool
+	err := q.QueryRow(ctx, `SELECT body, archived_record_time IS NULL FROM contracts WHERE contract_id = $1`,
+		string(id)).Scan(&body, &active)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, store.ContractNotFound(id)
+	}
+	if err != nil {
+		return nil, false, interpret(err)
+	}
+	c, err := ledger.DecodeContract(body)
+	return c, active, err
+}
+
+// The statements of BuildSnapshot.
+const (
+	// activeAt is the condition of a contract being in the snapshot of
+	// migration $1 at record time $2: created at or before it, in this or
+	// an earlier migration, and not archived at or before it.
+	activeAt = `(created_migration < $1 OR (created_migration = $1 AND created_record_time <= $2))
+  AND (archived_record_time IS NULL OR archived_migration > $1
+       OR (archived_migration = $1 AND archived_record_time > $2))`
+	// sqlSnapChunk writes the next chunk of a snapshot: the next $5
+	// contracts after ($3, $4) in (created_at, contract_id) order, a range
+	// of contracts_created, numbered from $6+1.
+	sqlSnapChunk = `INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_key)
+SELECT $6::bigint + row_number() OVER (ORDER BY created_at, contract_id), $7, seq, template_key FROM (
+  SELECT seq, created_at, contract_id, template_key FROM contracts
+  WHERE (created_at, contract_id) > ($3::bigint, $4::text) AND ` + activeAt + `
+  ORDER BY created_at, contract_id LIMIT $5) c`
+	sqlSnapChunkParties = `INSERT INTO acs_snapshot_parties (party, row_id, template_key)
+SELECT s.party, d.row_id, d.template_key FROM acs_snapshot_rows d
+JOIN contract_stakeholders s ON s.seq = d.contract_seq
+WHERE d.row_id > $1 AND d.row_id <= $2`
+	sqlSnapRowKey = `SELECT c.created_at, c.contract_id FROM acs_snapshot_rows d
+JOIN contracts c ON c.seq = d.contract_seq WHERE d.row_id = $1`
+	sqlSnapNextRow = `SELECT GREATEST(coalesce((SELECT max(last_row) FROM acs_snapshots WHERE complete), 0),
+  coalesce((SELECT max(row_id) FROM acs_snapshot_rows), 0)) + 1`
+	sqlSnapPublish = `UPDATE acs_snapshots SET last_row = $1, complete = true WHERE id = $2`
+)
+
+// BuildSnapshot takes the snapshot of migration at at. Under the schema's
+// build lock (a session advisory lock on a connection held for the build)
+// it discards an interrupted build, reserves the next row ids and writes
+// the rows chunk by chunk, each chunk in its own transaction (a keyset
+// walk of contracts_created from where the last one ended); it publishes
+// the snapshot (complete) in the last transaction.
+func (s *Scan) BuildSnapshot(ctx context.Context, migration int64, at daml.Timestamp, chunk int) (scan.Snapshot, error) {
+	if chunk <= 0 {
+		return scan.Snapshot{}, fault.New(fault.InvalidArgument, "snapshot chunk size %d: must be positive", chunk)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return scan.Snapshot{}, interpret(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, s.buildKey); err != nil {
+		return scan.Snapshot{}, interpret(err)
+	}
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(uctx, `SELECT pg_advisory_unlock($1)`, s.buildKey); err != nil {
+			// The lock must not outlive the build: drop the session.
+			conn.Hijack().Close(uctx)
+		}
+	}()
+
+	snap := scan.Snapshot{Migration: migration, RecordTime: at}
+	done := false
+	err = write(ctx, conn, func(tx pgx.Tx) error {
+		var complete bool
+		err := tx.QueryRow(ctx, `SELECT id, first_row, last_row, complete FROM acs_snapshots
+WHERE migration_id = $1 AND record_time = $2`, migration, int64(at)).Scan(&snap.ID, &snap.FirstRow, &snap.LastRow, &complete)
+		if err == nil && complete {
+			done = true
+			return nil
+		}
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return interpret(err)
+		}
+		if err := discardIncomplete(ctx, tx); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, sqlSnapNextRow).Scan(&snap.FirstRow); err != nil {
+			return interpret(err)
+		}
+		snap.LastRow = snap.FirstRow - 1
+		return interpret(tx.QueryRow(ctx, `INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete)
+VALUES ($1, $2, $3, $4, false) RETURNING id`, migration, int64(at), snap.FirstRow, snap.LastRow).Scan(&snap.ID))
+	})
+	if err != nil || done {
+		return snap, err
+	}
+	var afterAt int64 = math.MinInt64
+	afterID := ""
+	for {
+		var n int64
+		err := write(ctx, conn, func(tx pgx.Tx) error {
+			tag, err := tx.Exec(ctx, sqlSnapChunk, migration, int64(at), afterAt, afterID, chunk, snap.LastRow, snap.ID)
+			if err != nil {
+				return interpret(err)
+			}
+			if n = tag.RowsAffected(); n > 0 {
+				if _, err := tx.Exec(ctx, sqlSnapChunkParties, snap.LastRow, snap.LastRow+n); err != nil {
+					return interpret(err)
+				}
+				if err := tx.QueryRow(ctx, sqlSnapRowKey, snap.LastRow+n).Scan(&afterAt, &afterID); err != nil {
+					return interpret(err)
+				}
+			}
+			if n < int64(chunk) {
+				// The walk has ended: publish with the last rows.
+				_, err = tx.Exec(ctx, sqlSnapPublish, snap.LastRow+n, snap.ID)
+			}
+			return interpret(err)
+		})
+		if err != nil {
+			return scan.Snapshot{}, err
+		}
+		snap.LastRow += n
+		if n < int64(chunk) {
+			return snap, nil
+		}
+	}
+}
+
+// discardIncomplete deletes snapshots whose build was interrupted, with
+// their rows: builds run one at a time, so their rows are the last ones.
+func discardIncomplete(ctx context.Context, tx pgx.Tx) error {
+	var first int64
+	err := tx.QueryRow(ctx, `SELECT min(first_row) FROM acs_snapshots WHERE NOT complete HAVING count(*) > 0`).Scan(&first)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return interpret(err)
+	}
+	for _, q := range []string{
+		`DELETE FROM acs_snapshot_parties WHERE row_id >= $1`,
+		`DELETE FROM acs_snapshot_rows WHERE row_id >= $1`,
+	} {
+		if _, err := tx.Exec(ctx, q, first); err != nil {
+			return interpret(err)
+		}
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM acs_snapshots WHERE NOT complete`)
+	return interpret(err)
+}
+
+func (s *Scan) snapshotOne(ctx context.Context, what, query string, args ...any) (scan.Snapshot, error) {
+	var snap scan.Snapshot
+	var rt int64
+	err := s.pool.QueryRow(ctx, `SELECT id, migration_id, record_time, first_row, last_row FROM acs_snapshots `+query, args...).
+		Scan(&snap.ID, &snap.Migration, &rt, &snap.FirstRow, &snap.LastRow)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return snap, fault.New(fault.NotFound, "no ACS snapshot %s", what)
+	}
+	snap.RecordTime = daml.Timestamp(rt)
+	return snap, interpret(err)
+}
+
+// LatestSnapshot returns the published snapshot with the greatest
+// (migration, record time).
+func (s *Scan) LatestSnapshot(ctx context.Context) (scan.Snapshot, error) {
+	return s.snapshotOne(ctx, "has been taken", `WHERE complete ORDER BY migration_id DESC, record_time DESC LIMIT 1`)
+}
+
+// SnapshotAtOrBefore returns the latest snapshot of migration at or before t.
+func (s *Scan) SnapshotAtOrBefore(ctx context.Context, migration int64, t daml.Timestamp) (scan.Snapshot, error) {
+	return s.snapshotOne(ctx, fmt.Sprintf("of migration %d at or before %s", migration, t),
+		`WHERE migration_id = $1 AND record_time <= $2 AND complete ORDER BY record_time DESC LIMIT 1`, migration, int64(t))
+}
+
+// SnapshotAfter returns the earliest snapshot after t in migration, or of
+// a later migration.
+func (s *Scan) SnapshotAfter(ctx context.Context, migration int64, t daml.Timestamp) (scan.Snapshot, error) {
+	return s.snapshotOne(ctx, fmt.Sprintf("after %s of migration %d", t, migration),
+		`WHERE (migration_id, record_time) > ($1, $2) AND complete ORDER BY migration_id, record_time LIMIT 1`, migration, int64(t))
+}
+
+// snapshotPageQuery is the statement of [Scan.SnapshotPage]. The page's
+// row ids are a keyset range ($1, $2] in row order, stopped by the LIMIT:
+// of acs_snapshot_rows_pkey (no filter), acs_snapshot_rows_template (one
+// template), acs_snapshot_parties_pkey (one party) or
+// acs_snapshot_parties_template (a party and a template); several parties
+// or templates make one range per (party, template) pair, merged in order
+// with duplicates dropped as they meet (Merge Append, Unique). Each row's
+// contract is then looked up by primary key (a nested loop over the page,
+// never a join PostgreSQL could turn into a scan of contracts).
+func snapshotPageQuery(q scan.SnapshotQuery) (string, []any) {
+	lo := max(q.After, q.Snapshot.FirstRow-1)
+	args := []any{lo, q.Snapshot.LastRow, limitArg(q.Limit)}
+	const lookup = `SELECT o.row_id, c.imported, c.body FROM (`
+	const rest = `) o
+CROSS JOIN LATERAL (SELECT contract_seq FROM acs_snapshot_rows d WHERE d.row_id = o.row_id) d
+CROSS JOIN LATERAL (SELECT imported, body FROM contracts c WHERE c.seq = d.contract_seq) c
+ORDER BY o.row_id`
+	parties := store.Parties(q.Parties)
+	keys := distinctKeys(q.Templates)
+	if len(parties) == 0 && len(keys) == 0 {
+		return `SELECT o.row_id, c.imported, c.body FROM (SELECT row_id, contract_seq FROM acs_snapshot_rows
+WHERE row_id > $1 AND row_id <= $2 ORDER BY row_id LIMIT $3) o
+CROSS JOIN LATERAL (SELECT imported, body FROM contracts c WHERE c.seq = o.contract_seq) c
+ORDER BY o.row_id`, args
+	}
+	arg := func(v string) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var arms []string
+	switch {
+	case len(parties) == 0:
+		for _, k := range keys {
+			arms = append(arms, `SELECT row_id FROM acs_snapshot_rows WHERE template_key = `+arg(k)+
+				` AND row_id > $1 AND row_id <= $2 ORDER BY row_id`)
+		}
+	case len(keys) == 0:
+		for _, p := range parties {
+			arms = append(arms, `SELECT row_id FROM acs_snapshot_parties WHERE party = `+arg(p)+
+				` AND row_id > $1 AND row_id <= $2 ORDER BY row_id`)
+		}
+	default:
+		for _, p := range parties {
+			for _, k := range keys {
+				arms = append(arms, `SELECT row_id FROM acs_snapshot_parties WHERE party = `+arg(p)+
+					` AND template_key = `+arg(k)+` AND row_id > $1 AND row_id <= $2 ORDER BY row_id`)
+			}
+		}
+	}
+	if len(arms) == 1 {
+		return lookup + arms[0] + ` LIMIT $3` + rest, args
+	}
+	for i := range arms {
+		arms[i] = "(" + arms[i] + ")"
+	}
+	return lookup + `SELECT DISTINCT row_id FROM (` + strings.Join(arms, "\n  UNION ALL ") + `) a
+ORDER BY row_id LIMIT $3` + rest, args
+}
+
+// SnapshotPage returns the next rows of a snapshot in row order.
+func (s *Scan) SnapshotPage(ctx context.Context, q scan.SnapshotQuery) ([]scan.SnapshotRow, error) {
+	query, args := snapshotPageQuery(q)
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, interpret(err)
+	}
+	defer rows.Close()
+	var out []scan.SnapshotRow
+	if q.Limit > 0 {
+		out = make([]scan.SnapshotRow, 0, min(q.Limit, 1024))
+	}
+	for rows.Next() {
+		var r scan.SnapshotRow
+		var body []byte
+		if err := rows.Scan(&r.Row, &r.Imported, &body); err != nil {
+			return nil, interpret(err)
+		}
+		if r.Contract, err = ledger.DecodeContract(body); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, interpret(rows.Err())
+}
