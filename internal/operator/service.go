@@ -198,6 +198,16 @@ func (o *Operator) Prune(ctx context.Context, participant ledger.ParticipantID, 
 	return Pruned{Participant: participant, UpTo: upTo}, nil
 }
 
+// Hostings lists the participants hosting a party, on every
+// synchronizer, from the committed topology (not the process's cache, so
+// that it is current when several processes share the ledger).
+func (o *Operator) Hostings(ctx context.Context, party daml.Party) ([]ledger.Hosting, error) {
+	if party == "" {
+		return nil, fault.New(fault.InvalidArgument, "a party is required")
+	}
+	return o.net.Store().Hostings(ctx, party)
+}
+
 // IsOperator reports whether the user administers the validator
 // participant.
 func (o *Operator) IsOperator(ctx context.Context, user string) (bool, error) {

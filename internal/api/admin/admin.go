@@ -6,9 +6,11 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -45,6 +47,9 @@ type Operator interface {
 	Prune(ctx context.Context, participant ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error)
 	// IsOperator reports whether a user may use the admin API.
 	IsOperator(ctx context.Context, user string) (bool, error)
+	// Hostings lists the participants hosting a party, on every
+	// synchronizer, as the committed topology holds them.
+	Hostings(ctx context.Context, party daml.Party) ([]ledger.Hosting, error)
 }
 
 // Snapshotter takes a Scan's ACS snapshot on demand.
@@ -73,6 +78,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("GET "+Prefix+"/clock", h.operatorOnly(h.clock))
 	mux.Handle("POST "+Prefix+"/clock/advance", h.operatorOnly(h.advanceClock))
 	mux.Handle("POST "+Prefix+"/prune", h.operatorOnly(h.prune))
+	mux.Handle("GET "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostings))
 	if h.snapshots != nil {
 		mux.Handle("POST "+Prefix+"/scan/snapshots", h.operatorOnly(h.takeSnapshot))
 	}
@@ -359,6 +365,42 @@ func (h *Handler) takeSnapshot(w http.ResponseWriter, r *http.Request) error {
 	web.WriteJSON(w, http.StatusOK, SnapshotResponse{
 		MigrationID: snap.Migration, RecordTime: snap.RecordTime.String(), Contracts: snap.Contracts(),
 	})
+	return nil
+}
+
+// HostingsResponse lists the participants hosting a party: the topology
+// a Scan reads to say which participant hosts a party, which the JSON
+// Ledger API does not expose.
+type HostingsResponse struct {
+	PartyID  string       `json:"party_id"`
+	Hostings []HostingOut `json:"hostings"`
+}
+
+// HostingOut is a participant hosting the party on a synchronizer.
+type HostingOut struct {
+	ParticipantID  string `json:"participant_id"`
+	SynchronizerID string `json:"synchronizer_id"`
+	// Permission is Submission, Confirmation or Observation.
+	Permission string `json:"permission"`
+}
+
+func (h *Handler) hostings(w http.ResponseWriter, r *http.Request) error {
+	party := r.PathValue("party")
+	if !ledger.ValidPartyID(party) {
+		return fault.New(fault.InvalidArgument, "invalid party id %q: want <hint>::<fingerprint>", party)
+	}
+	hs, err := h.op.Hostings(r.Context(), daml.Party(party))
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(hs, func(a, b ledger.Hosting) int {
+		return cmp.Or(cmp.Compare(a.Synchronizer, b.Synchronizer), cmp.Compare(a.Participant, b.Participant))
+	})
+	out := HostingsResponse{PartyID: party, Hostings: []HostingOut{}}
+	for _, x := range hs {
+		out.Hostings = append(out.Hostings, HostingOut{ParticipantID: string(x.Participant), SynchronizerID: string(x.Synchronizer), Permission: string(x.Permission)})
+	}
+	web.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 

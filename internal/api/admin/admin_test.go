@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -52,6 +53,7 @@ type fakeOperator struct {
 	PruneFunc        func(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error)
 	IsOperatorFunc   func(ctx context.Context, user string) (bool, error)
 	TakeNowFunc      func(ctx context.Context) (scan.Snapshot, error)
+	HostingsFunc     func(ctx context.Context, party daml.Party) ([]ledger.Hosting, error)
 
 	// calls are the calls made, in order. One fake serves one request, so
 	// they need no lock.
@@ -123,6 +125,14 @@ func (f *fakeOperator) TakeNow(ctx context.Context) (scan.Snapshot, error) {
 		return scan.Snapshot{}, errUnexpectedCall
 	}
 	return f.TakeNowFunc(ctx)
+}
+
+func (f *fakeOperator) Hostings(ctx context.Context, party daml.Party) ([]ledger.Hosting, error) {
+	f.record("Hostings(%q)", party)
+	if f.HostingsFunc == nil {
+		return nil, errUnexpectedCall
+	}
+	return f.HostingsFunc(ctx, party)
 }
 
 func (f *fakeOperator) IsOperator(ctx context.Context, user string) (bool, error) {
@@ -236,19 +246,26 @@ var (
 
 type route struct {
 	method string
-	path   string // under admin.Prefix, as the document names it
+	path   string // under admin.Prefix, as requested
 	golden string // testdata/<golden>.golden.json
+	// template is the path as the document names it, when path fills in
+	// a path parameter.
+	template string
 }
 
+// docPath is the path of r as the document names it.
+func (r route) docPath() string { return cmp.Or(r.template, r.path) }
+
 var (
-	getNetwork   = route{http.MethodGet, "/network", "network"}
-	postUsers    = route{http.MethodPost, "/users", "users"}
-	postTap      = route{http.MethodPost, "/tap", "tap"}
-	getClock     = route{http.MethodGet, "/clock", "clock"}
-	postAdvance  = route{http.MethodPost, "/clock/advance", "clock_advance"}
-	postPrune    = route{http.MethodPost, "/prune", "prune"}
-	postSnapshot = route{http.MethodPost, "/scan/snapshots", "scan_snapshot"}
-	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postSnapshot}
+	getNetwork   = route{http.MethodGet, "/network", "network", ""}
+	postUsers    = route{http.MethodPost, "/users", "users", ""}
+	postTap      = route{http.MethodPost, "/tap", "tap", ""}
+	getClock     = route{http.MethodGet, "/clock", "clock", ""}
+	postAdvance  = route{http.MethodPost, "/clock/advance", "clock_advance", ""}
+	postPrune    = route{http.MethodPost, "/prune", "prune", ""}
+	postSnapshot = route{http.MethodPost, "/scan/snapshots", "scan_snapshot", ""}
+	getHostings  = route{http.MethodGet, "/parties/" + string(dsoParty) + "/hostings", "hostings", "/parties/{party}/hostings"}
+	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postSnapshot, getHostings}
 )
 
 type testCase struct {
@@ -276,6 +293,7 @@ var okBody = map[route]string{
 	postAdvance:  `{"duration":"24h"}`,
 	postPrune:    `{"offset":9}`,
 	postSnapshot: "",
+	getHostings:  "",
 }
 
 // okOperator answers every call as a healthy network would; advancing its
@@ -312,6 +330,7 @@ func okOperator() fakeOperator {
 		TakeNowFunc: func(context.Context) (scan.Snapshot, error) {
 			return scan.Snapshot{ID: 3, Migration: 0, RecordTime: ledgerNow, FirstRow: 41, LastRow: 67}, nil
 		},
+		HostingsFunc: hostingsPerSample,
 	}
 }
 
@@ -348,6 +367,7 @@ var callsAfterAuth = map[route][]string{
 	postAdvance:  {"AdvanceClock(24h0m0s)"},
 	postPrune:    {`Prune("", 9)`},
 	postSnapshot: {"TakeNow()"},
+	getHostings:  {fmt.Sprintf("Hostings(%q)", dsoParty)},
 }
 
 const isOp = `IsOperator("participant_admin")`
@@ -446,6 +466,8 @@ func faultCases(r route, statuses ...int) []testCase {
 			}
 		case postSnapshot:
 			op.TakeNowFunc = func(context.Context) (scan.Snapshot, error) { return scan.Snapshot{}, err }
+		case getHostings:
+			op.HostingsFunc = func(context.Context, daml.Party) ([]ledger.Hosting, error) { return nil, err }
 		default:
 			panic(fmt.Sprintf("%s %s has no operator call that can fail", r.method, r.path))
 		}
@@ -669,6 +691,18 @@ func routeCases(r route) []testCase {
 	case postSnapshot:
 		cs = []testCase{{name: "ok", op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, "TakeNow()"}}}
 		cs = append(cs, faultCases(r, 500, 503)...)
+	case getHostings:
+		cs = []testCase{{
+			name: "ok: ordered by synchronizer and participant", op: okOperator(),
+			wantStatus: http.StatusOK, wantCalls: []string{isOp, callsAfterAuth[r][0]},
+		}, {
+			name: "hosted nowhere: an empty list",
+			op: fakeOperator{IsOperatorFunc: onlyOperator, HostingsFunc: func(context.Context, daml.Party) ([]ledger.Hosting, error) {
+				return nil, nil
+			}},
+			wantStatus: http.StatusOK, wantCalls: []string{isOp, callsAfterAuth[r][0]},
+		}}
+		cs = append(cs, faultCases(r, 400, 500, 503)...)
 	}
 	if r.method == http.MethodPost && r != postSnapshot { // the snapshot takes no body
 		for _, m := range malformedCases() {
@@ -689,6 +723,19 @@ func routeCases(r route) []testCase {
 		}
 	}
 	return cs
+}
+
+// hostingsPerSample answers as the topology of sampleNetwork would,
+// out of order: the DSO party on both SV participants.
+func hostingsPerSample(_ context.Context, p daml.Party) ([]ledger.Hosting, error) {
+	if p != dsoParty {
+		return nil, nil
+	}
+	sv2 := ledger.NewParticipantID("sv-2", fp("participant/sv-2"))
+	return []ledger.Hosting{
+		{Party: p, Participant: sv2, Synchronizer: syncID, Permission: ledger.PermissionConfirmation},
+		{Party: p, Participant: svParticipant, Synchronizer: syncID, Permission: ledger.PermissionSubmission},
+	}, nil
 }
 
 func invalidName() fakeOperator {
@@ -769,8 +816,8 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	}
 	want := []string{"GET /openapi.yaml"}
 	for _, r := range operatorOnly {
-		want = append(want, r.method+" "+r.path)
-		if sec := s.Doc.Paths.Value(r.path).GetOperation(r.method).Security; sec != nil {
+		want = append(want, r.method+" "+r.docPath())
+		if sec := s.Doc.Paths.Value(r.docPath()).GetOperation(r.method).Security; sec != nil {
 			t.Errorf("%s %s overrides the document's security; it needs the operator token", r.method, r.path)
 		}
 	}
@@ -906,7 +953,7 @@ func TestHandlers(t *testing.T) {
 			// the handler answers in some case, and the other way round
 			// (strict response validation already refuses an undocumented
 			// status, case by case).
-			documented := documentedStatuses(t, s.Doc, r.method, r.path)
+			documented := documentedStatuses(t, s.Doc, r.method, r.docPath())
 			got := slices.Sorted(maps.Keys(answered))
 			if !slices.Equal(documented, got) {
 				t.Errorf("%s %s: the document lists statuses %v, the cases answered %v", r.method, r.path, documented, got)
