@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/sandnet/sandnet/internal/api/admin"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
@@ -24,6 +25,7 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/ledgerclient"
+	"github.com/sandnet/sandnet/internal/operator"
 	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
 )
@@ -64,6 +66,8 @@ func newEnv(t *testing.T) *env {
 		Participant: e.sv, ParticipantName: "sv-1", Ledger: ledgerapi.NetworkLedger(net), Registry: net.Registry(),
 		Auth: &web.Authenticator{Verifier: auth.Unverified{}, Disabled: true},
 	}).Register(e.mux, "/sv/1")
+	// The admin API, for Now, Hostings and migration ids.
+	admin.New(operator.New(net, seeded), &web.Authenticator{Verifier: auth.Unverified{}, Disabled: true}, nil).Register(e.mux)
 	// A proxy in front of a participant that is down, for the 5xx case.
 	e.mux.HandleFunc("/fail/", func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "bad gateway", http.StatusBadGateway)
@@ -195,15 +199,22 @@ func TestReadPages(t *testing.T) {
 		name     string
 		pageSize int
 		limit    int
+		admin    bool // migration ids from the admin API
 	}{
-		{"pages of 1", 0, 1},
-		{"pages of 3", 0, 3},
-		{"page size caps the limit", 2, 50},
-		{"one page", 0, 1000},
+		{"pages of 1", 0, 1, false},
+		{"pages of 3", 0, 3, false},
+		{"pages of 4, with the admin API", 0, 4, true},
+		{"page size caps the limit", 2, 50, false},
+		{"one page", 0, 1000, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := e.client(func(cfg *ledgerclient.Config) { cfg.PageSize = tc.pageSize })
+			c := e.client(func(cfg *ledgerclient.Config) {
+				cfg.PageSize = tc.pageSize
+				if tc.admin {
+					cfg.AdminURL = e.srv.URL
+				}
+			})
 			var (
 				got   []scan.Update
 				after ledger.Offset
@@ -405,6 +416,58 @@ func TestNowFromCheckpoint(t *testing.T) {
 	}
 	if now > at || at-now > daml.Timestamp(time.Minute/time.Microsecond) {
 		t.Errorf("Now = %s, watermark after it %s", now, at)
+	}
+}
+
+// With the admin API, Now is the ledger clock and Hostings the committed
+// topology.
+func TestAdminAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	c := e.client(func(cfg *ledgerclient.Config) {
+		cfg.AdminURL = e.srv.URL + "/"
+	})
+	now, err := c.Now(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := e.net.Clock().Now(); now != want {
+		t.Errorf("Now = %s, want the clock's %s", now, want)
+	}
+	var want []ledger.ParticipantID
+	for _, h := range e.net.HostingsOf(e.dso) {
+		if h.Synchronizer == e.seeded.Synchronizer {
+			want = append(want, h.Participant)
+		}
+	}
+	slices.Sort(want)
+	if len(want) != len(e.seeded.SVs) {
+		t.Fatalf("the DSO party has %d hostings, want one per SV", len(want))
+	}
+	for _, tc := range []struct {
+		name  string
+		sync  ledger.SynchronizerID
+		party daml.Party
+		want  []ledger.ParticipantID
+	}{
+		{"the DSO party on its synchronizer", e.seeded.Synchronizer, e.dso, want},
+		{"on any synchronizer", "", e.dso, want},
+		{"on another synchronizer", "other::1220", e.dso, nil},
+		{"a party nobody hosts", e.seeded.Synchronizer, "nobody::1220", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := c.Hostings(ctx, tc.sync, tc.party)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("hostings (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := c.Hostings(ctx, "", "not-a-party"); !fault.Is(err, fault.InvalidArgument) {
+		t.Errorf("a malformed party: %v, want InvalidArgument", err)
 	}
 }
 
