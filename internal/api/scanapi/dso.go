@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sandnet/sandnet/internal/api/web"
@@ -438,7 +439,7 @@ func (h *Handler) ansEntries(w http.ResponseWriter, r *http.Request) error {
 	if !q.Has("page_size") {
 		return badRequest("Missing required query parameter %q", "page_size")
 	}
-	pageSize, err := parseInt32(q.Get("page_size"))
+	pageSize, err := strconv.ParseInt(q.Get("page_size"), 10, 32)
 	if err != nil {
 		return badRequest("Invalid value for query parameter %q: %q is not a 32-bit integer", "page_size", q.Get("page_size"))
 	}
@@ -461,33 +462,6 @@ func (h *Handler) ansEntries(w http.ResponseWriter, r *http.Request) error {
 	}
 	web.WriteJSON(w, http.StatusOK, out)
 	return nil
-}
-
-func parseInt32(s string) (int64, error) {
-	var n int64
-	if s == "" {
-		return 0, fault.New(fault.InvalidArgument, "empty")
-	}
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	if s == "" || len(s) > 10 {
-		return 0, fault.New(fault.InvalidArgument, "not an int32")
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, fault.New(fault.InvalidArgument, "not an int32")
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	if n > 1<<31-1 || n < -(1<<31) {
-		return 0, fault.New(fault.InvalidArgument, "not an int32")
-	}
-	return n, nil
 }
 
 // allAnsEntries returns the entries that have not expired, in name order,

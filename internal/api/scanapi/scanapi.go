@@ -36,9 +36,10 @@ func OpenAPI() []byte { return openAPI }
 type Config struct {
 	// Service answers the reads.
 	Service *scan.Service
-	// Registry is the network's template registry; it resolves the
-	// Splice templates the API looks up by name (optional: the Splice
-	// package table is used when nil).
+	// Registry is the network's template registry. The handlers find the
+	// Splice templates by package name, module and entity and need nothing
+	// more today; it is accepted (and may be nil) so that the Scan API is
+	// wired like the other APIs over the same network.
 	Registry *ledger.Registry
 	// Logger receives the details of internal errors (slog.Default when
 	// nil).

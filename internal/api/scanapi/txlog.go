@@ -9,7 +9,6 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scan"
@@ -163,7 +162,6 @@ func v0EventID(updateID string, node int32) string {
 func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool) ([]*TxLogItem, error) {
 	out := []*TxLogItem{}
 	var after *scan.HistoryPosition
-	skipping := false
 	if end != nil && !desc {
 		u, err := h.svc.Update(ctx, end.updateID)
 		if err != nil {
@@ -175,26 +173,17 @@ func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool
 			}
 		}
 		after = &scan.HistoryPosition{Migration: u.Transaction.MigrationID, RecordTime: u.Transaction.RecordTime}
-		if u.Import {
-			after = nil
-			skipping = true
-		}
 	}
 	var all []*TxLogItem
 	for len(out) < limit || desc {
+		// Import updates are read too (they carry no transfers), so that
+		// the log is served while the Scan backfills, as in Splice.
 		ups, err := h.svc.History(ctx, after, txLogBatch, true)
 		if err != nil {
 			return nil, err
 		}
 		for i := range ups {
-			u := &ups[i]
-			if skipping {
-				if u.UpdateID() == end.updateID {
-					skipping = false
-				}
-				continue
-			}
-			items := txLogItems(u)
+			items := txLogItems(&ups[i])
 			if desc {
 				all = append(all, items...)
 				continue
@@ -208,12 +197,9 @@ func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool
 		if len(ups) < txLogBatch {
 			break
 		}
+		// Paging on by position skips the rest of a run of import updates
+		// that share a record time; they hold no log entries.
 		last := ups[len(ups)-1].Transaction
-		if ups[len(ups)-1].Import {
-			// Import updates share a record time; page on by skipping
-			// what was read.
-			return nil, fault.New(fault.Unavailable, "the transaction log cannot page over more than %d import updates", txLogBatch)
-		}
 		after = &scan.HistoryPosition{Migration: last.MigrationID, RecordTime: last.RecordTime}
 	}
 	if !desc {
