@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -104,20 +105,11 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/ans-entries/by-party/{party}", h.ansEntryByParty},
 	}
 	for _, rt := range routes {
-		method, path, _ := cut(rt.pattern)
+		method, path, _ := strings.Cut(rt.pattern, " ")
 		mux.Handle(method+" "+prefix+path, h.serve(rt.fn))
 	}
 	mux.HandleFunc("GET "+prefix+"/openapi.yaml", serveOpenAPI)
 	mux.HandleFunc(prefix+"/", web.NotFound)
-}
-
-func cut(pattern string) (method, path string, ok bool) {
-	for i := range len(pattern) {
-		if pattern[i] == ' ' {
-			return pattern[:i], pattern[i+1:], true
-		}
-	}
-	return "", pattern, false
 }
 
 // serve answers any error the handler returns in the API's error shape.
