@@ -27,6 +27,7 @@ type AdminCmd struct {
 	Tap          AdminTapCmd          `cmd:"" help:"Mint coin (CC) for a user."`
 	AdvanceClock AdminAdvanceClockCmd `cmd:"" help:"Move ledger time forward, e.g. 1h30m or 720h."`
 	Prune        AdminPruneCmd        `cmd:"" help:"Prune a participant's update stream up to and including an offset."`
+	Snapshot     AdminSnapshotCmd     `cmd:"" help:"Take an ACS snapshot of the Scan now, outside its schedule."`
 }
 
 // OperatorUser is the ledger API user a seeded network gives ParticipantAdmin
@@ -131,4 +132,12 @@ type AdminPruneCmd struct {
 // Run calls POST /prune.
 func (c *AdminPruneCmd) Run(ctx context.Context, a *AdminCmd) error {
 	return a.call(ctx, http.MethodPost, "/prune", admin.PruneRequest{ParticipantID: c.Participant, Offset: c.Offset}, nil)
+}
+
+// AdminSnapshotCmd takes an ACS snapshot of the Scan on demand.
+type AdminSnapshotCmd struct{}
+
+// Run calls POST /scan/snapshots.
+func (c *AdminSnapshotCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/scan/snapshots", nil, nil)
 }

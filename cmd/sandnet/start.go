@@ -21,31 +21,35 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/admin"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
+	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
+	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/operator"
+	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/store/pgstore"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
 )
 
 // StartCmd runs a network. Every flag has an environment-variable twin.
 type StartCmd struct {
-	Listen      string   `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
-	DataDir     string   `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
-	DatabaseURL string   `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
-	DBSchema    string   `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
-	NetworkSeed string   `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
-	SVs         int      `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
-	Auth        string   `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
-	AuthSecret  string   `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
-	AuthAud     string   `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
-	AuthJWKSURL string   `name:"auth-jwks-url" env:"SANDNET_AUTH_JWKS_URL" help:"JWKS URL for --auth jwks."`
-	CORSOrigins []string `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser (* for any)."`
-	ListLimit   int      `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
-	LogFormat   string   `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
-	LogLevel    string   `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
+	Listen         string        `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
+	DataDir        string        `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
+	DatabaseURL    string        `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
+	DBSchema       string        `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
+	NetworkSeed    string        `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
+	SVs            int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
+	Auth           string        `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
+	AuthSecret     string        `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
+	AuthAud        string        `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
+	AuthJWKSURL    string        `name:"auth-jwks-url" env:"SANDNET_AUTH_JWKS_URL" help:"JWKS URL for --auth jwks."`
+	CORSOrigins    []string      `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser (* for any)."`
+	SnapshotPeriod time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between the Scan's ACS snapshots; they are taken at multiples of it since midnight UTC (3h: 00:00, 03:00, …)."`
+	ListLimit      int           `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
+	LogFormat      string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
+	LogLevel       string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
 }
 
 // Run starts the network and serves until ctx is cancelled (SIGINT,
@@ -82,6 +86,9 @@ func (m *Main) Run(ctx context.Context) error {
 	slog.SetDefault(log)
 	cfg := m.Config
 
+	if cfg.SnapshotPeriod < time.Minute {
+		return fmt.Errorf("--scan-snapshot-period must be at least 1m, not %s", cfg.SnapshotPeriod)
+	}
 	if cfg.ListLimit <= 0 {
 		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
 	}
@@ -107,6 +114,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
+	scanStore, err := m.openScanStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer scanStore.Close()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -145,12 +157,19 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = srv.Shutdown(shutdownCtx)
 	}()
 
-	seeded, err := seedOnce(ctx, network, leader, splice.SeedConfig{SVs: cfg.SVs})
+	// A new network's history starts before the previous snapshot
+	// boundary, so that its Scan has an ACS snapshot from the start.
+	genesis := scan.Boundary(network.Clock().Now(), cfg.SnapshotPeriod) - daml.Timestamp(time.Minute.Microseconds())
+	seeded, err := seedOnce(ctx, network, leader, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis})
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}
+	scanNode := newScanNode(scanStore, network, seeded, cfg.SnapshotPeriod, reg, log)
+	if err := scanNode.catchUp(ctx); err != nil {
+		return err
+	}
 	op := operator.New(network, seeded)
-	admin.New(op, authn).Register(mux)
+	admin.New(op, authn, scanNode.snapshots).Register(mux)
 	// The validator's ledger API at the root, SV k's under /sv/k.
 	ledgerAPI := func(p ledger.ParticipantID, name, prefix string) {
 		ledgerapi.New(ledgerapi.Config{
@@ -158,6 +177,9 @@ func (m *Main) Run(ctx context.Context) error {
 			Registry: registry, Auth: authn, MaxListElements: cfg.ListLimit, Logger: log,
 		}).Register(mux, prefix)
 	}
+	scanapi.New(scanapi.Config{
+		Service: scanNode.service, Registry: registry, Logger: log, SVUser: seeded.SVs[0].OperatorUser,
+	}).Register(mux, scanapi.Prefix)
 	ledgerAPI(seeded.Validator.Participant, seeded.Validator.ParticipantName, "")
 	for k, sv := range seeded.SVs {
 		ledgerAPI(sv.Participant, sv.ParticipantName, fmt.Sprintf("/sv/%d", k+1))
@@ -172,7 +194,18 @@ func (m *Main) Run(ctx context.Context) error {
 	reg.MustRegister(leading)
 	autoCtx, stopAutomation := context.WithCancel(ctx)
 	var automationDone sync.WaitGroup
-	automationDone.Go(func() { runWhileLeader(autoCtx, leader, log, leading, automation.Run) })
+	automationDone.Go(func() {
+		runWhileLeader(autoCtx, leader, log, leading, func(ctx context.Context) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			var wg sync.WaitGroup
+			wg.Go(func() { _ = scanNode.run(ctx) })
+			err := automation.Run(ctx)
+			cancel() // automation ended: the scan's loops end with it
+			wg.Wait()
+			return err
+		})
+	})
 	// Stop automation before the engine and the store close under it.
 	defer automationDone.Wait()
 	defer stopAutomation()

@@ -6,7 +6,7 @@
 //
 // The package imports neither SQL nor HTTP. It reads the ledger through the
 // [Source] seam (in process: [NetworkSource]; over the JSON Ledger API: the
-// client in internal/api/ledgerapi/ledgerclient) and persists through the
+// client in internal/ledgerclient) and persists through the
 // [Store] seam (internal/store/sqlitestore and pgstore), so a Scan can run
 // beside its ledger or in its own process against a remote one.
 //

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/scan"
+	"github.com/sandnet/sandnet/internal/store/pgstore"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+)
+
+// scanNode is SV 1's Scan: its own store, the reads it serves, and the
+// background work that fills it (ingestion and ACS snapshots).
+type scanNode struct {
+	store     scan.Store
+	service   *scan.Service
+	ingester  *scan.Ingester
+	snapshots *scan.Snapshotter
+}
+
+// openScanStore opens the Scan's database: <data-dir>/scan.db, or the
+// schema <prefix>_scan on PostgreSQL.
+func (m *Main) openScanStore(ctx context.Context) (scan.Store, error) {
+	cfg := m.Config
+	if cfg.DatabaseURL != "" {
+		s, err := pgstore.OpenScan(ctx, cfg.DatabaseURL, cfg.DBSchema+"_scan")
+		if err != nil {
+			return nil, fmt.Errorf("open the scan's PostgreSQL schema: %w", err)
+		}
+		return s, nil
+	}
+	s, err := sqlitestore.OpenScan(ctx, filepath.Join(cfg.DataDir, "scan.db"))
+	if err != nil {
+		return nil, fmt.Errorf("open the scan's SQLite database: %w", err)
+	}
+	return s, nil
+}
+
+// newScanNode builds SV 1's Scan over the network, reading SV 1's
+// participant in process.
+func newScanNode(st scan.Store, net *ledger.Network, seeded *splice.Seeded, period time.Duration, reg prometheus.Registerer, log *slog.Logger) *scanNode {
+	sv := seeded.SVs[0]
+	src := &scan.NetworkSource{Network: net, Participant: sv.Participant, DSO: seeded.DSOParty}
+	ingested := ledger.NewSignal()
+	snapshotSeconds := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "sandnet_scan_snapshot_seconds", Help: "Time to build an ACS snapshot.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+	})
+	snapshotContracts := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sandnet_scan_snapshot_contracts", Help: "Contracts in the latest ACS snapshot.",
+	})
+	reg.MustRegister(snapshotSeconds, snapshotContracts)
+	return &scanNode{
+		store: st,
+		service: &scan.Service{
+			Config: scan.Config{DSO: seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: seeded.AnsAcronym},
+			Store:  st, Source: src,
+		},
+		ingester: &scan.Ingester{Source: src, Store: st, Logger: log, Ingested: ingested},
+		snapshots: &scan.Snapshotter{
+			Store: st, Period: period, Ingested: ingested, Logger: log,
+			Taken: func(s scan.Snapshot, d time.Duration) {
+				snapshotSeconds.Observe(d.Seconds())
+				snapshotContracts.Set(float64(s.Contracts()))
+				log.Info("ACS snapshot taken", "migration", s.Migration, "record_time", s.RecordTime, "contracts", s.Contracts(), "took", d.Round(time.Millisecond))
+			},
+		},
+	}
+}
+
+// catchUp ingests what the ledger has and takes the snapshots that are
+// due, so that a network served as ready has its history and its first
+// snapshot in Scan. Several processes may do it at once: ingestion
+// compare-and-swaps its cursor and snapshots are idempotent.
+func (s *scanNode) catchUp(ctx context.Context) error {
+	if _, err := s.ingester.Step(ctx); err != nil {
+		return fmt.Errorf("scan ingestion: %w", err)
+	}
+	if _, err := s.snapshots.Step(ctx); err != nil {
+		return fmt.Errorf("ACS snapshot: %w", err)
+	}
+	return nil
+}
+
+// run ingests and snapshots until ctx ends. The two run apart, so that a
+// long snapshot build never holds up ingestion.
+func (s *scanNode) run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = s.ingester.Run(ctx, s.snapshots.Wake) })
+	wg.Go(func() { _ = s.snapshots.Run(ctx) })
+	wg.Wait()
+	return nil
+}
