@@ -73,9 +73,16 @@ type proc struct {
 
 func startSandnet(t *testing.T, dataDir string, args ...string) *proc {
 	t.Helper()
+	return startProc(t, "start", dataDir, args...)
+}
+
+// startProc runs a serving subcommand (start, scan) on a free port and
+// waits until it is ready.
+func startProc(t *testing.T, command, dataDir string, args ...string) *proc {
+	t.Helper()
 	addr := freePort(t)
 	p := &proc{addr: addr, stderr: &bytes.Buffer{}}
-	all := append([]string{"start", "--listen", addr, "--data-dir", dataDir}, args...)
+	all := append([]string{command, "--listen", addr, "--data-dir", dataDir}, args...)
 	p.cmd = exec.Command(sandnetBinary(t), all...)
 	p.cmd.Stderr = &lockedWriter{w: p.stderr}
 	if err := p.cmd.Start(); err != nil {
@@ -98,7 +105,7 @@ func startSandnet(t *testing.T, dataDir string, args ...string) *proc {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("sandnet did not become ready:\n%s", p.stderr)
+	t.Fatalf("sandnet %s did not become ready:\n%s", command, p.stderr)
 	return nil
 }
 

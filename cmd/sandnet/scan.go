@@ -26,29 +26,33 @@ type scanNode struct {
 	snapshots *scan.Snapshotter
 }
 
-// openScanStore opens the Scan's database: <data-dir>/scan.db, or the
-// schema <prefix>_scan on PostgreSQL.
-func (m *Main) openScanStore(ctx context.Context) (scan.Store, error) {
-	cfg := m.Config
-	if cfg.DatabaseURL != "" {
-		s, err := pgstore.OpenScan(ctx, cfg.DatabaseURL, cfg.DBSchema+"_scan")
+// openScanStore opens a Scan's database: <dataDir>/scan.db, or the schema
+// <prefix>_scan on PostgreSQL when databaseURL is set.
+func openScanStore(ctx context.Context, dataDir, databaseURL, prefix string) (scan.Store, error) {
+	if databaseURL != "" {
+		s, err := pgstore.OpenScan(ctx, databaseURL, prefix+"_scan")
 		if err != nil {
 			return nil, fmt.Errorf("open the scan's PostgreSQL schema: %w", err)
 		}
 		return s, nil
 	}
-	s, err := sqlitestore.OpenScan(ctx, filepath.Join(cfg.DataDir, "scan.db"))
+	s, err := sqlitestore.OpenScan(ctx, filepath.Join(dataDir, "scan.db"))
 	if err != nil {
 		return nil, fmt.Errorf("open the scan's SQLite database: %w", err)
 	}
 	return s, nil
 }
 
-// newScanNode builds SV 1's Scan over the network, reading SV 1's
-// participant in process.
-func newScanNode(st scan.Store, net *ledger.Network, seeded *splice.Seeded, period time.Duration, reg prometheus.Registerer, log *slog.Logger) *scanNode {
+// networkScanConfig is SV 1's Scan of a network in this process: it reads
+// SV 1's participant through the engine.
+func networkScanConfig(net *ledger.Network, seeded *splice.Seeded) (scan.Source, scan.Config) {
 	sv := seeded.SVs[0]
 	src := &scan.NetworkSource{Network: net, Participant: sv.Participant, DSO: seeded.DSOParty}
+	return src, scan.Config{DSO: seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: seeded.AnsAcronym}
+}
+
+// newScanNode builds a Scan over a source.
+func newScanNode(st scan.Store, src scan.Source, cfg scan.Config, period time.Duration, reg prometheus.Registerer, log *slog.Logger) *scanNode {
 	ingested := ledger.NewSignal()
 	snapshotSeconds := prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "sandnet_scan_snapshot_seconds", Help: "Time to build an ACS snapshot.",
@@ -59,11 +63,8 @@ func newScanNode(st scan.Store, net *ledger.Network, seeded *splice.Seeded, peri
 	})
 	reg.MustRegister(snapshotSeconds, snapshotContracts)
 	return &scanNode{
-		store: st,
-		service: &scan.Service{
-			Config: scan.Config{DSO: seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: seeded.AnsAcronym},
-			Store:  st, Source: src,
-		},
+		store:    st,
+		service:  &scan.Service{Config: cfg, Store: st, Source: src},
 		ingester: &scan.Ingester{Source: src, Store: st, Logger: log, Ingested: ingested},
 		snapshots: &scan.Snapshotter{
 			Store: st, Period: period, Ingested: ingested, Logger: log,

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -112,4 +116,81 @@ func TestScan(t *testing.T) {
 		t.Errorf("the tapped amulet %s is not in Scan's history", tap.ContractID)
 	}
 	p.stop(t)
+}
+
+// A Scan in its own process (sandnet scan), reading SV 1's participant
+// over the JSON Ledger API, answers exactly as the Scan inside sandnet
+// start does, before and after new transactions.
+func TestRemoteScan(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	net := startSandnet(t, dir)
+	remote := startProc(t, "scan", t.TempDir(), "--url", net.url(""), "--sandnet-data-dir", dir)
+	admin := mustToken(t, dir, "participant_admin")
+
+	var ts struct {
+		RecordTime string `json:"record_time"`
+	}
+	far := url.QueryEscape(time.Now().Add(1000 * time.Hour).UTC().Format(time.RFC3339))
+	if code := call(t, "GET", net.url("/api/scan/v0/state/acs/snapshot-timestamp?migration_id=0&before="+far), "", nil, &ts); code != 200 {
+		t.Fatalf("snapshot timestamp: %d", code)
+	}
+	reads := []struct {
+		method, path, body string
+	}{
+		{"POST", "/v2/updates", `{"page_size":1000}`},
+		// compact_json: in protobuf_json the remote Scan cannot name the
+		// type of a vote's action (the ledger API's JSON does not carry
+		// it, and sandnet models the action as an untyped value).
+		{"POST", "/v1/updates", `{"page_size":1000,"daml_value_encoding":"compact_json"}`},
+		{"POST", "/v2/state/acs", `{"migration_id":0,"record_time":"` + ts.RecordTime + `","page_size":1000}`},
+		{"POST", "/v0/backfilling/migration-info", `{"migration_id":0}`},
+		{"GET", "/v0/dso", ""},
+		{"GET", "/v0/ans-entries?page_size=100", ""},
+		{"POST", "/v0/open-and-issuing-mining-rounds", `{}`},
+		{"GET", "/v0/sv-bft-sequencers", ""},
+	}
+	same := func(when string) {
+		t.Helper()
+		for _, r := range reads {
+			a, b := fetch(t, r.method, net.url("/api/scan"+r.path), r.body), fetch(t, r.method, remote.url("/api/scan"+r.path), r.body)
+			if a != b {
+				t.Errorf("%s: %s %s differs between the in-process and the remote Scan:\n%.400s\n%.400s", when, r.method, r.path, a, b)
+			}
+		}
+	}
+	same("seeded")
+
+	// A tap; both Scans ingest it (the remote one within its wait).
+	if code := call(t, "POST", net.url("/api/sandnet/v0/tap"), admin, map[string]string{"user": "bob", "amount": "7"}, nil); code != 200 {
+		t.Fatalf("tap: %d", code)
+	}
+	history := func(p *proc) string { return fetch(t, "POST", p.url("/api/scan/v2/updates"), `{"page_size":1000}`) }
+	deadline := time.Now().Add(15 * time.Second)
+	for history(net) != history(remote) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	same("after a tap")
+	remote.stop(t)
+	net.stop(t)
+}
+
+// fetch returns a response body, failing on a transport error.
+func fetch(t *testing.T, method, url, body string) string {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%d %s", resp.StatusCode, b)
 }

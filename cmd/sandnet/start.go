@@ -114,7 +114,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
-	scanStore, err := m.openScanStore(ctx)
+	scanStore, err := openScanStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}
-	scanNode := newScanNode(scanStore, network, seeded, cfg.SnapshotPeriod, reg, log)
+	scanSource, scanConfig := networkScanConfig(network, seeded)
+	scanNode := newScanNode(scanStore, scanSource, scanConfig, cfg.SnapshotPeriod, reg, log)
 	if err := scanNode.catchUp(ctx); err != nil {
 		return err
 	}
