@@ -566,9 +566,13 @@ SELECT $6::bigint + row_number() OVER (ORDER BY created_at, contract_id), $7, se
   SELECT seq, created_at, contract_id, template_key FROM contracts
   WHERE (created_at, contract_id) > ($3::bigint, $4::text) AND ` + activeAt + `
   ORDER BY created_at, contract_id LIMIT $5) c`
+	// sqlSnapChunkParties indexes a chunk's rows by stakeholder. The
+	// stakeholders are a LATERAL subquery that OFFSET 0 keeps from being
+	// flattened: a lookup of contract_stakeholders_pkey per row, not a hash
+	// join over the whole table for every chunk.
 	sqlSnapChunkParties = `INSERT INTO acs_snapshot_parties (party, row_id, template_key)
 SELECT s.party, d.row_id, d.template_key FROM acs_snapshot_rows d
-JOIN contract_stakeholders s ON s.seq = d.contract_seq
+CROSS JOIN LATERAL (SELECT party FROM contract_stakeholders s WHERE s.seq = d.contract_seq OFFSET 0) s
 WHERE d.row_id > $1 AND d.row_id <= $2`
 	sqlSnapRowKey = `SELECT c.created_at, c.contract_id FROM acs_snapshot_rows d
 JOIN contracts c ON c.seq = d.contract_seq WHERE d.row_id = $1`
@@ -675,7 +679,12 @@ func discardIncomplete(ctx context.Context, tx pgx.Tx) error {
 		return interpret(err)
 	}
 	for _, q := range []string{
-		`DELETE FROM acs_snapshot_parties WHERE row_id >= $1`,
+		// Party rows are written in the transaction of their snapshot
+		// rows, so the leftover's are found from its rows' stakeholders:
+		// a primary key lookup each.
+		`DELETE FROM acs_snapshot_parties WHERE (party, row_id) IN (
+  SELECT s.party, d.row_id FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq
+  WHERE d.row_id >= $1)`,
 		`DELETE FROM acs_snapshot_rows WHERE row_id >= $1`,
 	} {
 		if _, err := tx.Exec(ctx, q, first); err != nil {
@@ -722,24 +731,27 @@ func (s *Scan) SnapshotAfter(ctx context.Context, migration int64, t daml.Timest
 // of acs_snapshot_rows_pkey (no filter), acs_snapshot_rows_template (one
 // template), acs_snapshot_parties_pkey (one party) or
 // acs_snapshot_parties_template (a party and a template); several parties
-// or templates make one range per (party, template) pair, merged in order
-// with duplicates dropped as they meet (Merge Append, Unique). Each row's
-// contract is then looked up by primary key (a nested loop over the page,
-// never a join PostgreSQL could turn into a scan of contracts).
+// or templates make one range per (party, template) pair, each cut at the
+// page size, merged in order with duplicates dropped as they meet (Merge
+// Append, Unique, or for a pair of very unequal ranges a hash of at most
+// pairs × limit row ids and their sort). Each row's
+// contract is then looked up by primary key: a LATERAL subquery with a
+// LIMIT, which PostgreSQL cannot flatten into a join, so it stays a nested
+// loop over the page instead of a hash join over all of contracts.
 func snapshotPageQuery(q scan.SnapshotQuery) (string, []any) {
 	lo := max(q.After, q.Snapshot.FirstRow-1)
 	args := []any{lo, q.Snapshot.LastRow, limitArg(q.Limit)}
 	const lookup = `SELECT o.row_id, c.imported, c.body FROM (`
 	const rest = `) o
-CROSS JOIN LATERAL (SELECT contract_seq FROM acs_snapshot_rows d WHERE d.row_id = o.row_id) d
-CROSS JOIN LATERAL (SELECT imported, body FROM contracts c WHERE c.seq = d.contract_seq) c
+CROSS JOIN LATERAL (SELECT contract_seq FROM acs_snapshot_rows d WHERE d.row_id = o.row_id LIMIT 1) d
+CROSS JOIN LATERAL (SELECT imported, body FROM contracts c WHERE c.seq = d.contract_seq LIMIT 1) c
 ORDER BY o.row_id`
 	parties := store.Parties(q.Parties)
 	keys := distinctKeys(q.Templates)
 	if len(parties) == 0 && len(keys) == 0 {
 		return `SELECT o.row_id, c.imported, c.body FROM (SELECT row_id, contract_seq FROM acs_snapshot_rows
 WHERE row_id > $1 AND row_id <= $2 ORDER BY row_id LIMIT $3) o
-CROSS JOIN LATERAL (SELECT imported, body FROM contracts c WHERE c.seq = o.contract_seq) c
+CROSS JOIN LATERAL (SELECT imported, body FROM contracts c WHERE c.seq = o.contract_seq LIMIT 1) c
 ORDER BY o.row_id`, args
 	}
 	arg := func(v string) string {
@@ -770,7 +782,9 @@ ORDER BY o.row_id`, args
 		return lookup + arms[0] + ` LIMIT $3` + rest, args
 	}
 	for i := range arms {
-		arms[i] = "(" + arms[i] + ")"
+		// Each arm cut at the page size too: the merge then reads at most
+		// arms × limit rows whichever plan PostgreSQL picks for it.
+		arms[i] = "(" + arms[i] + " LIMIT $3)"
 	}
 	return lookup + `SELECT DISTINCT row_id FROM (` + strings.Join(arms, "\n  UNION ALL ") + `) a
 ORDER BY row_id LIMIT $3` + rest, args

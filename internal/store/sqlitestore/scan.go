@@ -751,7 +751,12 @@ func discardIncomplete(ctx context.Context, w runner) error {
 		return interpret(err)
 	}
 	for _, q := range []string{
-		`DELETE FROM acs_snapshot_parties WHERE row_id >= ?`,
+		// Party rows are written in the transaction of their snapshot
+		// rows, so the leftover's are found from its rows' stakeholders:
+		// a primary key lookup each.
+		`DELETE FROM acs_snapshot_parties WHERE (party, row_id) IN (
+  SELECT s.party, d.row_id FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq
+  WHERE d.row_id >= ?)`,
 		`DELETE FROM acs_snapshot_rows WHERE row_id >= ?`,
 	} {
 		if _, err := w.ExecContext(ctx, q, first); err != nil {

@@ -121,5 +121,3 @@ CREATE TABLE acs_snapshot_parties (
     PRIMARY KEY (party, row_id)
 );
 CREATE INDEX acs_snapshot_parties_template ON acs_snapshot_parties (party, template_key, row_id);
--- Discarding an interrupted build deletes a range of row ids.
-CREATE INDEX acs_snapshot_parties_row ON acs_snapshot_parties (row_id);
