@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds sandnet, starts it on a free port with a throwaway data dir, runs the
-# Canton Network TypeScript client checks (ledger-client.mjs) against it, and
-# always stops it. Exit status is the checks'.
+# Canton Network TypeScript client checks against it (ledger-client.mjs: the
+# ledger clients on the JSON Ledger API; scan-client.mjs: Splice's ScanClient
+# on /api/scan), and always stops it. Exit status is non-zero when either
+# fails; both always run.
 #
 #   bash scripts/clients/run.sh            # VERBOSE=1 for client warnings and stacks
 #
@@ -50,7 +52,10 @@ ALICE_TOKEN=$("$work/sandnet" token --user alice --data-dir "$data")
 export ADMIN_TOKEN ALICE_TOKEN
 
 status=0
+echo "--- ledger-client.mjs"
 (cd "$here" && node --no-warnings --experimental-websocket ledger-client.mjs) || status=$?
+echo "--- scan-client.mjs"
+(cd "$here" && node --no-warnings scan-client.mjs) || status=$?
 if [[ $status -ne 0 ]]; then
 	echo "--- sandnet log (last 40 lines)"; tail -n 40 "$work/sandnet.log"
 fi
