@@ -9,26 +9,26 @@ import (
 	"github.com/sandnet/sandnet/internal/scan"
 )
 
-// scanPlanFixture fills a Scan database with 20 000 updates (two
+// scanPlanFixture fills a Scan database with 4 000 updates (two
 // synchronizers, two migrations, one in a hundred of migration 1 an
-// import), 20 000 contracts (50 templates, one in ten archived, the DSO
+// import), 4 000 contracts (50 templates, one in ten archived, the DSO
 // and one of 100 owners the stakeholders) and a snapshot of them, straight
 // in SQL.
 const scanPlanFixture = `
 INSERT INTO updates (update_id, migration_id, record_time, synchronizer, ledger_offset, is_import, body)
-  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-  SELECT 'u' || i, i / 10000, CASE WHEN i >= 10000 AND i % 100 = 0 THEN -9223372036854775808 ELSE i END,
-         's' || (i % 2), i, i >= 10000 AND i % 100 = 0, x'00'
+  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
+  SELECT 'u' || i, i / 2000, CASE WHEN i >= 2000 AND i % 100 = 0 THEN -9223372036854775808 ELSE i END,
+         's' || (i % 2), i, i >= 2000 AND i % 100 = 0, x'00'
   FROM n;
 INSERT INTO contracts (contract_id, template_key, created_at, created_migration, created_record_time,
                        archived_migration, archived_record_time, imported, body)
-  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
   SELECT 'c' || i, 'splice-amulet:Splice.Amulet:T' || (i % 50), i, 0, i,
          CASE WHEN i % 10 = 5 THEN 0 END, CASE WHEN i % 10 = 5 THEN i + 1 END, 0, x'00'
   FROM n;
 INSERT INTO contract_stakeholders (seq, party) SELECT seq, 'dso::1220' FROM contracts;
 INSERT INTO contract_stakeholders (seq, party) SELECT seq, 'owner' || (seq % 100) || '::1220' FROM contracts;
-INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete) VALUES (0, 30000, 1, 20000, 1);
+INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete) VALUES (0, 30000, 1, 4000, 1);
 INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_key)
   SELECT seq, 1, seq, template_key FROM contracts;
 INSERT INTO acs_snapshot_parties (party, row_id, template_key)
@@ -49,7 +49,7 @@ func TestScanQueryPlans(t *testing.T) {
 	if _, err := s.w.ExecContext(t.Context(), scanPlanFixture); err != nil {
 		t.Fatal(err)
 	}
-	snap := scan.Snapshot{ID: 1, Migration: 0, RecordTime: 30000, FirstRow: 1, LastRow: 20000}
+	snap := scan.Snapshot{ID: 1, Migration: 0, RecordTime: 30000, FirstRow: 1, LastRow: 4000}
 	key := func(i int) scan.TemplateKey {
 		return scan.TemplateKey{PackageName: "splice-amulet", Module: "Splice.Amulet", Entity: "T" + string(rune('0'+i))}
 	}
@@ -88,16 +88,16 @@ func TestScanQueryPlans(t *testing.T) {
 		activeTmpl, activeTmpl)
 	twoTemplates.sorts = true // merging at most 2 × 100 rows
 	plans := []plan{
-		page("page", scan.SnapshotQuery{After: 15000},
+		page("page", scan.SnapshotQuery{After: 3000},
 			"SEARCH d USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)", byContract),
-		page("page, one party", scan.SnapshotQuery{After: 15000, Parties: []daml.Party{owner}}, byParty, byRow, byContract),
-		page("page, the DSO party", scan.SnapshotQuery{After: 15000, Parties: []daml.Party{dso}}, byParty, byRow, byContract),
-		page("page, two parties", scan.SnapshotQuery{After: 15000, Parties: []daml.Party{owner, dso}},
+		page("page, one party", scan.SnapshotQuery{After: 3000, Parties: []daml.Party{owner}}, byParty, byRow, byContract),
+		page("page, the DSO party", scan.SnapshotQuery{After: 3000, Parties: []daml.Party{dso}}, byParty, byRow, byContract),
+		page("page, two parties", scan.SnapshotQuery{After: 3000, Parties: []daml.Party{owner, dso}},
 			partiesMerged, byParty, byParty, byRow, byContract),
-		page("page, one template", scan.SnapshotQuery{After: 15000, Templates: []scan.TemplateKey{key(3)}}, byTemplate, byRow, byContract),
-		page("page, two templates", scan.SnapshotQuery{After: 15000, Templates: []scan.TemplateKey{key(3), key(4)}},
+		page("page, one template", scan.SnapshotQuery{After: 3000, Templates: []scan.TemplateKey{key(3)}}, byTemplate, byRow, byContract),
+		page("page, two templates", scan.SnapshotQuery{After: 3000, Templates: []scan.TemplateKey{key(3), key(4)}},
 			partiesMerged, byTemplate, byTemplate, byRow, byContract),
-		page("page, party and template", scan.SnapshotQuery{After: 15000, Parties: []daml.Party{dso}, Templates: []scan.TemplateKey{key(3)}},
+		page("page, party and template", scan.SnapshotQuery{After: 3000, Parties: []daml.Party{dso}, Templates: []scan.TemplateKey{key(3)}},
 			byPartyTmpl, byRow, byContract),
 		page("page, parties and templates", scan.SnapshotQuery{Parties: []daml.Party{dso, owner}, Templates: []scan.TemplateKey{key(3), key(4)}},
 			partiesMerged, byPartyTmpl, byPartyTmpl, byPartyTmpl, byPartyTmpl, byRow, byContract),
