@@ -41,3 +41,17 @@ func TestScanSchemaNameChecked(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkScanSnapshot measures ACS snapshots at scale
+// (storetest.BenchmarkScanSnapshot) on a Scan of SANDNET_BENCH_CONTRACTS
+// contracts (default 100 000), ingested into a fresh schema first.
+// Skipped in -short.
+//
+//	SANDNET_BENCH_CONTRACTS=20000 go test -run '^$' -bench BenchmarkScanSnapshot -benchtime 3x ./internal/store/pgstore/
+func BenchmarkScanSnapshot(b *testing.B) {
+	n := storetest.ScanBenchContracts(b)
+	url, schema := pgstore.NewTestSchema(b)
+	s := openScanSchema(b, url, schema)
+	storetest.FillScan(b, s, n)
+	storetest.BenchmarkScanSnapshot(b, s, n)
+}
