@@ -1,0 +1,324 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/store"
+	"github.com/sandnet/sandnet/internal/validator"
+)
+
+// validatorMigrations holds the validator database's schema, one file per
+// version. The PostgreSQL adapter has the same versions under the same
+// names.
+//
+//go:embed migrations/validator/*.sql
+var validatorMigrations embed.FS
+
+// Validator is the SQLite implementation of [validator.Store]: a
+// validator's own database file, apart from the ledger's, with the same
+// single-writer layout as [Ledger].
+type Validator struct {
+	path string
+	w    *sql.DB // exactly one connection, BEGIN IMMEDIATE
+	r    *sql.DB // read-only
+	lock *fileLock
+
+	wc   *stmtCache // validatorWriteStatements, prepared on w at open
+	rc   *stmtCache // prepared on r on first use
+	read runner
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ validator.Store = (*Validator)(nil)
+
+// OpenValidator opens (creating if needed) the validator database at path
+// and applies pending migrations. It fails with a fault.FailedPrecondition
+// if another process has the same file open.
+func OpenValidator(ctx context.Context, path string) (*Validator, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open validator: %w", err)
+	}
+	lock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	s := &Validator{path: path, lock: lock}
+	ok := false
+	defer func() {
+		if !ok {
+			s.closeDBs()
+		}
+	}()
+	s.w, err = sql.Open("sqlite", dsn(path,
+		"_pragma=journal_mode(WAL)", "_pragma=synchronous(NORMAL)", "_pragma=foreign_keys(1)",
+		"_txlock=immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("open validator %s: %w", path, err)
+	}
+	s.w.SetMaxOpenConns(1)
+	s.w.SetMaxIdleConns(1)
+	s.w.SetConnMaxLifetime(0)
+	s.w.SetConnMaxIdleTime(0)
+	if err := migrateValidator(ctx, s.w); err != nil {
+		return nil, fmt.Errorf("open validator %s: %w", path, err)
+	}
+	s.wc = newStmtCache(s.w, false)
+	if err := s.wc.prepare(ctx, validatorWriteStatements...); err != nil {
+		return nil, fmt.Errorf("open validator %s: prepare: %w", path, err)
+	}
+	s.r, err = sql.Open("sqlite", dsn(path, "_pragma=foreign_keys(1)", "_pragma=query_only(1)"))
+	if err != nil {
+		return nil, fmt.Errorf("open validator %s: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	s.r.SetMaxOpenConns(n)
+	s.r.SetMaxIdleConns(n)
+	if err := s.r.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("open validator %s: %w", path, err)
+	}
+	s.rc = newStmtCache(s.r, true)
+	s.read = runner{db: s.r, cache: s.rc}
+	ok = true
+	return s, nil
+}
+
+// migrateValidator applies the validator database's pending migrations as
+// [migrateDir] applies those of the ledger and the Scan (it reads another
+// embedded file system): in one IMMEDIATE transaction, so that a failure
+// leaves the schema as it was.
+func migrateValidator(ctx context.Context, db *sql.DB) error {
+	all, err := store.ReadMigrations(validatorMigrations, "migrations/validator")
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return interpret(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+)`); err != nil {
+		return interpret(err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return interpret(err)
+	}
+	var applied []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return interpret(err)
+		}
+		applied = append(applied, v)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return interpret(err)
+	}
+	pending, err := store.Pending(all, applied)
+	if err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	for _, m := range pending {
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+			m.Version, m.Name, time.Now().UnixMicro()); err != nil {
+			return interpret(err)
+		}
+	}
+	return interpret(tx.Commit())
+}
+
+// Path returns the database file's path.
+func (s *Validator) Path() string { return s.path }
+
+// Close closes both pools and releases the file lock. It is safe to call
+// more than once.
+func (s *Validator) Close() error {
+	s.closeOnce.Do(func() {
+		if s.w != nil {
+			// Refresh the planner statistics for the next open.
+			_, _ = s.w.Exec("PRAGMA optimize")
+		}
+		s.closeErr = s.closeDBs()
+	})
+	return s.closeErr
+}
+
+func (s *Validator) closeDBs() error {
+	var errs []error
+	for _, c := range []*stmtCache{s.rc, s.wc} {
+		if c != nil {
+			errs = append(errs, c.close())
+		}
+	}
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
+	if s.lock != nil {
+		errs = append(errs, s.lock.release())
+	}
+	return errors.Join(errs...)
+}
+
+// The statements of the write path, prepared once on the write connection,
+// and of the reads.
+const (
+	sqlValCursor = `SELECT ledger_offset FROM ingestion WHERE id = 1`
+	// sqlValAdvance is the cursor's compare-and-swap; it reserves ?3
+	// sequence numbers for the batch's events and returns the last.
+	sqlValAdvance = `UPDATE ingestion SET ledger_offset = ?1, last_seq = last_seq + ?3
+WHERE id = 1 AND ledger_offset = ?2 RETURNING last_seq`
+	sqlValUpsert = `INSERT INTO transfers
+(sender, tracking_id, receiver, seq, state, update_id, contract_id, failure_kind, reason, record_time)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sender, tracking_id) DO UPDATE SET
+  receiver = excluded.receiver, seq = excluded.seq, state = excluded.state,
+  update_id = excluded.update_id, contract_id = excluded.contract_id,
+  failure_kind = excluded.failure_kind, reason = excluded.reason, record_time = excluded.record_time`
+
+	// transferColumns are the columns [scanTransfer] reads.
+	transferColumns = `seq, sender, tracking_id, receiver, state, update_id, contract_id, failure_kind, reason, record_time`
+	sqlValSent      = `SELECT ` + transferColumns + ` FROM transfers WHERE sender = ?1 AND tracking_id = ?2`
+	// sqlValTransfer is the party's transfer with an id: the one it sends
+	// (primary key) and the latest it receives (transfers_receiver), the
+	// later of the two.
+	sqlValTransfer = sqlValSent + `
+UNION ALL
+SELECT * FROM (SELECT ` + transferColumns + ` FROM transfers
+  WHERE receiver = ?1 AND tracking_id = ?2 ORDER BY seq DESC LIMIT 1)
+ORDER BY seq DESC LIMIT 1`
+)
+
+var validatorWriteStatements = []string{sqlValCursor, sqlValAdvance, sqlValUpsert}
+
+// Cursor returns the last participant offset ingested (0: none).
+func (s *Validator) Cursor(ctx context.Context) (ledger.Offset, error) {
+	var off int64
+	err := s.read.QueryRowContext(ctx, sqlValCursor).Scan(&off)
+	return ledger.Offset(off), interpret(err)
+}
+
+// Ingest records events and moves the cursor in one transaction; the
+// cursor's compare-and-swap comes first, so a lost race stores nothing.
+// Each event overwrites its transfer's row with a sequence number greater
+// than any before it.
+func (s *Validator) Ingest(ctx context.Context, prev, next ledger.Offset, events []validator.TransferEvent) error {
+	if next < prev {
+		return fault.New(fault.InvalidArgument, "validator cursor cannot move back from offset %d to %d", prev, next)
+	}
+	for i := range events {
+		if err := checkTransferEvent(&events[i]); err != nil {
+			return err
+		}
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return interpret(err)
+	}
+	defer tx.Rollback()
+	w := runner{db: s.w, tx: tx, cache: s.wc}
+	var last int64
+	err = w.QueryRowContext(ctx, sqlValAdvance, int64(next), int64(prev), int64(len(events))).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return validatorCursorMoved(prev)
+	}
+	if err != nil {
+		return interpret(err)
+	}
+	first := last - int64(len(events)) + 1
+	for i := range events {
+		e := &events[i]
+		if _, err := w.ExecContext(ctx, sqlValUpsert, string(e.Sender), e.TrackingID, string(e.Receiver),
+			first+int64(i), string(e.State), e.UpdateID, string(e.ContractID), string(e.FailureKind), e.Reason,
+			int64(e.RecordTime)); err != nil {
+			return interpret(err)
+		}
+	}
+	return interpret(tx.Commit())
+}
+
+// validatorCursorMoved is the error of an Ingest whose prev is not the
+// stored cursor: another ingester got there first.
+func validatorCursorMoved(prev ledger.Offset) error {
+	return fault.New(fault.Aborted,
+		"validator cursor is no longer at offset %d: another ingester stored transfer events", prev)
+}
+
+// checkTransferEvent refuses an event that cannot be a transfer's state:
+// one without the keys it is found by, or in an unknown state.
+func checkTransferEvent(e *validator.TransferEvent) error {
+	switch {
+	case e.TrackingID == "":
+		return fault.New(fault.InvalidArgument, "transfer event of update %q without a tracking id", e.UpdateID)
+	case e.Sender == "" || e.Receiver == "":
+		return fault.New(fault.InvalidArgument, "transfer %q without a sender or a receiver", e.TrackingID)
+	}
+	switch e.State {
+	case validator.TransferCreated, validator.TransferAccepted, validator.TransferCompleted, validator.TransferFailed:
+		return nil
+	}
+	return fault.New(fault.InvalidArgument, "transfer %q in unknown state %q", e.TrackingID, e.State)
+}
+
+// Transfer returns the state of the transfer with trackingID that party
+// sends or receives: the one with the latest event when there are several.
+func (s *Validator) Transfer(ctx context.Context, party daml.Party, trackingID string) (validator.TransferEvent, error) {
+	e, err := s.transferOne(ctx, sqlValTransfer, party, trackingID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, fault.New(fault.NotFound, "party %s neither sends nor receives a transfer with tracking id %q", party, trackingID)
+	}
+	return e, err
+}
+
+// SentTransfer returns the state of sender's transfer with trackingID.
+func (s *Validator) SentTransfer(ctx context.Context, sender daml.Party, trackingID string) (validator.TransferEvent, error) {
+	e, err := s.transferOne(ctx, sqlValSent, sender, trackingID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, fault.New(fault.NotFound, "party %s sends no transfer with tracking id %q", sender, trackingID)
+	}
+	return e, err
+}
+
+// transferOne reads the row of transferColumns query returns; its error is
+// sql.ErrNoRows when there is none.
+func (s *Validator) transferOne(ctx context.Context, query string, party daml.Party, trackingID string) (validator.TransferEvent, error) {
+	var e validator.TransferEvent
+	var seq, rt int64
+	err := s.read.QueryRowContext(ctx, query, string(party), trackingID).Scan(&seq, &e.Sender, &e.TrackingID,
+		&e.Receiver, &e.State, &e.UpdateID, &e.ContractID, &e.FailureKind, &e.Reason, &rt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return validator.TransferEvent{}, err
+	}
+	if err != nil {
+		return validator.TransferEvent{}, interpret(err)
+	}
+	e.RecordTime = daml.Timestamp(rt)
+	return e, nil
+}
