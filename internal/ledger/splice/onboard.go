@@ -20,15 +20,15 @@ func OnboardWallet(ctx context.Context, net *ledger.Network, s *Seeded, user str
 		ActAs:     slices.Compact([]daml.Party{v.Party, party}),
 		CommandID: commandID("onboard-" + user),
 		Run: func(tx *ledger.Tx) error {
-			return installWallet(tx, s.DSOParty, v.Party, user, party)
+			return InstallWallet(tx, s.DSOParty, v.Party, user, party)
 		},
 	})
 	return err
 }
 
-// installWallet creates a user's ValidatorRight and WalletAppInstall, acting
-// as the validator operator and the user's party.
-func installWallet(tx *ledger.Tx, dso, validator daml.Party, user string, party daml.Party) error {
+// InstallWallet creates a user's ValidatorRight and WalletAppInstall, inside
+// a command acting as the validator operator and the user's party.
+func InstallWallet(tx *ledger.Tx, dso, validator daml.Party, user string, party daml.Party) error {
 	if _, err := ledger.Create(tx, ValidatorRight{DSO: dso, User: party, Validator: validator}); err != nil {
 		return err
 	}

@@ -501,7 +501,7 @@ func (sd *seeder) onboardValidator() error {
 	wallets := append([]SeededUser{{Name: v.OperatorUser, Party: v.Party}}, out.Users...)
 	for _, u := range wallets {
 		if err := sd.submit(v.Participant, v.OperatorUser, slices.Compact([]daml.Party{v.Party, u.Party}), nil, nil, func(tx *ledger.Tx) error {
-			return installWallet(tx, out.DSOParty, v.Party, u.Name, u.Party)
+			return InstallWallet(tx, out.DSOParty, v.Party, u.Name, u.Party)
 		}); err != nil {
 			return err
 		}

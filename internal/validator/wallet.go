@@ -1,0 +1,201 @@
+package validator
+
+import (
+	"context"
+	"slices"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+)
+
+// amuletContext reads the amulet rules and the open round to transact in
+// from Scan: the latest round that has opened by ledger time now, as
+// Splice's wallet picks it.
+func (v *Validator) amuletContext(ctx context.Context) (splice.AmuletContext, error) {
+	rulesC, err := v.scan.AmuletRules(ctx)
+	if err != nil {
+		return splice.AmuletContext{}, err
+	}
+	rules, err := splice.Decode[splice.AmuletRules](rulesC)
+	if err != nil {
+		return splice.AmuletContext{}, err
+	}
+	open, _, err := v.scan.OpenAndIssuingRounds(ctx)
+	if err != nil {
+		return splice.AmuletContext{}, err
+	}
+	now := v.net.Clock().Now()
+	var best *splice.Contract[splice.OpenMiningRound]
+	for _, c := range open {
+		r, err := splice.Decode[splice.OpenMiningRound](c)
+		if err != nil {
+			return splice.AmuletContext{}, err
+		}
+		if r.Payload.OpensAt <= now && (best == nil || r.Payload.Round.Number > best.Payload.Round.Number) {
+			best = &r
+		}
+	}
+	if best == nil {
+		return splice.AmuletContext{}, fault.New(fault.Unavailable, "no open mining round has opened yet; retry shortly")
+	}
+	return splice.AmuletContext{AmuletRules: rules, OpenRound: *best}, nil
+}
+
+// withAmulet runs a command that uses the amulet rules and an open round
+// from Scan, disclosed. When the command finds them stale (archived since
+// Scan's answer), it refreshes them once and retries.
+func (v *Validator) withAmulet(ctx context.Context, prefix string, actAs []daml.Party, run func(tx *ledger.Tx, ac splice.AmuletContext) error) (*ledger.Transaction, error) {
+	for attempt := 0; ; attempt++ {
+		ac, err := v.amuletContext(ctx)
+		if err != nil {
+			return nil, err
+		}
+		t, err := v.submit(ctx, prefix, actAs, ac.Disclosed(), func(tx *ledger.Tx) error { return run(tx, ac) })
+		if err != nil && attempt == 0 && stale(err) {
+			v.scan.Invalidate()
+			continue
+		}
+		return t, err
+	}
+}
+
+// stale reports whether a command failed on a contract that is no longer
+// active: a disclosed DSO contract Scan had not yet seen archived.
+func stale(err error) bool {
+	f, ok := fault.As(err)
+	return ok && (f.Code == "LOCAL_VERDICT_INACTIVE_CONTRACTS" || f.Code == "CONTRACT_NOT_FOUND")
+}
+
+// Tap mints coin for a wallet from the DevNet faucet. amountUSD is in USD,
+// as Splice's wallet takes it; it is converted to CC at the open round's
+// price, rounding up. It returns the new amulet.
+func (v *Validator) Tap(ctx context.Context, w Wallet, amountUSD daml.Numeric) (daml.ContractID, error) {
+	if amountUSD.Sign() <= 0 {
+		return "", fault.New(fault.InvalidArgument, "Tap amount must be positive, got %s", amountUSD)
+	}
+	var cid daml.ContractID
+	_, err := v.withAmulet(ctx, "tap-"+w.User, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
+		cc, err := amountUSD.DivCeil(ac.OpenRound.Payload.AmuletPrice)
+		if err != nil {
+			return fault.Wrap(fault.InvalidArgument, err, "convert %s USD to CC", amountUSD)
+		}
+		res, err := splice.Tap(tx, ac, w.Party, cc)
+		cid = res.AmuletSum.Amulet
+		return err
+	})
+	return cid, err
+}
+
+// Holding is an amulet of a wallet with its value at the current round.
+type Holding struct {
+	Contract *ledger.Contract
+	// Round is the round the values are computed at.
+	Round           int64
+	AccruedFee      daml.Numeric
+	EffectiveAmount daml.Numeric
+	// Locked is set for a LockedAmulet.
+	Locked bool
+}
+
+// Holdings returns a wallet's amulets and locked amulets, valued at the
+// latest open round.
+func (v *Validator) Holdings(ctx context.Context, w Wallet) (round int64, hs []Holding, err error) {
+	ac, err := v.amuletContext(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	r := ac.OpenRound.Payload.Round
+	amulets, err := splice.Active[splice.Amulet](ctx, v.net.Store(), w.Party)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, a := range amulets {
+		if a.Payload.Owner != w.Party {
+			continue
+		}
+		h, err := holding(a.Contract, a.Payload.Amount, r, false)
+		if err != nil {
+			return 0, nil, err
+		}
+		hs = append(hs, h)
+	}
+	locked, err := splice.Active[splice.LockedAmulet](ctx, v.net.Store(), w.Party)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, l := range locked {
+		if l.Payload.Amulet.Owner != w.Party {
+			continue
+		}
+		h, err := holding(l.Contract, l.Payload.Amulet.Amount, r, true)
+		if err != nil {
+			return 0, nil, err
+		}
+		hs = append(hs, h)
+	}
+	return r.Number, hs, nil
+}
+
+func holding(c *ledger.Contract, amount splice.ExpiringAmount, r splice.Round, locked bool) (Holding, error) {
+	fee, err := splice.HoldingFee(amount, r)
+	if err != nil {
+		return Holding{}, err
+	}
+	eff, err := splice.EffectiveAmount(amount, r)
+	if err != nil {
+		return Holding{}, err
+	}
+	return Holding{Contract: c, Round: r.Number, AccruedFee: fee, EffectiveAmount: eff, Locked: locked}, nil
+}
+
+// Balance is a wallet's balance at the latest open round.
+type Balance struct {
+	Round            int64
+	Unlocked, Locked daml.Numeric
+	HoldingFees      daml.Numeric
+}
+
+// Balance sums a wallet's holdings.
+func (v *Validator) Balance(ctx context.Context, w Wallet) (Balance, error) {
+	round, hs, err := v.Holdings(ctx, w)
+	if err != nil {
+		return Balance{}, err
+	}
+	b := Balance{Round: round}
+	for _, h := range hs {
+		if h.Locked {
+			b.Locked, err = b.Locked.Add(h.EffectiveAmount)
+		} else {
+			b.Unlocked, err = b.Unlocked.Add(h.EffectiveAmount)
+		}
+		if err != nil {
+			return Balance{}, err
+		}
+		if b.HoldingFees, err = b.HoldingFees.Add(h.AccruedFee); err != nil {
+			return Balance{}, err
+		}
+	}
+	return b, nil
+}
+
+// inputs picks the amulets a payment of amount spends: the largest first,
+// until they cover it. ok is false when all of them do not.
+func inputs(hs []Holding, amount daml.Numeric) (ids []daml.ContractID, total daml.Numeric, ok bool, err error) {
+	hs = slices.Clone(hs)
+	slices.SortFunc(hs, func(a, b Holding) int { return b.EffectiveAmount.Cmp(a.EffectiveAmount) })
+	for _, h := range hs {
+		if h.Locked {
+			continue
+		}
+		if total.Cmp(amount) >= 0 && len(ids) > 0 {
+			break
+		}
+		ids = append(ids, h.Contract.ID)
+		if total, err = total.Add(h.EffectiveAmount); err != nil {
+			return nil, total, false, err
+		}
+	}
+	return ids, total, total.Cmp(amount) >= 0, nil
+}
