@@ -119,6 +119,9 @@ func bft[T any](ctx context.Context, c *Client, what string, read func(ctx conte
 		}
 		break
 	}
+	if n == 1 && lastErr != nil {
+		return zero, lastErr // one Scan: its failure as it is
+	}
 	msg := fmt.Sprintf("Failed to reach consensus from %d Scan nodes on %s: %d answered, in %d different ways; %d must agree", n, what, len(votes), len(byKey), need)
 	return zero, fault.Wrap(fault.Unavailable, lastErr, "%s", msg)
 }
