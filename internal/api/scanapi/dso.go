@@ -330,13 +330,50 @@ func (h *Handler) amuletRules(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	upd := &ContractWithState{DomainID: string(rules.Synchronizer)}
-	if string(rules.ID) != req.CachedAmuletRulesContractID {
-		if upd, err = withState(rules.Contract); err != nil {
-			return err
-		}
+	upd, err := cachedUpdate(rules.Contract, req.CachedAmuletRulesContractID)
+	if err != nil {
+		return err
 	}
 	web.WriteJSON(w, http.StatusOK, AmuletRulesResponse{AmuletRulesUpdate: upd})
+	return nil
+}
+
+// cachedUpdate is a contract with its state, without the contract when
+// the caller has it cached (cachedID names it).
+func cachedUpdate(c *ledger.Contract, cachedID string) (*ContractWithState, error) {
+	if string(c.ID) == cachedID {
+		return &ContractWithState{DomainID: string(c.Synchronizer)}, nil
+	}
+	return withState(c)
+}
+
+// AnsRulesRequest is the body of POST /v0/ans-rules.
+type AnsRulesRequest struct {
+	CachedAnsRulesContractID string `json:"cached_ans_rules_contract_id,omitempty"`
+	CachedAnsRulesDomainID   string `json:"cached_ans_rules_domain_id,omitempty"`
+}
+
+// AnsRulesResponse carries the name service's rules, without the contract
+// when the caller has it cached. A validator submits them, disclosed, to
+// request a name for a user.
+type AnsRulesResponse struct {
+	AnsRulesUpdate *ContractWithState `json:"ans_rules_update"`
+}
+
+func (h *Handler) ansRules(w http.ResponseWriter, r *http.Request) error {
+	var req AnsRulesRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	rules, err := only[splice.AnsRules](r.Context(), h.svc, "AnsRules")
+	if err != nil {
+		return err
+	}
+	upd, err := cachedUpdate(rules.Contract, req.CachedAnsRulesContractID)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, AnsRulesResponse{AnsRulesUpdate: upd})
 	return nil
 }
 

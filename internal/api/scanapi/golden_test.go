@@ -67,6 +67,7 @@ type fixture struct {
 	updates               []scan.Update
 	vote, openRound       string
 	amuletRules           string
+	ansRules              string
 }
 
 func fixtureOf(t *testing.T, e *env) fixture {
@@ -90,6 +91,7 @@ func fixtureOf(t *testing.T, e *env) fixture {
 	f.vote = only(splice.VoteRequest{}.TemplateID())
 	f.openRound = only(splice.OpenMiningRound{}.TemplateID())
 	f.amuletRules = only(splice.AmuletRules{}.TemplateID())
+	f.ansRules = only(splice.AnsRules{}.TemplateID())
 	return f
 }
 
@@ -232,6 +234,9 @@ func TestDsoGolden(t *testing.T) {
 		post("amulet-rules", "/v0/amulet-rules", `{}`, 200),
 		post("amulet-rules: cached", "/v0/amulet-rules", fmt.Sprintf(`{"cached_amulet_rules_contract_id":%q}`, f.amuletRules), 200),
 		post("amulet-rules: undecodable", "/v0/amulet-rules", `[`, 400).off(),
+		post("ans-rules", "/v0/ans-rules", `{}`, 200),
+		post("ans-rules: cached", "/v0/ans-rules", fmt.Sprintf(`{"cached_ans_rules_contract_id":%q}`, f.ansRules), 200),
+		post("ans-rules: undecodable", "/v0/ans-rules", `[`, 400).off(),
 		post("mining rounds", "/v0/open-and-issuing-mining-rounds", `{"cached_open_mining_round_contract_ids":[],"cached_issuing_round_contract_ids":[]}`, 200),
 		post("mining rounds: one cached", "/v0/open-and-issuing-mining-rounds", fmt.Sprintf(`{"cached_open_mining_round_contract_ids":[%q,"gone"],"cached_issuing_round_contract_ids":[]}`, f.openRound), 200),
 		post("mining rounds: no cached ids", "/v0/open-and-issuing-mining-rounds", `{}`, 400).off(),

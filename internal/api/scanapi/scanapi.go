@@ -99,6 +99,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/dso-party-id", h.dsoPartyID},
 		{"GET /v0/dso", h.dso},
 		{"POST /v0/amulet-rules", h.amuletRules},
+		{"POST /v0/ans-rules", h.ansRules},
 		{"POST /v0/open-and-issuing-mining-rounds", h.miningRounds},
 		{"GET /v0/ans-entries", h.ansEntries},
 		{"GET /v0/ans-entries/by-name/{name}", h.ansEntryByName},
