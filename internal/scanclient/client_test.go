@@ -295,4 +295,3 @@ func TestContextEnded(t *testing.T) {
 		}
 	}
 }
-
