@@ -48,6 +48,7 @@ func BenchmarkScanSnapshot(b *testing.B) {
 		if err := os.Rename(tmp, cached); err != nil {
 			b.Fatal(err)
 		}
+		os.Remove(tmp + ".lock")
 	}
 	path := filepath.Join(b.TempDir(), "scan.db")
 	for _, suffix := range []string{"", "-wal"} {
