@@ -190,16 +190,23 @@ ON CONFLICT (migration_id) DO UPDATE SET last_import_update_id = CASE
     THEN excluded.last_import_update_id
   ELSE last_import_update_id END`
 	sqlScanInsertContract = `INSERT INTO contracts
-(contract_id, template_key, created_at, created_migration, created_record_time, imported, body)
+(contract_id, template_id, created_at, created_migration, created_record_time, imported, body)
 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`
 	// sqlScanImportContract is sqlScanInsertContract for an import update:
 	// a contract the Scan already holds (it ingested the earlier
 	// migration's creation) keeps its row, and RETURNING gives nothing.
 	sqlScanImportContract = `INSERT INTO contracts
-(contract_id, template_key, created_at, created_migration, created_record_time, imported, body)
+(contract_id, template_id, created_at, created_migration, created_record_time, imported, body)
 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
-	sqlScanInsertStakeholder = `INSERT INTO contract_stakeholders (seq, party) VALUES (?, ?)`
-	sqlScanArchive           = `UPDATE contracts SET archived_migration = ?, archived_record_time = ?
+	sqlScanInsertStakeholder = `INSERT INTO contract_stakeholders (seq, party_id) VALUES (?, ?)`
+	// Parties and templates are interned: the snapshot tables, written
+	// once per contract per snapshot, then hold small integers, not the
+	// long names (a seventh of the bytes written per snapshot row).
+	sqlScanPartyID     = `SELECT id FROM parties WHERE party = ?`
+	sqlScanNewParty    = `INSERT INTO parties (party) VALUES (?) RETURNING id`
+	sqlScanTemplateID  = `SELECT id FROM templates WHERE template_key = ?`
+	sqlScanNewTemplate = `INSERT INTO templates (template_key) VALUES (?) RETURNING id`
+	sqlScanArchive     = `UPDATE contracts SET archived_migration = ?, archived_record_time = ?
 WHERE contract_id = ? AND archived_record_time IS NULL`
 
 	// activeAt is the condition of a contract being in the snapshot of
@@ -211,13 +218,13 @@ WHERE contract_id = ? AND archived_record_time IS NULL`
 	// sqlSnapChunk writes the next chunk of a snapshot: the next ?5
 	// contracts after (?3, ?4) in (created_at, contract_id) order, a range
 	// of contracts_created, numbered from ?6+1.
-	sqlSnapChunk = `INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_key)
-SELECT ?6 + row_number() OVER (ORDER BY created_at, contract_id), ?7, seq, template_key FROM (
-  SELECT seq, created_at, contract_id, template_key FROM contracts
+	sqlSnapChunk = `INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_id)
+SELECT ?6 + row_number() OVER (ORDER BY created_at, contract_id), ?7, seq, template_id FROM (
+  SELECT seq, created_at, contract_id, template_id FROM contracts
   WHERE (created_at, contract_id) > (?3, ?4) AND ` + activeAt + `
   ORDER BY created_at, contract_id LIMIT ?5)`
-	sqlSnapChunkParties = `INSERT INTO acs_snapshot_parties (party, row_id, template_key)
-SELECT s.party, d.row_id, d.template_key FROM acs_snapshot_rows d
+	sqlSnapChunkParties = `INSERT INTO acs_snapshot_parties (party_id, row_id, template_id)
+SELECT s.party_id, d.row_id, d.template_id FROM acs_snapshot_rows d
 JOIN contract_stakeholders s ON s.seq = d.contract_seq
 WHERE d.row_id > ? AND d.row_id <= ?`
 	sqlSnapRowKey = `SELECT c.created_at, c.contract_id FROM acs_snapshot_rows d
@@ -235,6 +242,7 @@ VALUES (?, ?, ?, ?, 0) RETURNING id`
 var scanWriteStatements = []string{
 	sqlScanCursor, sqlScanAdvance, sqlScanInsertUpdate, sqlScanUpsertRange, sqlScanUpsertMigration,
 	sqlScanInsertContract, sqlScanImportContract, sqlScanInsertStakeholder, sqlScanArchive,
+	sqlScanPartyID, sqlScanNewParty, sqlScanTemplateID, sqlScanNewTemplate,
 	sqlSnapChunk, sqlSnapChunkParties, sqlSnapRowKey, sqlSnapFind, sqlSnapIncomplete, sqlSnapNextRow,
 	sqlSnapInsert, sqlSnapPublish,
 }
@@ -324,8 +332,12 @@ func (s *Scan) ingestOne(ctx context.Context, w runner, u *scan.Update) error {
 		if err != nil {
 			return err
 		}
+		tmpl, err := intern(ctx, w, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
+		if err != nil {
+			return err
+		}
 		var seq int64
-		err = w.QueryRowContext(ctx, insert, string(c.ID), scan.KeyOf(c.Template).String(), int64(c.CreatedAt),
+		err = w.QueryRowContext(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt),
 			tx.MigrationID, rt, u.Import, cb).Scan(&seq)
 		if u.Import && errors.Is(err, sql.ErrNoRows) {
 			continue // already held
@@ -334,7 +346,11 @@ func (s *Scan) ingestOne(ctx context.Context, w runner, u *scan.Update) error {
 			return interpret(err)
 		}
 		for _, p := range c.Stakeholders() {
-			if _, err := w.ExecContext(ctx, sqlScanInsertStakeholder, seq, string(p)); err != nil {
+			id, err := intern(ctx, w, sqlScanPartyID, sqlScanNewParty, string(p))
+			if err != nil {
+				return err
+			}
+			if _, err := w.ExecContext(ctx, sqlScanInsertStakeholder, seq, id); err != nil {
 				return interpret(err)
 			}
 		}
@@ -348,6 +364,26 @@ func (s *Scan) ingestOne(ctx context.Context, w runner, u *scan.Update) error {
 	}
 	return nil
 }
+
+// intern returns the id of name, looked up with find or, the first time,
+// made with add.
+func intern(ctx context.Context, w runner, find, add, name string) (int64, error) {
+	var id int64
+	err := w.QueryRowContext(ctx, find, name).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = w.QueryRowContext(ctx, add, name).Scan(&id)
+	}
+	return id, interpret(err)
+}
+
+// templateID and partyID are the scalar subqueries of a filter on an
+// interned template key or party (arg its placeholder): SQLite runs them
+// once and uses the id as an index bound. An unknown name is NULL, which
+// matches nothing.
+func templateID(arg string) string {
+	return `(SELECT id FROM templates WHERE template_key = ` + arg + `)`
+}
+func partyID(arg string) string { return `(SELECT id FROM parties WHERE party = ` + arg + `)` }
 
 // encodeEffects renders an update's Created and Archived as JSON arrays of
 // contract ids, nil when empty.
@@ -601,14 +637,15 @@ func activeContractsQuery(q scan.ContractQuery) (string, []any) {
 			[]any{limit}
 	case 1:
 		return `SELECT body FROM contracts INDEXED BY contracts_active_template
-WHERE template_key = ? AND archived_record_time IS NULL ORDER BY seq LIMIT ?`, []any{keys[0], limit}
+WHERE template_id = (SELECT id FROM templates WHERE template_key = ?) AND archived_record_time IS NULL ORDER BY seq LIMIT ?`,
+			[]any{keys[0], limit}
 	}
 	args := []any{limit}
 	arms := make([]string, len(keys))
 	for i, k := range keys {
 		args = append(args, k)
 		arms[i] = `SELECT * FROM (SELECT seq, body FROM contracts INDEXED BY contracts_active_template
-WHERE template_key = ?` + strconv.Itoa(len(args)) + ` AND archived_record_time IS NULL ORDER BY seq LIMIT ?1)`
+WHERE template_id = (SELECT id FROM templates WHERE template_key = ?` + strconv.Itoa(len(args)) + `) AND archived_record_time IS NULL ORDER BY seq LIMIT ?1)`
 	}
 	return `SELECT body FROM (` + strings.Join(arms, " UNION ALL ") + `) ORDER BY seq LIMIT ?1`, args
 }
@@ -754,8 +791,8 @@ func discardIncomplete(ctx context.Context, w runner) error {
 		// Party rows are written in the transaction of their snapshot
 		// rows, so the leftover's are found from its rows' stakeholders:
 		// a primary key lookup each.
-		`DELETE FROM acs_snapshot_parties WHERE (party, row_id) IN (
-  SELECT s.party, d.row_id FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq
+		`DELETE FROM acs_snapshot_parties WHERE (party_id, row_id) IN (
+  SELECT s.party_id, d.row_id FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq
   WHERE d.row_id >= ?)`,
 		`DELETE FROM acs_snapshot_rows WHERE row_id >= ?`,
 	} {
@@ -805,9 +842,9 @@ func (s *Scan) SnapshotAfter(ctx context.Context, migration int64, t daml.Timest
 // snapshotPageQuery is the statement of [Scan.SnapshotPage]. Every form is
 // a keyset range of row ids (?1, ?2] in row order, stopped by the LIMIT:
 //   - no filter: SEARCH d USING INTEGER PRIMARY KEY (rowid>? AND rowid<?);
-//   - one template: acs_snapshot_rows_template (template_key=? AND
+//   - one template: acs_snapshot_rows_template (template_id=? AND
 //     row_id>? AND row_id<?);
-//   - one party: acs_snapshot_parties' primary key (party=? AND row_id>?
+//   - one party: acs_snapshot_parties' primary key (party_id=? AND row_id>?
 //     AND row_id<?); a party and a template:
 //     acs_snapshot_parties_template;
 //   - several parties or templates: one such range per (party, template)
@@ -833,18 +870,18 @@ WHERE d.row_id > ?1 AND d.row_id <= ?2 ORDER BY d.row_id LIMIT ?3`, args
 	case len(parties) == 0:
 		for _, k := range keys {
 			arms = append(arms, `SELECT row_id FROM acs_snapshot_rows INDEXED BY acs_snapshot_rows_template
-WHERE template_key = `+arg(k)+` AND row_id > ?1 AND row_id <= ?2`)
+WHERE template_id = `+templateID(arg(k))+` AND row_id > ?1 AND row_id <= ?2`)
 		}
 	case len(keys) == 0:
 		for _, p := range parties {
 			arms = append(arms, `SELECT row_id FROM acs_snapshot_parties
-WHERE party = `+arg(p)+` AND row_id > ?1 AND row_id <= ?2`)
+WHERE party_id = `+partyID(arg(p))+` AND row_id > ?1 AND row_id <= ?2`)
 		}
 	default:
 		for _, p := range parties {
 			for _, k := range keys {
 				arms = append(arms, `SELECT row_id FROM acs_snapshot_parties INDEXED BY acs_snapshot_parties_template
-WHERE party = `+arg(p)+` AND template_key = `+arg(k)+` AND row_id > ?1 AND row_id <= ?2`)
+WHERE party_id = `+partyID(arg(p))+` AND template_id = `+templateID(arg(k))+` AND row_id > ?1 AND row_id <= ?2`)
 			}
 		}
 	}

@@ -37,8 +37,8 @@ func TestScanInterruptedBuild(t *testing.T) {
 	}
 	if _, err := s.w.ExecContext(ctx, `
 INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete) VALUES (0, 200, 1, 0, 0);
-INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_key) VALUES (1, 1, 1, 'pkg:M:T'), (2, 1, 1, 'pkg:M:T');
-INSERT INTO acs_snapshot_parties (party, row_id, template_key) VALUES ('dso::1220', 1, 'pkg:M:T'), ('dso::1220', 2, 'pkg:M:T');`); err != nil {
+INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_id) VALUES (1, 1, 1, 1), (2, 1, 1, 1);
+INSERT INTO acs_snapshot_parties (party_id, row_id, template_id) VALUES (1, 1, 1), (1, 2, 1);`); err != nil {
 		t.Fatal(err)
 	}
 	if snap, err := s.LatestSnapshot(ctx); !fault.Is(err, fault.NotFound) {

@@ -20,19 +20,26 @@ INSERT INTO updates (update_id, migration_id, record_time, synchronizer, ledger_
   SELECT 'u' || i, i / 2000, CASE WHEN i >= 2000 AND i % 100 = 0 THEN -9223372036854775808 ELSE i END,
          's' || (i % 2), i, i >= 2000 AND i % 100 = 0, x'00'
   FROM n;
-INSERT INTO contracts (contract_id, template_key, created_at, created_migration, created_record_time,
+INSERT INTO templates (template_key)
+  WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 49)
+  SELECT 'splice-amulet:Splice.Amulet:T' || i FROM n;
+INSERT INTO parties (party) VALUES ('dso::1220');
+INSERT INTO parties (party)
+  WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+  SELECT 'owner' || i || '::1220' FROM n;
+INSERT INTO contracts (contract_id, template_id, created_at, created_migration, created_record_time,
                        archived_migration, archived_record_time, imported, body)
   WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
-  SELECT 'c' || i, 'splice-amulet:Splice.Amulet:T' || (i % 50), i, 0, i,
+  SELECT 'c' || i, 1 + i % 50, i, 0, i,
          CASE WHEN i % 10 = 5 THEN 0 END, CASE WHEN i % 10 = 5 THEN i + 1 END, 0, x'00'
   FROM n;
-INSERT INTO contract_stakeholders (seq, party) SELECT seq, 'dso::1220' FROM contracts;
-INSERT INTO contract_stakeholders (seq, party) SELECT seq, 'owner' || (seq % 100) || '::1220' FROM contracts;
+INSERT INTO contract_stakeholders (seq, party_id) SELECT seq, 1 FROM contracts;
+INSERT INTO contract_stakeholders (seq, party_id) SELECT seq, 2 + seq % 100 FROM contracts;
 INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete) VALUES (0, 30000, 1, 4000, 1);
-INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_key)
-  SELECT seq, 1, seq, template_key FROM contracts;
-INSERT INTO acs_snapshot_parties (party, row_id, template_key)
-  SELECT s.party, d.row_id, d.template_key FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq;`
+INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_id)
+  SELECT seq, 1, seq, template_id FROM contracts;
+INSERT INTO acs_snapshot_parties (party_id, row_id, template_id)
+  SELECT s.party_id, d.row_id, d.template_id FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq;`
 
 // TestScanQueryPlans pins the plans of the Scan's paged reads and of the
 // snapshot build's walk: each is one index range (or a merge of several)
@@ -77,10 +84,10 @@ func TestScanQueryPlans(t *testing.T) {
 	const (
 		byRow         = "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)"
 		byContract    = "SEARCH c USING INTEGER PRIMARY KEY (rowid=?)"
-		byParty       = "SEARCH acs_snapshot_parties USING PRIMARY KEY (party=? AND row_id>? AND row_id<?)"
-		byPartyTmpl   = "SEARCH acs_snapshot_parties USING COVERING INDEX acs_snapshot_parties_template (party=? AND template_key=? AND row_id>? AND row_id<?)"
-		byTemplate    = "SEARCH acs_snapshot_rows USING COVERING INDEX acs_snapshot_rows_template (template_key=? AND row_id>? AND row_id<?)"
-		activeTmpl    = "SEARCH contracts USING INDEX contracts_active_template (template_key=?)"
+		byParty       = "SEARCH acs_snapshot_parties USING PRIMARY KEY (party_id=? AND row_id>? AND row_id<?)"
+		byPartyTmpl   = "SEARCH acs_snapshot_parties USING COVERING INDEX acs_snapshot_parties_template (party_id=? AND template_id=? AND row_id>? AND row_id<?)"
+		byTemplate    = "SEARCH acs_snapshot_rows USING COVERING INDEX acs_snapshot_rows_template (template_id=? AND row_id>? AND row_id<?)"
+		activeTmpl    = "SEARCH contracts USING INDEX contracts_active_template (template_id=?)"
 		partiesMerged = "MERGE (UNION)"
 	)
 	dso, owner := daml.Party("dso::1220"), daml.Party("owner7::1220")

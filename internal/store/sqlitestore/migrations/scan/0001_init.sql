@@ -59,6 +59,17 @@ CREATE TABLE record_time_ranges (
     PRIMARY KEY (migration_id, synchronizer)
 ) WITHOUT ROWID;
 
+-- Interned names: the snapshot tables, which get a row per contract (and
+-- per stakeholder) with every snapshot, hold these small ids.
+CREATE TABLE parties (
+    id    INTEGER PRIMARY KEY,
+    party TEXT NOT NULL UNIQUE
+);
+CREATE TABLE templates (
+    id           INTEGER PRIMARY KEY,
+    template_key TEXT NOT NULL UNIQUE -- package_name:module:entity
+);
+
 -- The contracts the DSO party is a stakeholder of. seq is the creation
 -- order. created_* is the position of the creating update, archived_* that
 -- of the archiving one (NULL: active). The body is the last column so that
@@ -66,7 +77,7 @@ CREATE TABLE record_time_ranges (
 CREATE TABLE contracts (
     seq                  INTEGER PRIMARY KEY,
     contract_id          TEXT NOT NULL UNIQUE,
-    template_key         TEXT NOT NULL, -- package_name:module:entity
+    template_id          INTEGER NOT NULL REFERENCES templates (id),
     created_at           INTEGER NOT NULL,
     created_migration    INTEGER NOT NULL,
     created_record_time  INTEGER NOT NULL,
@@ -76,14 +87,14 @@ CREATE TABLE contracts (
     body                 BLOB NOT NULL
 );
 CREATE INDEX contracts_active ON contracts (seq) WHERE archived_record_time IS NULL;
-CREATE INDEX contracts_active_template ON contracts (template_key, seq) WHERE archived_record_time IS NULL;
+CREATE INDEX contracts_active_template ON contracts (template_id, seq) WHERE archived_record_time IS NULL;
 -- The snapshot build's keyset walk, in snapshot row order.
 CREATE INDEX contracts_created ON contracts (created_at, contract_id);
 
 CREATE TABLE contract_stakeholders (
-    seq   INTEGER NOT NULL REFERENCES contracts (seq),
-    party TEXT NOT NULL,
-    PRIMARY KEY (seq, party)
+    seq      INTEGER NOT NULL REFERENCES contracts (seq),
+    party_id INTEGER NOT NULL REFERENCES parties (id),
+    PRIMARY KEY (seq, party_id)
 ) WITHOUT ROWID;
 
 -- ACS snapshots. Readers only see complete ones; an incomplete one is a
@@ -107,15 +118,15 @@ CREATE TABLE acs_snapshot_rows (
     row_id       INTEGER PRIMARY KEY,
     snapshot_id  INTEGER NOT NULL,
     contract_seq INTEGER NOT NULL,
-    template_key TEXT NOT NULL
+    template_id  INTEGER NOT NULL
 );
-CREATE INDEX acs_snapshot_rows_template ON acs_snapshot_rows (template_key, row_id);
+CREATE INDEX acs_snapshot_rows_template ON acs_snapshot_rows (template_id, row_id);
 
 -- One row per stakeholder of each snapshot row, for the party filter.
 CREATE TABLE acs_snapshot_parties (
-    party        TEXT NOT NULL,
-    row_id       INTEGER NOT NULL,
-    template_key TEXT NOT NULL,
-    PRIMARY KEY (party, row_id)
+    party_id    INTEGER NOT NULL,
+    row_id      INTEGER NOT NULL,
+    template_id INTEGER NOT NULL,
+    PRIMARY KEY (party_id, row_id)
 ) WITHOUT ROWID;
-CREATE INDEX acs_snapshot_parties_template ON acs_snapshot_parties (party, template_key, row_id);
+CREATE INDEX acs_snapshot_parties_template ON acs_snapshot_parties (party_id, template_id, row_id);
