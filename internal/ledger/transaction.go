@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
 )
@@ -149,4 +151,23 @@ func union(lists ...[]daml.Party) []daml.Party {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Final returns the final id of a contract a command created, given the
+// provisional id the command saw for it while it ran (Create and choice
+// results inside a Tx return provisional ids; the sequencer replaces them
+// when it orders the transaction). Any other id is returned unchanged.
+func (t *Transaction) Final(id daml.ContractID) daml.ContractID {
+	rest, ok := strings.CutPrefix(string(id), provisionalPrefix)
+	if !ok {
+		return id
+	}
+	node, err := strconv.Atoi(rest)
+	if err != nil {
+		return id
+	}
+	if e := t.Event(int32(node)); e != nil && e.Created != nil {
+		return e.Created.ID
+	}
+	return id
 }

@@ -37,17 +37,20 @@ func (v *Validator) RequestEntry(ctx context.Context, w Wallet, name, url, descr
 		return EntryRequest{}, err
 	}
 	var res splice.AnsRulesRequestEntryResult
-	_, err = v.submit(ctx, "ans-entry-"+name, []daml.Party{w.Party}, []*ledger.Contract{rules}, func(tx *ledger.Tx) error {
+	t, err := v.submit(ctx, "ans-entry-"+name, []daml.Party{w.Party}, []*ledger.Contract{rules}, func(tx *ledger.Tx) error {
 		var err error
 		res, err = ledger.Exercise[splice.AnsRulesRequestEntryResult](tx, rules.ID, "AnsRules_RequestEntry", splice.AnsRulesRequestEntry{
 			Name: name, URL: url, Description: description, User: w.Party,
 		})
 		return err
 	})
-	if stale(err) {
-		v.scan.Invalidate()
+	if err != nil {
+		if stale(err) {
+			v.scan.Invalidate()
+		}
+		return EntryRequest{}, err
 	}
-	return EntryRequest{EntryContext: res.EntryCid, SubscriptionRequest: res.RequestCid, Name: name, URL: url, Description: description}, err
+	return EntryRequest{EntryContext: t.Final(res.EntryCid), SubscriptionRequest: t.Final(res.RequestCid), Name: name, URL: url, Description: description}, nil
 }
 
 // SubscriptionRequests lists the subscription requests a wallet is asked
@@ -78,12 +81,15 @@ func (v *Validator) AcceptSubscription(ctx context.Context, w Wallet, request da
 		return "", fault.New(fault.NotFound, "Subscription request %s not found", request)
 	}
 	var payment daml.ContractID
-	_, err = v.pay(ctx, w, "subscribe", func(tx *ledger.Tx, args splice.SubscriptionPaymentArgs) error {
+	t, err := v.pay(ctx, w, "subscribe", func(tx *ledger.Tx, args splice.SubscriptionPaymentArgs) error {
 		res, err := ledger.Exercise[splice.SubscriptionMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", args)
 		payment = res.SubscriptionPayment
 		return err
 	})
-	return payment, err
+	if err != nil {
+		return "", err
+	}
+	return t.Final(payment), nil
 }
 
 // pay runs a subscription payment from all the wallet's amulets, with the

@@ -44,7 +44,7 @@ func (v *Validator) CreateOffer(ctx context.Context, w Wallet, r OfferRequest) (
 		return "", err
 	}
 	var cid daml.ContractID
-	_, err = v.submit(ctx, "transfer-offer-"+r.TrackingID, []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
+	t, err := v.submit(ctx, "transfer-offer-"+r.TrackingID, []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
 		res, err := ledger.Exercise[splice.WalletCreateTransferOfferResult](tx, w.Install, "WalletAppInstall_CreateTransferOffer", splice.WalletCreateTransferOffer{
 			Receiver: r.Receiver, Amount: splice.Amulets(r.Amount), Description: r.Description,
 			ExpiresAt: r.ExpiresAt, TrackingID: r.TrackingID,
@@ -52,7 +52,10 @@ func (v *Validator) CreateOffer(ctx context.Context, w Wallet, r OfferRequest) (
 		cid = res.TransferOffer
 		return err
 	})
-	return cid, err
+	if err != nil {
+		return "", err
+	}
+	return t.Final(cid), nil
 }
 
 // Offers lists the open transfer offers a wallet sends or receives.
@@ -115,12 +118,15 @@ func (v *Validator) AcceptOffer(ctx context.Context, w Wallet, cid daml.Contract
 		return "", fault.New(fault.PermissionDenied, "Only the receiver %s can accept transfer offer %s", o.Payload.Receiver, cid)
 	}
 	var accepted daml.ContractID
-	_, err = v.submit(ctx, "accept-"+string(cid), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
+	t, err := v.submit(ctx, "accept-"+string(cid), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
 		res, err := ledger.Exercise[splice.TransferOfferAcceptResult](tx, w.Install, "WalletAppInstall_TransferOffer_Accept", splice.WalletCid{Cid: cid})
 		accepted = res.AcceptedTransferOffer
 		return err
 	})
-	return accepted, err
+	if err != nil {
+		return "", err
+	}
+	return t.Final(accepted), nil
 }
 
 // RejectOffer rejects an offer as its receiver.

@@ -76,7 +76,7 @@ func (v *Validator) Tap(ctx context.Context, w Wallet, amountUSD daml.Numeric) (
 		return "", fault.New(fault.InvalidArgument, "Tap amount must be positive, got %s", amountUSD)
 	}
 	var cid daml.ContractID
-	_, err := v.withAmulet(ctx, "tap-"+w.User, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
+	t, err := v.withAmulet(ctx, "tap-"+w.User, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
 		cc, err := amountUSD.DivCeil(ac.OpenRound.Payload.AmuletPrice)
 		if err != nil {
 			return fault.Wrap(fault.InvalidArgument, err, "convert %s USD to CC", amountUSD)
@@ -85,7 +85,10 @@ func (v *Validator) Tap(ctx context.Context, w Wallet, amountUSD daml.Numeric) (
 		cid = res.AmuletSum.Amulet
 		return err
 	})
-	return cid, err
+	if err != nil {
+		return "", err
+	}
+	return t.Final(cid), nil
 }
 
 // Holding is an amulet of a wallet with its value at the current round.
