@@ -86,6 +86,7 @@ func bft[T any](ctx context.Context, c *Client, what string, read func(ctx conte
 	var votes []string
 	byKey := map[string]answer[T]{}
 	var lastErr error
+	failed := 0
 	for pending := n; pending > 0; {
 		var a answer[T]
 		select {
@@ -104,6 +105,7 @@ func bft[T any](ctx context.Context, c *Client, what string, read func(ctx conte
 				return zero, err
 			}
 			lastErr = a.err
+			failed++
 			c.log.WarnContext(ctx, "Scan did not answer a BFT read", "read", what, "scan", a.scan, "err", a.err)
 		}
 		winner, ok, done := tally(votes, pending, need)
@@ -111,8 +113,8 @@ func bft[T any](ctx context.Context, c *Client, what string, read func(ctx conte
 			continue
 		}
 		if ok {
-			if len(byKey) > 1 || len(votes) < n {
-				c.log.WarnContext(ctx, "Scans disagree on a BFT read", "read", what, "scans", n, "agreeing", need, "answers", len(byKey), "unanswered", n-len(votes)-pending)
+			if len(byKey) > 1 || failed > 0 {
+				c.log.WarnContext(ctx, "Scans disagree on a BFT read", "read", what, "scans", n, "answers", len(byKey), "failed", failed)
 			}
 			w := byKey[winner]
 			return w.val, w.err

@@ -152,7 +152,8 @@ type miningRoundsResponse struct {
 // OpenAndIssuingRounds returns the DSO's open and issuing mining rounds,
 // each sorted by round number and decoded from their created_event_blob.
 // They are served from a cache for up to Config.CacheTTL or the
-// time_to_live_in_microseconds the Scan returned, whichever is shorter;
+// time_to_live_in_microseconds the Scan returned (when positive),
+// whichever is shorter;
 // the refresh sends the cached contract ids, so the Scan resends only new
 // rounds. The contracts are shared: do not modify them.
 func (c *Client) OpenAndIssuingRounds(ctx context.Context) (open, issuing []*ledger.Contract, err error) {
@@ -191,7 +192,11 @@ func (c *Client) OpenAndIssuingRounds(ctx context.Context) (open, issuing []*led
 	if err != nil {
 		return nil, nil, err
 	}
-	c.rounds.put(res.state, gen, started.Add(min(res.ttl, c.cfg.CacheTTL)))
+	ttl := c.cfg.CacheTTL
+	if res.ttl > 0 {
+		ttl = min(ttl, res.ttl)
+	}
+	c.rounds.put(res.state, gen, started.Add(ttl))
 	return slices.Clone(res.state.open), slices.Clone(res.state.issuing), nil
 }
 
