@@ -5,8 +5,12 @@
 //
 // A client may be given several Scans. Reads whose answer must be trusted
 // (the DSO party, name-service entries) are BFT reads, as Splice's
-// validator does them: every Scan is asked and the answer at least f+1 of
-// the n Scans agree on wins (f = (n-1)/3). Contract reads (amulet rules,
+// validator does them: every Scan is asked concurrently and the answer at
+// least f+1 of the n Scans agree on wins (f = (n-1)/3), provided no other
+// answer has as many votes (with 3 Scans, f = 0: two agreeing Scans
+// outvote a third, and three different answers are a failure). A Scan
+// that does not answer (unreachable, 5xx) casts no vote; a failure a Scan
+// answers (a 404, say) is a vote like any answer. Contract reads (amulet rules,
 // rounds, /v0/dso) take the first Scan that answers well: a contract's
 // created_event_blob is checked against its id and template, and a lying
 // Scan's contract would be refused by the ledger anyway.
