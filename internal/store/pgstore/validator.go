@@ -220,7 +220,7 @@ func (s *Validator) Ingest(ctx context.Context, prev, next ledger.Offset, events
 // transfer.
 type transferColumnArrays struct {
 	sender, trackingID, receiver, state, updateID, contractID, failureKind, reason []string
-	seq, recordTime                                                              []int64
+	seq, recordTime                                                                []int64
 }
 
 // newTransferColumns keeps the last of events (numbered from first) for
