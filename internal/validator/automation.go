@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -11,6 +12,10 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
+
+// maxConcurrentSenders bounds how many senders' accepted offers one
+// automation step completes at once.
+const maxConcurrentSenders = 32
 
 // Automation is the wallet automation of every wallet on the validator, as
 // Splice's wallet triggers do it: the sender's wallet completes accepted
@@ -92,6 +97,11 @@ func (a *Automation) Step(ctx context.Context) (next daml.Timestamp, err error) 
 	if err != nil {
 		return 0, err
 	}
+	// Each sender's accepted offers are completed one after the other, so
+	// that two completions never pick the same amulets or count the same
+	// balance twice; different senders' go concurrently, so that their
+	// commits share the sequencer's group commits.
+	bySender := map[daml.Party][]splice.Contract[splice.AcceptedTransferOffer]{}
 	for _, o := range accepted {
 		p := o.Payload
 		if p.ExpiresAt < now {
@@ -99,12 +109,25 @@ func (a *Automation) Step(ctx context.Context) (next daml.Timestamp, err error) 
 			continue
 		}
 		due(p.ExpiresAt + 1)
-		if w, ok := wallets[p.Sender]; ok {
-			if err := a.complete(ctx, w, o); err != nil && ctx.Err() == nil {
-				a.log.Warn("completing an accepted transfer offer failed", "offer", o.ID, "tracking_id", p.TrackingID, "err", err)
-			}
+		if _, ok := wallets[p.Sender]; ok {
+			bySender[p.Sender] = append(bySender[p.Sender], o)
 		}
 	}
+	var wg sync.WaitGroup
+	limit := make(chan struct{}, maxConcurrentSenders)
+	for sender, os := range bySender {
+		w := wallets[sender]
+		limit <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-limit }()
+			for _, o := range os {
+				if err := a.complete(ctx, w, o); err != nil && ctx.Err() == nil {
+					a.log.Warn("completing an accepted transfer offer failed", "offer", o.ID, "tracking_id", o.Payload.TrackingID, "err", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 	offers, err := activeAll[splice.TransferOffer](ctx, s)
 	if err != nil {
 		return 0, err

@@ -59,7 +59,12 @@ type env struct {
 	wall   *atomic.Int64
 }
 
-func newEnv(t testing.TB) *env {
+// newEnv is an env whose wall clock stands at epoch until a test moves
+// it (env.wall).
+func newEnv(t testing.TB) *env { return newEnvAt(t, nil) }
+
+// newEnvAt is an env over the given wall clock (nil: env.wall).
+func newEnvAt(t testing.TB, clock func() time.Time) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -69,9 +74,10 @@ func newEnv(t testing.TB) *env {
 	}
 	wall := new(atomic.Int64)
 	wall.Store(epoch.UnixMicro())
-	net, err := ledger.Open(ctx, st, splice.NewRegistry(), ledger.Config{
-		Seed: "validator-" + t.Name(), Wall: func() time.Time { return time.UnixMicro(wall.Load()) },
-	})
+	if clock == nil {
+		clock = func() time.Time { return time.UnixMicro(wall.Load()) }
+	}
+	net, err := ledger.Open(ctx, st, splice.NewRegistry(), ledger.Config{Seed: "validator-" + t.Name(), Wall: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
