@@ -1,0 +1,64 @@
+package validatorapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/scanclient"
+)
+
+// DSOPartyIDResponse is GET /v0/scan-proxy/dso-party-id.
+type DSOPartyIDResponse struct {
+	DSOPartyID string `json:"dso_party_id"`
+}
+
+func (h *Handler) dsoPartyID(w http.ResponseWriter, r *http.Request) error {
+	dso, err := h.proxy.DSOPartyID(r.Context())
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, DSOPartyIDResponse{DSOPartyID: string(dso)})
+	return nil
+}
+
+// ansEntries lists the live entries as the Scans agree on them; the Scan
+// checks page_size's range.
+func (h *Handler) ansEntries(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if !q.Has("page_size") {
+		return badRequest("Missing required query parameter %q", "page_size")
+	}
+	pageSize, err := strconv.ParseInt(q.Get("page_size"), 10, 32)
+	if err != nil {
+		return badRequest("Invalid value for query parameter %q: %q is not a 32-bit integer", "page_size", q.Get("page_size"))
+	}
+	entries, err := h.proxy.AnsEntries(r.Context(), q.Get("name_prefix"), int(pageSize))
+	if err != nil {
+		return err
+	}
+	if entries == nil {
+		entries = []scanclient.AnsEntry{}
+	}
+	web.WriteJSON(w, http.StatusOK, scanclient.AnsEntriesResponse{Entries: entries})
+	return nil
+}
+
+func (h *Handler) ansEntryByName(w http.ResponseWriter, r *http.Request) error {
+	e, err := h.proxy.AnsEntryByName(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, scanclient.AnsEntryResponse{Entry: e})
+	return nil
+}
+
+func (h *Handler) ansEntryByParty(w http.ResponseWriter, r *http.Request) error {
+	e, err := h.proxy.AnsEntryByParty(r.Context(), daml.Party(r.PathValue("party")))
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, scanclient.AnsEntryResponse{Entry: e})
+	return nil
+}

@@ -1,0 +1,220 @@
+// Package validatorapi serves the validator app's HTTP API under
+// /api/validator, as Splice's validator serves it: onboarding
+// (validator-internal), the wallet (wallet-internal and wallet-external:
+// balances, taps, direct transfer offers, subscriptions), the name service
+// (ans-external) and the scan-proxy, which answers from the configured
+// Scans over HTTP. The domain is [validator.Validator].
+//
+// Every endpoint but GET /v0/validator-user takes a bearer JWT whose
+// subject is the ledger API user; the scan-proxy accepts requests without
+// one (a token that is present must still be valid). Errors are
+// {"error": "…"} with Splice's status mapping, applied in one place
+// (writeError). The API's OpenAPI document is embedded and served at
+// <prefix>/openapi.yaml; the tests validate every exchange against it.
+package validatorapi
+
+import (
+	"context"
+	_ "embed"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/scanclient"
+	"github.com/sandnet/sandnet/internal/validator"
+)
+
+// Prefix is where the validator API is mounted.
+const Prefix = "/api/validator"
+
+// openAPI is the validator API's OpenAPI 3.0 document, served at
+// <prefix>/openapi.yaml.
+//
+//go:embed openapi.yaml
+var openAPI []byte
+
+// OpenAPI returns the API's OpenAPI document.
+func OpenAPI() []byte { return openAPI }
+
+// ScanProxy is what the scan-proxy endpoints read from the DSO's Scans.
+// *scanclient.Client implements it with BFT reads over HTTP; its wire
+// types are re-served unchanged.
+type ScanProxy interface {
+	DSOPartyID(ctx context.Context) (daml.Party, error)
+	AnsEntries(ctx context.Context, namePrefix string, pageSize int) ([]scanclient.AnsEntry, error)
+	AnsEntryByName(ctx context.Context, name string) (scanclient.AnsEntry, error)
+	AnsEntryByParty(ctx context.Context, party daml.Party) (scanclient.AnsEntry, error)
+}
+
+var _ ScanProxy = (*scanclient.Client)(nil)
+
+// Config configures a Handler.
+type Config struct {
+	// Validator is the validator app the endpoints drive.
+	Validator *validator.Validator
+	// Auth authenticates the callers' bearer tokens.
+	Auth *web.Authenticator
+	// ScanProxy answers the scan-proxy endpoints.
+	ScanProxy ScanProxy
+	// Logger receives the details of internal errors (slog.Default when
+	// nil).
+	Logger *slog.Logger
+}
+
+// Handler serves the validator API.
+type Handler struct {
+	v     *validator.Validator
+	auth  *web.Authenticator
+	proxy ScanProxy
+	log   *slog.Logger
+}
+
+// New returns a validator API handler.
+func New(cfg Config) *Handler {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Handler{v: cfg.Validator, auth: cfg.Auth, proxy: cfg.ScanProxy, log: log}
+}
+
+// The operation ids of Splice's OpenAPI documents, which name the call in
+// the 404 of a user without a wallet.
+const (
+	opBalance                = "getBalance"
+	opAmulets                = "list"
+	opTap                    = "tap"
+	opCreateTransferOffer    = "createTransferOffer"
+	opListTransferOffers     = "listTransferOffers"
+	opTransferOfferStatus    = "getTransferOfferStatus"
+	opAcceptTransferOffer    = "acceptTransferOffer"
+	opRejectTransferOffer    = "rejectTransferOffer"
+	opWithdrawTransferOffer  = "withdrawTransferOffer"
+	opAcceptedTransferOffers = "listAcceptedTransferOffers"
+	opSubscriptionRequests   = "listSubscriptionRequests"
+	opAcceptSubscription     = "acceptSubscriptionRequest"
+	opCreateAnsEntry         = "createAnsEntry"
+	opListAnsEntries         = "listAnsEntries"
+)
+
+type (
+	handlerFunc       func(w http.ResponseWriter, r *http.Request) error
+	userHandlerFunc   func(w http.ResponseWriter, r *http.Request, user string) error
+	walletHandlerFunc func(w http.ResponseWriter, r *http.Request, wallet validator.Wallet) error
+)
+
+// Register adds the validator routes under prefix (Prefix by default) to
+// mux.
+func (h *Handler) Register(mux *http.ServeMux, prefix string) {
+	routes := []struct {
+		pattern string
+		h       http.Handler
+	}{
+		// validator-internal
+		{"GET /v0/validator-user", h.public(h.validatorUser)},
+		{"POST /v0/register", h.user(h.register)},
+		{"POST /v0/admin/users", h.operator(h.onboardUser)},
+		{"GET /v0/admin/users", h.operator(h.listUsers)},
+		// wallet-internal
+		{"GET /v0/wallet/user-status", h.user(h.userStatus)},
+		{"GET /v0/wallet/balance", h.wallet(opBalance, h.balance)},
+		{"GET /v0/wallet/amulets", h.wallet(opAmulets, h.amulets)},
+		{"POST /v0/wallet/tap", h.wallet(opTap, h.tap)},
+		{"POST /v0/wallet/transfer-offers/{contract_id}/accept", h.wallet(opAcceptTransferOffer, h.acceptOffer)},
+		{"POST /v0/wallet/transfer-offers/{contract_id}/reject", h.wallet(opRejectTransferOffer, h.rejectOffer)},
+		{"POST /v0/wallet/transfer-offers/{contract_id}/withdraw", h.wallet(opWithdrawTransferOffer, h.withdrawOffer)},
+		{"GET /v0/wallet/accepted-transfer-offers", h.wallet(opAcceptedTransferOffers, h.acceptedOffers)},
+		{"GET /v0/wallet/subscription-requests", h.wallet(opSubscriptionRequests, h.subscriptionRequests)},
+		{"POST /v0/wallet/subscription-requests/{contract_id}/accept", h.wallet(opAcceptSubscription, h.acceptSubscription)},
+		// wallet-external
+		{"POST /v0/wallet/transfer-offers", h.wallet(opCreateTransferOffer, h.createOffer)},
+		{"GET /v0/wallet/transfer-offers", h.wallet(opListTransferOffers, h.listOffers)},
+		{"POST /v0/wallet/transfer-offers/{tracking_id}/status", h.wallet(opTransferOfferStatus, h.offerStatus)},
+		// ans-external
+		{"POST /v0/entry/create", h.wallet(opCreateAnsEntry, h.createEntry)},
+		{"GET /v0/entry/all", h.wallet(opListAnsEntries, h.listEntries)},
+		// scan-proxy
+		{"GET /v0/scan-proxy/dso-party-id", h.scanProxy(h.dsoPartyID)},
+		{"GET /v0/scan-proxy/ans-entries", h.scanProxy(h.ansEntries)},
+		{"GET /v0/scan-proxy/ans-entries/by-name/{name}", h.scanProxy(h.ansEntryByName)},
+		{"GET /v0/scan-proxy/ans-entries/by-party/{party}", h.scanProxy(h.ansEntryByParty)},
+	}
+	for _, rt := range routes {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		mux.Handle(method+" "+prefix+path, rt.h)
+	}
+	mux.HandleFunc("GET "+prefix+"/openapi.yaml", serveOpenAPI)
+	mux.HandleFunc(prefix+"/", web.NotFound)
+}
+
+// public serves an endpoint that needs no token.
+func (h *Handler) public(fn handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			h.writeError(w, r, err)
+		}
+	})
+}
+
+// user serves an endpoint for the token's subject, whoever it is: the
+// endpoint authorizes it.
+func (h *Handler) user(fn userHandlerFunc) http.Handler {
+	return h.public(func(w http.ResponseWriter, r *http.Request) error {
+		user, err := h.auth.Subject(r)
+		if err != nil {
+			return err
+		}
+		return fn(w, r, user)
+	})
+}
+
+// wallet serves an endpoint of the token subject's wallet: a user who
+// may not act is a 403, one without a wallet a 404 naming operation.
+func (h *Handler) wallet(operation string, fn walletHandlerFunc) http.Handler {
+	return h.user(func(w http.ResponseWriter, r *http.Request, user string) error {
+		wallet, err := h.v.Wallet(r.Context(), user, operation)
+		if err != nil {
+			return err
+		}
+		return fn(w, r, wallet)
+	})
+}
+
+// operator serves an endpoint of the validator operator (its operator
+// user or a participant admin).
+func (h *Handler) operator(fn handlerFunc) http.Handler {
+	return h.user(func(w http.ResponseWriter, r *http.Request, user string) error {
+		ok, err := h.v.IsOperator(r.Context(), user)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fault.New(fault.PermissionDenied, "Authorization Failed for %s", user)
+		}
+		return fn(w, r)
+	})
+}
+
+// scanProxy serves a scan-proxy endpoint: with or without a token, but a
+// token that is sent must be valid.
+func (h *Handler) scanProxy(fn handlerFunc) http.Handler {
+	return h.public(func(w http.ResponseWriter, r *http.Request) error {
+		if r.Header.Get("Authorization") != "" {
+			if _, err := h.auth.Subject(r); err != nil {
+				return err
+			}
+		}
+		return fn(w, r)
+	})
+}
+
+// serveOpenAPI serves the API's description; it needs no token.
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(openAPI)))
+	_, _ = w.Write(openAPI)
+}
