@@ -83,6 +83,13 @@ func TestReadsEqualTheLedger(t *testing.T) {
 			want := activeOf(t, e, func(splice.AmuletRules) int64 { return 0 })
 			sameContracts(t, "amulet rules", []*ledger.Contract{got}, want)
 		}},
+		{"ans rules", func(t *testing.T) {
+			got, err := c.AnsRules(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameContracts(t, "ans rules", []*ledger.Contract{got}, activeOf(t, e, func(splice.AnsRules) int64 { return 0 }))
+		}},
 		{"rounds", func(t *testing.T) {
 			open, issuing, err := c.OpenAndIssuingRounds(ctx)
 			if err != nil {
@@ -175,6 +182,7 @@ var reads = []struct {
 }{
 	{"DSOPartyID", func(ctx context.Context, c *scanclient.Client) error { _, err := c.DSOPartyID(ctx); return err }},
 	{"AmuletRules", func(ctx context.Context, c *scanclient.Client) error { _, err := c.AmuletRules(ctx); return err }},
+	{"AnsRules", func(ctx context.Context, c *scanclient.Client) error { _, err := c.AnsRules(ctx); return err }},
 	{"OpenAndIssuingRounds", func(ctx context.Context, c *scanclient.Client) error {
 		_, _, err := c.OpenAndIssuingRounds(ctx)
 		return err

@@ -135,6 +135,24 @@ func (c *Client) AmuletRules(ctx context.Context) (*ledger.Contract, error) {
 	return rules, nil
 }
 
+// ansRulesResponse is the answer of POST /v0/ans-rules.
+type ansRulesResponse struct {
+	AnsRulesUpdate *ContractWithState `json:"ans_rules_update"`
+}
+
+// AnsRules returns the name service's AnsRules contract, decoded from its
+// created_event_blob so that it can be disclosed to the command that
+// requests a name. It is not cached: it is read once per name requested.
+func (c *Client) AnsRules(ctx context.Context) (*ledger.Contract, error) {
+	return first(ctx, c, "ans rules", func(ctx context.Context, base string) (*ledger.Contract, error) {
+		var resp ansRulesResponse
+		if err := c.call(ctx, base, http.MethodPost, "/v0/ans-rules", nil, struct{}{}, &resp); err != nil {
+			return nil, err
+		}
+		return c.decode(resp.AnsRulesUpdate, splice.AnsRules{}.TemplateID())
+	})
+}
+
 // miningRoundsRequest is the body of POST
 // /v0/open-and-issuing-mining-rounds.
 type miningRoundsRequest struct {
