@@ -1,0 +1,266 @@
+package validatorapi_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/apitest"
+	"github.com/sandnet/sandnet/internal/api/scanapi"
+	"github.com/sandnet/sandnet/internal/api/validatorapi"
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/auth"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/scan"
+	"github.com/sandnet/sandnet/internal/scanclient"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+	"github.com/sandnet/sandnet/internal/validator"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// epoch is the pinned wall clock, so that ids and times are reproducible.
+var epoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
+// baseURL is where requests are addressed: the document's server.
+const baseURL = "http://127.0.0.1:7575" + validatorapi.Prefix
+
+// secret signs the tests' tokens.
+var secret = []byte("validatorapi-test-secret-of-32-bytes!")
+
+var hs256 = func() *auth.HMAC {
+	h, err := auth.NewHMAC(secret, "")
+	if err != nil {
+		panic(err)
+	}
+	return h
+}()
+
+// token mints a bearer token for a user.
+func token(t testing.TB, user string) string {
+	t.Helper()
+	tok, err := hs256.Mint(user, time.Hour, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// env is a seeded network on SQLite, SV 1's Scan on an httptest server
+// (ingesting before every request, so it is never behind), and the
+// validator and its API over them.
+type env struct {
+	net       *ledger.Network
+	seeded    *splice.Seeded
+	validator *validator.Validator
+	handler   http.Handler
+	// noWallet is a user of the validator participant with a party but no
+	// wallet.
+	noWallet string
+}
+
+func (e *env) party(user string) daml.Party {
+	u, ok := e.seeded.User(user)
+	if !ok {
+		panic("no seeded user " + user)
+	}
+	return u.Party
+}
+
+// newEnv builds an env in t's temporary directory.
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	log := slog.New(slog.DiscardHandler)
+	lst, err := sqlitestore.OpenLedger(ctx, filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lst.Close() })
+	net, err := ledger.Open(ctx, lst, splice.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return epoch }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { net.Close() })
+	sst, err := sqlitestore.OpenScan(ctx, filepath.Join(dir, "scan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sst.Close() })
+	seeded, err := splice.Seed(ctx, net, splice.SeedConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := seeded.SVs[0]
+	src := &scan.NetworkSource{Network: net, Participant: sv.Participant, DSO: seeded.DSOParty}
+	svc := &scan.Service{
+		Config: scan.Config{DSO: seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: seeded.AnsAcronym},
+		Store:  sst, Source: src,
+	}
+	ing := &scan.Ingester{Source: src, Store: sst}
+	if _, err := ing.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	scanMux := http.NewServeMux()
+	scanapi.New(scanapi.Config{Service: svc, Registry: net.Registry(), Logger: log, SVUser: sv.OperatorUser}).Register(scanMux, scanapi.Prefix)
+	var ingesting sync.Mutex
+	scanSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ingesting.Lock()
+		_, err := ing.Step(r.Context())
+		ingesting.Unlock()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		scanMux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(scanSrv.Close)
+	sc, err := scanclient.New(scanclient.Config{URLs: []string{scanSrv.URL + scanapi.Prefix}, Registry: net.Registry(), Logger: log, CacheTTL: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vst, err := sqlitestore.OpenValidator(ctx, filepath.Join(dir, "validator.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { vst.Close() })
+	v := validator.New(validator.Config{
+		Participant: seeded.Validator.Participant, Party: seeded.Validator.Party, OperatorUser: seeded.Validator.OperatorUser,
+		DSO: seeded.DSOParty, AnsAcronym: seeded.AnsAcronym,
+	}, net, sc, vst, log)
+	mux := http.NewServeMux()
+	validatorapi.New(validatorapi.Config{
+		Validator: v, Auth: &web.Authenticator{Verifier: hs256}, ScanProxy: sc, Logger: log,
+	}).Register(mux, validatorapi.Prefix)
+	e := &env{net: net, seeded: seeded, validator: v, handler: mux, noWallet: "carol"}
+	// carol: a party and the right to act as it, but no wallet.
+	party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: "carol", Hosts: []ledger.Hosting{{Participant: seeded.Validator.Participant}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := net.CreateUser(ctx, ledger.User{ID: "carol", Participant: seeded.Validator.Participant, PrimaryParty: party,
+		Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: party}}}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// step runs the wallet automation once.
+func (e *env) step(t testing.TB) {
+	t.Helper()
+	if _, err := e.validator.Automation().Step(context.Background()); err != nil {
+		t.Fatalf("wallet automation: %v", err)
+	}
+}
+
+// advance moves ledger time forward.
+func (e *env) advance(t testing.TB, d time.Duration) {
+	t.Helper()
+	if _, err := e.net.AdvanceClock(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// now is ledger time.
+func (e *env) now() daml.Timestamp { return e.net.Clock().Now() }
+
+var specOnce = sync.OnceValues(func() (*apitest.Spec, error) { return apitest.LoadSpec(validatorapi.OpenAPI()) })
+
+func spec(t testing.TB) *apitest.Spec {
+	t.Helper()
+	s, err := specOnce()
+	if err != nil {
+		t.Fatalf("OpenAPI document: %v", err)
+	}
+	return s
+}
+
+// request is one call to the API.
+type request struct {
+	method, path, body string
+	// user is the token's subject; "" sends no token, and authHeader, when
+	// set, is sent as the Authorization header as it is.
+	user       string
+	authHeader string
+	// offSpec marks requests the document does not allow, sent on purpose.
+	offSpec bool
+}
+
+func (rq request) new(t testing.TB) *http.Request {
+	var rd io.Reader
+	if rq.body != "" {
+		rd = bytes.NewBufferString(rq.body)
+	}
+	req := httptest.NewRequest(rq.method, baseURL+rq.path, rd)
+	if rq.body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	switch {
+	case rq.authHeader != "":
+		req.Header.Set("Authorization", rq.authHeader)
+	case rq.user != "":
+		req.Header.Set("Authorization", "Bearer "+token(t, rq.user))
+	}
+	return req
+}
+
+// do serves a request and validates the exchange against the document.
+func (e *env) do(t *testing.T, rq request) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, rq.new(t))
+	reqErr := spec(t).Validate(t, rq.new(t), rec)
+	if reqErr != nil && !rq.offSpec {
+		t.Errorf("request does not conform to the document: %v", reqErr)
+	}
+	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+		t.Errorf("%s %s: content type %q", rq.method, rq.path, ct)
+	}
+	return rec
+}
+
+func get(path, user string) request { return request{method: http.MethodGet, path: path, user: user} }
+
+func post(path, user, body string) request {
+	return request{method: http.MethodPost, path: path, user: user, body: body}
+}
+
+func (rq request) off() request {
+	rq.offSpec = true
+	return rq
+}
+
+func (rq request) withAuth(header string) request {
+	rq.authHeader = header
+	return rq
+}
+
+// offerBody is the body of a transfer offer.
+func offerBody(receiver daml.Party, amount string, expires daml.Timestamp, tracking string) string {
+	return fmt.Sprintf(`{"receiver_party_id":%q,"amount":%q,"description":"lunch","expires_at":%d,"tracking_id":%q}`,
+		receiver, amount, int64(expires), tracking)
+}
+
+// doUnlisted is do, except that a path the document does not list (sent
+// on purpose) is served without validation.
+func (e *env) doUnlisted(t *testing.T, rq request) *httptest.ResponseRecorder {
+	t.Helper()
+	if spec(t).Describes(rq.new(t)) {
+		return e.do(t, rq)
+	}
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, rq.new(t))
+	return rec
+}
