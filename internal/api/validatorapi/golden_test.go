@@ -35,9 +35,9 @@ func TestGolden(t *testing.T) {
 		{"admin users: onboard by a wallet user", post("/v0/admin/users", "alice", `{"name":"zed"}`), http.StatusForbidden},
 		{"admin users: onboard without a name", post("/v0/admin/users", op, `{"party_id":"x::1220"}`).off(), http.StatusBadRequest},
 		{"admin users: onboard with an empty name", post("/v0/admin/users", op, `{"name":""}`), http.StatusBadRequest},
-		{"admin users: onboard with an invalid party", post("/v0/admin/users", op, `{"name":"zed","party_id":"nobody"}`), http.StatusBadRequest},
+		{"admin users: onboard with an invalid party", post("/v0/admin/users", op, `{"name":"zed1","party_id":"nobody"}`), http.StatusBadRequest},
 		{"admin users: onboard with a party of another participant", post("/v0/admin/users", op,
-			`{"name":"zed","party_id":"`+string(e.seeded.SVs[0].Party)+`","createPartyIfMissing":true}`), http.StatusBadRequest},
+			`{"name":"zed2","party_id":"`+string(e.seeded.SVs[0].Party)+`","createPartyIfMissing":true}`), http.StatusBadRequest},
 		{"register: body an array", post("/v0/register", "zed", `[]`).off(), http.StatusBadRequest},
 		{"register without a token", post("/v0/register", "", `{}`).off(), http.StatusUnauthorized},
 		// wallet-internal
