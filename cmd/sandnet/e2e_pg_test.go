@@ -53,7 +53,9 @@ func TestPostgresReplicas(t *testing.T) {
 			return
 		}
 		defer conn.Close(context.Background())
-		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+prefix+"_ledger CASCADE")
+		for _, component := range []string{"ledger", "scan", "validator"} {
+			_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+prefix+"_"+component+" CASCADE")
+		}
 	})
 	secret := strings.Repeat("s", 32)
 	args := []string{"--database-url", url, "--database-schema", prefix, "--auth-secret", secret}

@@ -119,6 +119,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer scanStore.Close()
+	validatorStore, err := openValidatorStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema)
+	if err != nil {
+		return err
+	}
+	defer validatorStore.Close()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -169,6 +174,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := scanNode.catchUp(ctx); err != nil {
 		return err
 	}
+	validatorNode, err := newValidatorNode(validatorStore, network, seeded, scanURLOf(ln.Addr().String()), log)
+	if err != nil {
+		return err
+	}
 	op := operator.New(network, seeded)
 	admin.New(op, authn, scanNode.snapshots).Register(mux)
 	// The validator's ledger API at the root, SV k's under /sv/k.
@@ -201,6 +210,7 @@ func (m *Main) Run(ctx context.Context) error {
 			defer cancel()
 			var wg sync.WaitGroup
 			wg.Go(func() { _ = scanNode.run(ctx) })
+			wg.Go(func() { _ = validatorNode.run(ctx) })
 			err := automation.Run(ctx)
 			cancel() // automation ended: the scan's loops end with it
 			wg.Wait()

@@ -162,7 +162,15 @@ func (o *Operator) Tap(ctx context.Context, user string, amount daml.Numeric) (d
 	if u.PrimaryParty == "" {
 		return "", fault.New(fault.FailedPrecondition, "user %s has no primary party", user)
 	}
-	return splice.TapFor(ctx, o.net, o.seeded, user, u.PrimaryParty, amount)
+	// The DSO's automation may replace the open round between reading it
+	// and sequencing the tap (it catches up rounds right after a start or
+	// a clock jump): read it again and retry, as a wallet does.
+	for attempt := 1; ; attempt++ {
+		cid, err := splice.TapFor(ctx, o.net, o.seeded, user, u.PrimaryParty, amount)
+		if err == nil || attempt == 3 || !fault.Is(err, fault.Aborted) {
+			return cid, err
+		}
+	}
 }
 
 // Clock reads the ledger clock.

@@ -57,7 +57,14 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 			next.Watermark = max(next.Watermark, b.Checkpoint.RecordTime)
 		}
 		if next != cur {
-			if err := g.Store.Ingest(ctx, cur, next, b.Updates); err != nil {
+			if err := g.Store.Ingest(ctx, cur, next, b.Updates); fault.Is(err, fault.Aborted) {
+				// Another ingester stored this batch (several processes
+				// share one database): carry on from where it got to.
+				if cur, err = g.Store.Cursor(ctx); err != nil {
+					return cur, err
+				}
+				continue
+			} else if err != nil {
 				return cur, err
 			}
 			cur = next
