@@ -152,15 +152,24 @@ ON CONFLICT (migration_id) DO UPDATE SET last_import_update_id = CASE
     THEN excluded.last_import_update_id
   ELSE m.last_import_update_id END`
 	sqlScanInsertContract = `INSERT INTO contracts
-(contract_id, template_key, created_at, created_migration, created_record_time, imported, body)
+(contract_id, template_id, created_at, created_migration, created_record_time, imported, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq`
 	// sqlScanImportContract is sqlScanInsertContract for an import update:
 	// a contract the Scan already holds (it ingested the earlier
 	// migration's creation) keeps its row, and RETURNING gives nothing.
 	sqlScanImportContract = `INSERT INTO contracts
-(contract_id, template_key, created_at, created_migration, created_record_time, imported, body)
+(contract_id, template_id, created_at, created_migration, created_record_time, imported, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
-	sqlScanArchive = `UPDATE contracts SET archived_migration = $1, archived_record_time = $2
+	// Parties and templates are interned: the snapshot tables, written
+	// once per contract per snapshot, then hold small integers, not the
+	// long names (a seventh of the bytes written per snapshot row). Only
+	// the ingester that won the cursor's compare-and-swap interns, so two
+	// transactions never add the same name at once.
+	sqlScanPartyID     = `SELECT id FROM parties WHERE party = $1`
+	sqlScanNewParty    = `INSERT INTO parties (party) VALUES ($1) RETURNING id`
+	sqlScanTemplateID  = `SELECT id FROM templates WHERE template_key = $1`
+	sqlScanNewTemplate = `INSERT INTO templates (template_key) VALUES ($1) RETURNING id`
+	sqlScanArchive     = `UPDATE contracts SET archived_migration = $1, archived_record_time = $2
 WHERE contract_id = $3 AND archived_record_time IS NULL`
 )
 
@@ -225,8 +234,12 @@ func ingestOne(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
 		if err != nil {
 			return err
 		}
+		tmpl, err := intern(ctx, tx, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
+		if err != nil {
+			return err
+		}
 		var seq int64
-		err = tx.QueryRow(ctx, insert, string(c.ID), scan.KeyOf(c.Template).String(), int64(c.CreatedAt),
+		err = tx.QueryRow(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt),
 			t.MigrationID, rt, u.Import, cb).Scan(&seq)
 		if u.Import && errors.Is(err, pgx.ErrNoRows) {
 			continue // already held
@@ -234,9 +247,14 @@ func ingestOne(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
 		if err != nil {
 			return interpret(err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO contract_stakeholders (seq, party) SELECT $1, unnest($2::text[])`,
-			seq, store.Parties(c.Stakeholders())); err != nil {
-			return interpret(err)
+		for _, p := range c.Stakeholders() {
+			id, err := intern(ctx, tx, sqlScanPartyID, sqlScanNewParty, string(p))
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO contract_stakeholders (seq, party_id) VALUES ($1, $2)`, seq, id); err != nil {
+				return interpret(err)
+			}
 		}
 	}
 	for _, id := range u.Archived {
@@ -248,6 +266,26 @@ func ingestOne(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
 	}
 	return nil
 }
+
+// intern returns the id of name, looked up with find or, the first time,
+// made with add.
+func intern(ctx context.Context, tx pgx.Tx, find, add, name string) (int64, error) {
+	var id int64
+	err := tx.QueryRow(ctx, find, name).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = tx.QueryRow(ctx, add, name).Scan(&id)
+	}
+	return id, interpret(err)
+}
+
+// templateID and partyID are the scalar subqueries of a filter on an
+// interned template key or party (arg its placeholder): PostgreSQL runs
+// them once (an InitPlan) and uses the id as an index bound. An unknown
+// name is NULL, which matches nothing.
+func templateID(arg string) string {
+	return `(SELECT id FROM templates WHERE template_key = ` + arg + `)`
+}
+func partyID(arg string) string { return `(SELECT id FROM parties WHERE party = ` + arg + `)` }
 
 // encodeEffects renders an update's Created and Archived as JSON arrays of
 // contract ids, nil when empty.
@@ -497,14 +535,14 @@ func activeContractsQuery(q scan.ContractQuery) (string, []any) {
 	case 0:
 		return `SELECT body FROM contracts WHERE archived_record_time IS NULL ORDER BY seq LIMIT $1`, []any{limit}
 	case 1:
-		return `SELECT body FROM contracts WHERE template_key = $2 AND archived_record_time IS NULL ORDER BY seq LIMIT $1`,
+		return `SELECT body FROM contracts WHERE template_id = ` + templateID("$2") + ` AND archived_record_time IS NULL ORDER BY seq LIMIT $1`,
 			[]any{limit, keys[0]}
 	}
 	args := []any{limit}
 	arms := make([]string, len(keys))
 	for i, k := range keys {
 		args = append(args, k)
-		arms[i] = `(SELECT seq, body FROM contracts WHERE template_key = $` + strconv.Itoa(len(args)) +
+		arms[i] = `(SELECT seq, body FROM contracts WHERE template_id = ` + templateID("$"+strconv.Itoa(len(args))) +
 			` AND archived_record_time IS NULL ORDER BY seq LIMIT $1)`
 	}
 	return `SELECT body FROM (` + strings.Join(arms, " UNION ALL ") + `) u ORDER BY seq LIMIT $1`, args
@@ -561,18 +599,18 @@ const (
 	// sqlSnapChunk writes the next chunk of a snapshot: the next $5
 	// contracts after ($3, $4) in (created_at, contract_id) order, a range
 	// of contracts_created, numbered from $6+1.
-	sqlSnapChunk = `INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_key)
-SELECT $6::bigint + row_number() OVER (ORDER BY created_at, contract_id), $7, seq, template_key FROM (
-  SELECT seq, created_at, contract_id, template_key FROM contracts
+	sqlSnapChunk = `INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_id)
+SELECT $6::bigint + row_number() OVER (ORDER BY created_at, contract_id), $7, seq, template_id FROM (
+  SELECT seq, created_at, contract_id, template_id FROM contracts
   WHERE (created_at, contract_id) > ($3::bigint, $4::text) AND ` + activeAt + `
   ORDER BY created_at, contract_id LIMIT $5) c`
 	// sqlSnapChunkParties indexes a chunk's rows by stakeholder. The
 	// stakeholders are a LATERAL subquery that OFFSET 0 keeps from being
 	// flattened: a lookup of contract_stakeholders_pkey per row, not a hash
 	// join over the whole table for every chunk.
-	sqlSnapChunkParties = `INSERT INTO acs_snapshot_parties (party, row_id, template_key)
-SELECT s.party, d.row_id, d.template_key FROM acs_snapshot_rows d
-CROSS JOIN LATERAL (SELECT party FROM contract_stakeholders s WHERE s.seq = d.contract_seq OFFSET 0) s
+	sqlSnapChunkParties = `INSERT INTO acs_snapshot_parties (party_id, row_id, template_id)
+SELECT s.party_id, d.row_id, d.template_id FROM acs_snapshot_rows d
+CROSS JOIN LATERAL (SELECT party_id FROM contract_stakeholders s WHERE s.seq = d.contract_seq OFFSET 0) s
 WHERE d.row_id > $1 AND d.row_id <= $2`
 	sqlSnapRowKey = `SELECT c.created_at, c.contract_id FROM acs_snapshot_rows d
 JOIN contracts c ON c.seq = d.contract_seq WHERE d.row_id = $1`
@@ -682,8 +720,8 @@ func discardIncomplete(ctx context.Context, tx pgx.Tx) error {
 		// Party rows are written in the transaction of their snapshot
 		// rows, so the leftover's are found from its rows' stakeholders:
 		// a primary key lookup each.
-		`DELETE FROM acs_snapshot_parties WHERE (party, row_id) IN (
-  SELECT s.party, d.row_id FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq
+		`DELETE FROM acs_snapshot_parties WHERE (party_id, row_id) IN (
+  SELECT s.party_id, d.row_id FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq
   WHERE d.row_id >= $1)`,
 		`DELETE FROM acs_snapshot_rows WHERE row_id >= $1`,
 	} {
@@ -762,19 +800,19 @@ ORDER BY o.row_id`, args
 	switch {
 	case len(parties) == 0:
 		for _, k := range keys {
-			arms = append(arms, `SELECT row_id FROM acs_snapshot_rows WHERE template_key = `+arg(k)+
+			arms = append(arms, `SELECT row_id FROM acs_snapshot_rows WHERE template_id = `+templateID(arg(k))+
 				` AND row_id > $1 AND row_id <= $2 ORDER BY row_id`)
 		}
 	case len(keys) == 0:
 		for _, p := range parties {
-			arms = append(arms, `SELECT row_id FROM acs_snapshot_parties WHERE party = `+arg(p)+
+			arms = append(arms, `SELECT row_id FROM acs_snapshot_parties WHERE party_id = `+partyID(arg(p))+
 				` AND row_id > $1 AND row_id <= $2 ORDER BY row_id`)
 		}
 	default:
 		for _, p := range parties {
 			for _, k := range keys {
-				arms = append(arms, `SELECT row_id FROM acs_snapshot_parties WHERE party = `+arg(p)+
-					` AND template_key = `+arg(k)+` AND row_id > $1 AND row_id <= $2 ORDER BY row_id`)
+				arms = append(arms, `SELECT row_id FROM acs_snapshot_parties WHERE party_id = `+partyID(arg(p))+
+					` AND template_id = `+templateID(arg(k))+` AND row_id > $1 AND row_id <= $2 ORDER BY row_id`)
 			}
 		}
 	}

@@ -43,24 +43,27 @@ INSERT INTO updates (update_id, migration_id, record_time, synchronizer, ledger_
   SELECT 'u' || i, i / 10000, CASE WHEN i >= 10000 AND i % 100 = 0 THEN -9223372036854775808 ELSE i END,
          's' || (i % 2), i, i >= 10000 AND i % 100 = 0, '\x00'
   FROM generate_series(1, 20000) i;
-INSERT INTO contracts (contract_id, template_key, created_at, created_migration, created_record_time,
+INSERT INTO templates (template_key) SELECT 'splice-amulet:Splice.Amulet:T' || i FROM generate_series(0, 2) i;
+INSERT INTO parties (party) VALUES ('dso::1220');
+INSERT INTO parties (party) SELECT 'owner' || i || '::1220' FROM generate_series(0, 2) i;
+INSERT INTO contracts (contract_id, template_id, created_at, created_migration, created_record_time,
                        archived_migration, archived_record_time, imported, body)
-  SELECT 'c' || i, 'splice-amulet:Splice.Amulet:T' || (i % 3), i, 0, i,
+  SELECT 'c' || i, 1 + i % 3, i, 0, i,
          CASE WHEN i % 10 = 5 THEN 0 END, CASE WHEN i % 10 = 5 THEN i + 1 END, false, '\x00'
   FROM generate_series(1, 20000) i;
-INSERT INTO contract_stakeholders (seq, party) SELECT seq, 'dso::1220' FROM contracts;
-INSERT INTO contract_stakeholders (seq, party) SELECT seq, 'owner' || (seq % 3) || '::1220' FROM contracts;
+INSERT INTO contract_stakeholders (seq, party_id) SELECT seq, 1 FROM contracts;
+INSERT INTO contract_stakeholders (seq, party_id) SELECT seq, 2 + seq % 3 FROM contracts;
 INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete) VALUES (0, 30000, 1, 20000, true);
-INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_key)
-  SELECT seq, 1, seq, template_key FROM contracts;
-INSERT INTO acs_snapshot_parties (party, row_id, template_key)
-  SELECT s.party, d.row_id, d.template_key FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq;`)
+INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_id)
+  SELECT seq, 1, seq, template_id FROM contracts;
+INSERT INTO acs_snapshot_parties (party_id, row_id, template_id)
+  SELECT s.party_id, d.row_id, d.template_id FROM acs_snapshot_rows d JOIN contract_stakeholders s ON s.seq = d.contract_seq;`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// As autovacuum keeps it in use: statistics, and the visibility map
 	// that lets covering indexes be read without the heap.
-	if _, err := s.pool.Exec(ctx, `VACUUM ANALYZE updates, contracts, contract_stakeholders, acs_snapshots, acs_snapshot_rows, acs_snapshot_parties`); err != nil {
+	if _, err := s.pool.Exec(ctx, `VACUUM ANALYZE parties, templates, updates, contracts, contract_stakeholders, acs_snapshots, acs_snapshot_rows, acs_snapshot_parties`); err != nil {
 		t.Fatal(err)
 	}
 	snap := scan.Snapshot{ID: 1, Migration: 0, RecordTime: 30000, FirstRow: 1, LastRow: 20000}
@@ -187,8 +190,8 @@ func TestScanInterruptedBuild(t *testing.T) {
 	}
 	if _, err := s.pool.Exec(ctx, `
 INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete) VALUES (0, 200, 1, 0, false);
-INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_key) VALUES (1, 1, 1, 'pkg:M:T'), (2, 1, 1, 'pkg:M:T');
-INSERT INTO acs_snapshot_parties (party, row_id, template_key) VALUES ('dso::1220', 1, 'pkg:M:T'), ('dso::1220', 2, 'pkg:M:T');`); err != nil {
+INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_id) VALUES (1, 1, 1, 1), (2, 1, 1, 1);
+INSERT INTO acs_snapshot_parties (party_id, row_id, template_id) VALUES (1, 1, 1), (1, 2, 1);`); err != nil {
 		t.Fatal(err)
 	}
 	if snap, err := s.LatestSnapshot(ctx); !fault.Is(err, fault.NotFound) {

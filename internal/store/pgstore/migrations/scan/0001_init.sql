@@ -61,6 +61,17 @@ CREATE TABLE record_time_ranges (
     PRIMARY KEY (migration_id, synchronizer)
 );
 
+-- Interned names: the snapshot tables, which get a row per contract (and
+-- per stakeholder) with every snapshot, hold these small ids.
+CREATE TABLE parties (
+    id    BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    party TEXT COLLATE "C" NOT NULL UNIQUE
+);
+CREATE TABLE templates (
+    id           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    template_key TEXT COLLATE "C" NOT NULL UNIQUE -- package_name:module:entity
+);
+
 -- The contracts the DSO party is a stakeholder of. seq is the creation
 -- order. created_* is the position of the creating update, archived_* that
 -- of the archiving one (NULL: active). The body is the last column so that
@@ -68,7 +79,7 @@ CREATE TABLE record_time_ranges (
 CREATE TABLE contracts (
     seq                  BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     contract_id          TEXT COLLATE "C" NOT NULL UNIQUE,
-    template_key         TEXT COLLATE "C" NOT NULL, -- package_name:module:entity
+    template_id          BIGINT NOT NULL REFERENCES templates (id),
     created_at           BIGINT NOT NULL,
     created_migration    BIGINT NOT NULL,
     created_record_time  BIGINT NOT NULL,
@@ -78,14 +89,14 @@ CREATE TABLE contracts (
     body                 BYTEA NOT NULL
 );
 CREATE INDEX contracts_active ON contracts (seq) WHERE archived_record_time IS NULL;
-CREATE INDEX contracts_active_template ON contracts (template_key, seq) WHERE archived_record_time IS NULL;
+CREATE INDEX contracts_active_template ON contracts (template_id, seq) WHERE archived_record_time IS NULL;
 -- The snapshot build's keyset walk, in snapshot row order.
 CREATE INDEX contracts_created ON contracts (created_at, contract_id);
 
 CREATE TABLE contract_stakeholders (
-    seq   BIGINT NOT NULL REFERENCES contracts (seq),
-    party TEXT COLLATE "C" NOT NULL,
-    PRIMARY KEY (seq, party)
+    seq      BIGINT NOT NULL REFERENCES contracts (seq),
+    party_id BIGINT NOT NULL REFERENCES parties (id),
+    PRIMARY KEY (seq, party_id)
 );
 
 -- ACS snapshots. Readers only see complete ones; an incomplete one is a
@@ -109,15 +120,15 @@ CREATE TABLE acs_snapshot_rows (
     row_id       BIGINT PRIMARY KEY,
     snapshot_id  BIGINT NOT NULL,
     contract_seq BIGINT NOT NULL,
-    template_key TEXT COLLATE "C" NOT NULL
+    template_id  BIGINT NOT NULL
 );
-CREATE INDEX acs_snapshot_rows_template ON acs_snapshot_rows (template_key, row_id);
+CREATE INDEX acs_snapshot_rows_template ON acs_snapshot_rows (template_id, row_id);
 
 -- One row per stakeholder of each snapshot row, for the party filter.
 CREATE TABLE acs_snapshot_parties (
-    party        TEXT COLLATE "C" NOT NULL,
-    row_id       BIGINT NOT NULL,
-    template_key TEXT COLLATE "C" NOT NULL,
-    PRIMARY KEY (party, row_id)
+    party_id    BIGINT NOT NULL,
+    row_id      BIGINT NOT NULL,
+    template_id BIGINT NOT NULL,
+    PRIMARY KEY (party_id, row_id)
 );
-CREATE INDEX acs_snapshot_parties_template ON acs_snapshot_parties (party, template_key, row_id);
+CREATE INDEX acs_snapshot_parties_template ON acs_snapshot_parties (party_id, template_id, row_id);
