@@ -15,7 +15,7 @@ import (
 // a Scan's) and one file per version. The SQLite adapter has the same
 // versions under the same names.
 //
-//go:embed migrations/ledger/*.sql migrations/scan/*.sql
+//go:embed migrations/ledger/*.sql migrations/scan/*.sql migrations/validator/*.sql
 var migrations embed.FS
 
 // migrate creates the ledger's schema if needed and applies its pending

@@ -2,11 +2,9 @@ package pgstore
 
 import (
 	"context"
-	"embed"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,15 +12,8 @@ import (
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/store"
 	"github.com/sandnet/sandnet/internal/validator"
 )
-
-// validatorMigrations holds the validator schema, one file per version.
-// The SQLite adapter has the same versions under the same names.
-//
-//go:embed migrations/validator/*.sql
-var validatorMigrations embed.FS
 
 // Validator is the PostgreSQL implementation of [validator.Store]: a
 // validator's own schema, apart from the ledger's.
@@ -52,7 +43,7 @@ func OpenValidator(ctx context.Context, url, schema string) (*Validator, error) 
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "sandnet"
 	}
-	if err := migrateValidator(ctx, cfg.ConnConfig.Copy(), schema); err != nil {
+	if err := migrateDir(ctx, cfg.ConnConfig.Copy(), schema, "migrations/validator"); err != nil {
 		return nil, fmt.Errorf("open validator schema %s: %w", schema, err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -64,74 +55,6 @@ func OpenValidator(ctx context.Context, url, schema string) (*Validator, error) 
 		return nil, fmt.Errorf("open validator schema %s: %w", schema, interpret(err))
 	}
 	return &Validator{pool: pool, schema: schema}, nil
-}
-
-// migrateValidator creates the schema if needed and applies the validator
-// schema's pending migrations as [migrateDir] applies those of the ledger
-// and the Scan (it reads another embedded file system): under the same
-// advisory lock, in one transaction.
-func migrateValidator(ctx context.Context, cfg *pgx.ConnConfig, schema string) error {
-	all, err := store.ReadMigrations(validatorMigrations, "migrations/validator")
-	if err != nil {
-		return err
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return interpret(err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-
-	key := lockKey("migrate", schema)
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
-		return interpret(err)
-	}
-	defer func() {
-		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
-	}()
-
-	ident := pgx.Identifier{schema}.Sanitize()
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+ident); err != nil {
-		return interpret(err)
-	}
-	// search_path was set at connect time, possibly before the schema
-	// existed; set it again so that the DDL below lands in the schema.
-	if _, err := conn.Exec(ctx, `SET search_path TO `+ident); err != nil {
-		return interpret(err)
-	}
-
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    INT PRIMARY KEY,
-    name       TEXT NOT NULL,
-    applied_at BIGINT NOT NULL
-)`); err != nil {
-			return interpret(err)
-		}
-		rows, err := tx.Query(ctx, `SELECT version FROM schema_migrations`)
-		if err != nil {
-			return interpret(err)
-		}
-		applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
-		if err != nil {
-			return interpret(err)
-		}
-		pending, err := store.Pending(all, applied)
-		if err != nil {
-			return err
-		}
-		for _, m := range pending {
-			// Without arguments pgx uses the simple protocol, which runs a
-			// file of several statements as it is.
-			if _, err := tx.Exec(ctx, m.SQL); err != nil {
-				return fmt.Errorf("migration %s: %w", m.Name, err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-				m.Version, m.Name, time.Now().UnixMicro()); err != nil {
-				return interpret(err)
-			}
-		}
-		return nil
-	})
 }
 
 // Schema returns the schema the store works in.

@@ -14,7 +14,7 @@ import (
 // a Scan's) and one file per version. The PostgreSQL adapter has the same
 // versions under the same names.
 //
-//go:embed migrations/ledger/*.sql migrations/scan/*.sql
+//go:embed migrations/ledger/*.sql migrations/scan/*.sql migrations/validator/*.sql
 var migrations embed.FS
 
 // migrate applies the ledger's pending migrations.

@@ -3,28 +3,18 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/store"
 	"github.com/sandnet/sandnet/internal/validator"
 )
-
-// validatorMigrations holds the validator database's schema, one file per
-// version. The PostgreSQL adapter has the same versions under the same
-// names.
-//
-//go:embed migrations/validator/*.sql
-var validatorMigrations embed.FS
 
 // Validator is the SQLite implementation of [validator.Store]: a
 // validator's own database file, apart from the ledger's, with the same
@@ -73,7 +63,7 @@ func OpenValidator(ctx context.Context, path string) (*Validator, error) {
 	s.w.SetMaxIdleConns(1)
 	s.w.SetConnMaxLifetime(0)
 	s.w.SetConnMaxIdleTime(0)
-	if err := migrateValidator(ctx, s.w); err != nil {
+	if err := migrateDir(ctx, s.w, "migrations/validator"); err != nil {
 		return nil, fmt.Errorf("open validator %s: %w", path, err)
 	}
 	s.wc = newStmtCache(s.w, false)
@@ -94,63 +84,6 @@ func OpenValidator(ctx context.Context, path string) (*Validator, error) {
 	s.read = runner{db: s.r, cache: s.rc}
 	ok = true
 	return s, nil
-}
-
-// migrateValidator applies the validator database's pending migrations as
-// [migrateDir] applies those of the ledger and the Scan (it reads another
-// embedded file system): in one IMMEDIATE transaction, so that a failure
-// leaves the schema as it was.
-func migrateValidator(ctx context.Context, db *sql.DB) error {
-	all, err := store.ReadMigrations(validatorMigrations, "migrations/validator")
-	if err != nil {
-		return err
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return interpret(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    INTEGER PRIMARY KEY,
-    name       TEXT NOT NULL,
-    applied_at INTEGER NOT NULL
-)`); err != nil {
-		return interpret(err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
-	if err != nil {
-		return interpret(err)
-	}
-	var applied []int
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			rows.Close()
-			return interpret(err)
-		}
-		applied = append(applied, v)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return interpret(err)
-	}
-	pending, err := store.Pending(all, applied)
-	if err != nil {
-		return err
-	}
-	if len(pending) == 0 {
-		return nil
-	}
-	for _, m := range pending {
-		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-			return fmt.Errorf("migration %s: %w", m.Name, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-			m.Version, m.Name, time.Now().UnixMicro()); err != nil {
-			return interpret(err)
-		}
-	}
-	return interpret(tx.Commit())
 }
 
 // Path returns the database file's path.
