@@ -1,0 +1,204 @@
+package validatorapi_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/apitest"
+	"github.com/sandnet/sandnet/internal/api/validatorapi"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+)
+
+// flow is a sequence of calls against its own network, each recorded in
+// testdata/flows.golden.json under "<flow>: <step>".
+type flow struct {
+	t    *testing.T
+	e    *env
+	g    *apitest.Golden
+	name string
+}
+
+func (f *flow) call(step string, rq request, status int) *httptest.ResponseRecorder {
+	f.t.Helper()
+	rec := f.e.do(f.t, rq)
+	if rec.Code != status {
+		f.t.Fatalf("%s: status %d, want %d: %.500s", step, rec.Code, status, rec.Body)
+	}
+	f.g.Check(f.t, f.name+": "+step, apitest.EntryOf(f.t, rec))
+	return rec
+}
+
+// offer creates an offer from alice to bob and returns its contract id.
+func (f *flow) offer(step, amount string, expires daml.Timestamp, tracking string) string {
+	f.t.Helper()
+	rec := f.call(step, post("/v0/wallet/transfer-offers", "alice", offerBody(f.e.party("bob"), amount, expires, tracking)), http.StatusOK)
+	return decode[validatorapi.CreateTransferOfferResponse](f.t, rec.Body.Bytes()).OfferContractID
+}
+
+func (f *flow) status(step, user, tracking string) validatorapi.TransferOfferStatusResponse {
+	f.t.Helper()
+	rec := f.call(step, post("/v0/wallet/transfer-offers/"+tracking+"/status", user, ""), http.StatusOK)
+	return decode[validatorapi.TransferOfferStatusResponse](f.t, rec.Body.Bytes())
+}
+
+const hour = daml.Timestamp(3600_000_000)
+
+// TestFlows drives the wallet's and the name service's workflows through
+// the API, with the wallet automation and the DSO automation run step by
+// step so that every outcome is deterministic.
+func TestFlows(t *testing.T) {
+	t.Parallel()
+	flows := []struct {
+		name string
+		run  func(f *flow)
+	}{
+		{"direct transfer completed", func(f *flow) {
+			e := f.e
+			cid := f.offer("create", "10.0", e.now()+hour, "t-1")
+			f.call("create again with the tracking id", post("/v0/wallet/transfer-offers", "alice", offerBody(e.party("bob"), "10.0", e.now()+hour, "t-1")), http.StatusConflict)
+			if st := f.status("status after create", "alice", "t-1"); st.Status != "created" || st.ContractID != cid {
+				t.Errorf("status after create = %+v, want created %s", st, cid)
+			}
+			f.call("offers of the receiver", get("/v0/wallet/transfer-offers", "bob"), http.StatusOK)
+			f.call("accept by the sender", post("/v0/wallet/transfer-offers/"+cid+"/accept", "alice", ""), http.StatusForbidden)
+			f.call("accept by someone else's wallet", post("/v0/wallet/transfer-offers/"+cid+"/accept", e.seeded.Validator.OperatorUser, ""), http.StatusNotFound)
+			rec := f.call("accept", post("/v0/wallet/transfer-offers/"+cid+"/accept", "bob", ""), http.StatusOK)
+			accepted := decode[validatorapi.AcceptTransferOfferResponse](t, rec.Body.Bytes()).AcceptedOfferContractID
+			if st := f.status("status after accept", "bob", "t-1"); st.Status != "accepted" || st.ContractID != accepted {
+				t.Errorf("status after accept = %+v, want accepted %s", st, accepted)
+			}
+			f.call("accepted offers of the sender", get("/v0/wallet/accepted-transfer-offers", "alice"), http.StatusOK)
+			e.step(t)
+			st := f.status("status after the automation", "alice", "t-1")
+			if st.Status != "completed" || st.ContractID == "" {
+				t.Fatalf("status after the automation = %+v, want completed", st)
+			}
+			rec = f.call("amulets of the receiver", get("/v0/wallet/amulets", "bob"), http.StatusOK)
+			if !strings.Contains(rec.Body.String(), `"contract_id":"`+st.ContractID+`"`) {
+				t.Errorf("bob's amulets lack the transferred amulet %s", st.ContractID)
+			}
+			f.call("balance of the sender", get("/v0/wallet/balance", "alice"), http.StatusOK)
+			f.call("accepted offers after completion", get("/v0/wallet/accepted-transfer-offers", "alice"), http.StatusOK)
+		}},
+		{"direct transfer rejected", func(f *flow) {
+			cid := f.offer("create", "1.5", f.e.now()+hour, "t-2")
+			f.call("reject by the sender", post("/v0/wallet/transfer-offers/"+cid+"/reject", "alice", ""), http.StatusForbidden)
+			f.call("reject", post("/v0/wallet/transfer-offers/"+cid+"/reject", "bob", ""), http.StatusOK)
+			if st := f.status("status", "alice", "t-2"); st.Status != "failed" || st.FailureKind != "rejected" {
+				t.Errorf("status = %+v, want failed/rejected", st)
+			}
+			f.call("offers after rejecting", get("/v0/wallet/transfer-offers", "bob"), http.StatusOK)
+			f.call("reject again", post("/v0/wallet/transfer-offers/"+cid+"/reject", "bob", ""), http.StatusNotFound)
+		}},
+		{"direct transfer withdrawn", func(f *flow) {
+			cid := f.offer("create", "2.0", f.e.now()+hour, "t-3")
+			f.call("withdraw by the receiver", post("/v0/wallet/transfer-offers/"+cid+"/withdraw", "bob", ""), http.StatusForbidden)
+			f.call("withdraw", post("/v0/wallet/transfer-offers/"+cid+"/withdraw", "alice", ""), http.StatusOK)
+			if st := f.status("status", "bob", "t-3"); st.Status != "failed" || st.FailureKind != "withdrawn" || st.WithdrawnReason != "Withdrawn by sender" {
+				t.Errorf("status = %+v, want failed/withdrawn by sender", st)
+			}
+		}},
+		{"direct transfer expired", func(f *flow) {
+			e := f.e
+			cid := f.offer("create", "3.0", e.now()+hour, "t-4")
+			e.advance(t, time.Hour+time.Second)
+			f.call("accept after expiry", post("/v0/wallet/transfer-offers/"+cid+"/accept", "bob", ""), http.StatusConflict)
+			if st := f.status("status before the automation", "alice", "t-4"); st.Status != "created" {
+				t.Errorf("status before the automation = %+v, want created", st)
+			}
+			e.step(t)
+			if st := f.status("status after the automation", "alice", "t-4"); st.Status != "failed" || st.FailureKind != "expired" {
+				t.Errorf("status = %+v, want failed/expired", st)
+			}
+		}},
+		{"direct transfer accepted at its expiry", func(f *flow) {
+			e := f.e
+			cid := f.offer("create", "4.0", e.now()+hour, "t-5")
+			e.advance(t, time.Hour)
+			f.call("accept exactly at expires_at", post("/v0/wallet/transfer-offers/"+cid+"/accept", "bob", ""), http.StatusOK)
+			e.step(t)
+			if st := f.status("status after the automation", "bob", "t-5"); st.Status != "completed" {
+				t.Errorf("status = %+v, want completed", st)
+			}
+		}},
+		{"direct transfer without the funds", func(f *flow) {
+			e := f.e
+			cid := f.offer("create", "1000000.0", e.now()+hour, "t-6")
+			f.call("accept", post("/v0/wallet/transfer-offers/"+cid+"/accept", "bob", ""), http.StatusOK)
+			e.step(t)
+			st := f.status("status after the automation", "alice", "t-6")
+			if st.Status != "failed" || st.FailureKind != "withdrawn" || !strings.HasPrefix(st.WithdrawnReason, "out of funds (missing ") || !strings.HasSuffix(st.WithdrawnReason, " CC)") {
+				t.Errorf("status = %+v, want failed/withdrawn out of funds", st)
+			}
+		}},
+		{"name entry", func(f *flow) {
+			e := f.e
+			rec := f.call("create", post("/v0/entry/create", "alice", `{"name":"shop.unverified.cns","url":"https://shop.example.com","description":"Alice's shop"}`), http.StatusOK)
+			created := decode[validatorapi.CreateAnsEntryResponse](t, rec.Body.Bytes())
+			f.call("subscription requests", get("/v0/wallet/subscription-requests", "alice"), http.StatusOK)
+			f.call("subscription requests of another user", get("/v0/wallet/subscription-requests", "bob"), http.StatusOK)
+			f.call("accept by another user", post("/v0/wallet/subscription-requests/"+created.SubscriptionRequestCid+"/accept", "bob", ""), http.StatusNotFound)
+			f.call("accept", post("/v0/wallet/subscription-requests/"+created.SubscriptionRequestCid+"/accept", "alice", ""), http.StatusOK)
+			f.call("entries before the DSO collects", get("/v0/entry/all", "alice"), http.StatusOK)
+			res, err := splice.NewDSOAutomation(e.net, e.seeded, slog.New(slog.DiscardHandler)).RunOnce(context.Background())
+			if err != nil || res.Actions == 0 {
+				t.Fatalf("DSO automation: %+v, %v", res, err)
+			}
+			rec = f.call("entries", get("/v0/entry/all", "alice"), http.StatusOK)
+			if !strings.Contains(rec.Body.String(), `"name":"shop.unverified.cns"`) {
+				t.Errorf("entry/all lacks the new entry: %s", rec.Body)
+			}
+			f.call("scan-proxy by-name", get("/v0/scan-proxy/ans-entries/by-name/shop.unverified.cns", "alice"), http.StatusOK)
+			f.call("balance after paying", get("/v0/wallet/balance", "alice"), http.StatusOK)
+			// A year later the entry has expired, though its contract is
+			// still active until the DSO expires it.
+			e.advance(t, 365*24*time.Hour)
+			f.call("entries after expiry", get("/v0/entry/all", "alice"), http.StatusOK)
+		}},
+		{"onboarding", func(f *flow) {
+			e := f.e
+			op := e.seeded.Validator.OperatorUser
+			rec := f.call("register", post("/v0/register", "dave", ""), http.StatusOK)
+			party := decode[validatorapi.PartyResponse](t, rec.Body.Bytes()).PartyID
+			rec = f.call("register again", post("/v0/register", "dave", "null"), http.StatusOK)
+			if again := decode[validatorapi.PartyResponse](t, rec.Body.Bytes()).PartyID; again != party {
+				t.Errorf("register again: party %s, want %s", again, party)
+			}
+			f.call("user-status", get("/v0/wallet/user-status", "dave"), http.StatusOK)
+			f.call("onboard a user", post("/v0/admin/users", op, `{"name":"erin"}`), http.StatusOK)
+			f.call("onboard a user without a wallet onto its party", post("/v0/admin/users", op, `{"name":"carol","party_id":"`+
+				string(e.party("bob"))[:0]+carolParty(t, e)+`"}`), http.StatusOK)
+			f.call("onboard a user with another party", post("/v0/admin/users", op, `{"name":"erin","party_id":"`+string(e.party("bob"))+`"}`), http.StatusConflict)
+			f.call("users", get("/v0/admin/users", op), http.StatusOK)
+			f.call("tap", post("/v0/wallet/tap", "dave", `{"amount":"1.0","command_id":"tap-1"}`), http.StatusOK)
+			f.call("balance", get("/v0/wallet/balance", "dave"), http.StatusOK)
+			f.call("amulets", get("/v0/wallet/amulets", "dave"), http.StatusOK)
+		}},
+	}
+	g := apitest.OpenGolden(t, "flows", *update)
+	t.Run("flows", func(t *testing.T) {
+		for _, fl := range flows {
+			t.Run(fl.name, func(t *testing.T) {
+				t.Parallel()
+				fl.run(&flow{t: t, e: newEnv(t), g: g, name: fl.name})
+			})
+		}
+	})
+	g.Finish(t, !t.Failed())
+}
+
+// carolParty is the party of the env's user without a wallet.
+func carolParty(t *testing.T, e *env) string {
+	t.Helper()
+	u, err := e.net.Store().User(context.Background(), e.seeded.Validator.Participant, e.noWallet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(u.PrimaryParty)
+}

@@ -1,0 +1,112 @@
+package validatorapi_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fuzzPosts are the endpoints whose bodies the fuzz target decodes; a {}
+// is replaced by the path segment.
+var fuzzPosts = []string{
+	"/v0/wallet/transfer-offers", "/v0/wallet/tap", "/v0/entry/create", "/v0/register", "/v0/admin/users",
+	"/v0/wallet/transfer-offers/{}/status", "/v0/wallet/transfer-offers/{}/accept",
+	"/v0/wallet/subscription-requests/{}/accept",
+}
+
+// fuzzGets are the endpoints whose query strings and path segments the
+// fuzz target varies.
+var fuzzGets = []string{
+	"/v0/scan-proxy/ans-entries", "/v0/scan-proxy/ans-entries/by-name/{}", "/v0/scan-proxy/ans-entries/by-party/{}",
+}
+
+var fuzzEnv struct {
+	once sync.Once
+	e    *env
+	dir  string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fuzzEnv.dir != "" {
+		os.RemoveAll(fuzzEnv.dir)
+	}
+	os.Exit(code)
+}
+
+// FuzzRequests sends arbitrary bodies, query strings and path segments to
+// the request decoders: they must never panic nor answer 5xx.
+func FuzzRequests(f *testing.F) {
+	for i, body := range []string{
+		`{"receiver_party_id":"bob::1220ab","amount":"1.0","description":"d","expires_at":1,"tracking_id":"t"}`,
+		`{"amount":"1e3"}`, `{"amount":"-0.5","command_id":"c"}`,
+		`{"name":"x.unverified.cns","url":"","description":""}`,
+		`null`, `{}`, `{"name":"zed","party_id":"nobody","createPartyIfMissing":true}`,
+		`[]`, `{"expires_at":1e400}`, `{"amount":"99999999999999999999999999999"}`,
+	} {
+		f.Add(uint8(i), body, "")
+	}
+	for i := range fuzzGets {
+		f.Add(uint8(len(fuzzPosts)+i), "alice.unverified.cns", "page_size=3&name_prefix=a")
+		f.Add(uint8(len(fuzzPosts)+i), "", "page_size=-1")
+	}
+	f.Fuzz(func(t *testing.T, endpoint uint8, body, query string) {
+		// One network for every input: the fuzz inputs that succeed (a
+		// tap, an offer) only add to it.
+		fuzzEnv.once.Do(func() { fuzzEnv.e = newEnv(&fuzzTB{t}) })
+		e := fuzzEnv.e
+		if e == nil {
+			t.Skip("no network")
+		}
+		n := int(endpoint) % (len(fuzzPosts) + len(fuzzGets))
+		var req *http.Request
+		if n < len(fuzzPosts) {
+			path := strings.ReplaceAll(fuzzPosts[n], "{}", url.PathEscape(query))
+			u, err := url.Parse(baseURL + path)
+			if err != nil {
+				return
+			}
+			req = httptest.NewRequest(http.MethodPost, baseURL+"/", strings.NewReader(body))
+			req.URL = u
+		} else {
+			path := strings.ReplaceAll(fuzzGets[n-len(fuzzPosts)], "{}", url.PathEscape(body))
+			u, err := url.Parse(baseURL + path)
+			if err != nil {
+				return
+			}
+			u.RawQuery = query
+			req = httptest.NewRequest(http.MethodGet, baseURL+"/", nil)
+			req.URL = u
+		}
+		user := "alice"
+		if n == 4 {
+			user = e.seeded.Validator.OperatorUser
+		}
+		req.Header.Set("Authorization", "Bearer "+token(t, user))
+		rec := httptest.NewRecorder()
+		e.handler.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("%s %s %q: %d %s", req.Method, req.URL, body, rec.Code, rec.Body)
+		}
+	})
+}
+
+// fuzzTB builds the fuzz target's network outside any one input's test:
+// its cleanups never run (the process ends first), so the network outlives
+// the input that built it.
+type fuzzTB struct{ *testing.T }
+
+func (fuzzTB) Cleanup(func()) {}
+
+func (f fuzzTB) TempDir() string {
+	dir, err := os.MkdirTemp("", "validatorapi-fuzz-")
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzEnv.dir = dir
+	return dir
+}
