@@ -22,6 +22,7 @@ import (
 	"github.com/sandnet/sandnet/internal/api/admin"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/api/scanapi"
+	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/daml"
@@ -190,6 +191,9 @@ func (m *Main) Run(ctx context.Context) error {
 	scanapi.New(scanapi.Config{
 		Service: scanNode.service, Registry: registry, Logger: log, SVUser: seeded.SVs[0].OperatorUser,
 	}).Register(mux, scanapi.Prefix)
+	validatorapi.New(validatorapi.Config{
+		Validator: validatorNode.validator, Auth: authn, ScanProxy: validatorNode.scan, Logger: log,
+	}).Register(mux, validatorapi.Prefix)
 	ledgerAPI(seeded.Validator.Participant, seeded.Validator.ParticipantName, "")
 	for k, sv := range seeded.SVs {
 		ledgerAPI(sv.Participant, sv.ParticipantName, fmt.Sprintf("/sv/%d", k+1))
