@@ -123,7 +123,7 @@ func TestScanQueryPlans(t *testing.T) {
 		active("active, one template", scan.ContractQuery{Templates: []scan.TemplateKey{key(1)}, Limit: 100}, activeTmpl),
 		twoTemplates,
 		{name: "snapshot chunk", query: sqlSnapChunk, args: []any{0, 30000, 5000, "c5000", 1000, 20000, 2},
-			want: []string{"SEARCH contracts USING INDEX contracts_created ((created_at,contract_id)>(?,?))"}, sorts: true},
+			want: []string{"SEARCH contracts USING COVERING INDEX contracts_created ((created_at,contract_id)>(?,?))"}, sorts: true},
 		{name: "snapshot chunk parties", query: sqlSnapChunkParties, args: []any{0, 1000},
 			want: []string{"SEARCH d USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)", "SEARCH s USING PRIMARY KEY (seq=?)"}},
 	}

@@ -90,8 +90,11 @@ CREATE TABLE contracts (
 );
 CREATE INDEX contracts_active ON contracts (seq) WHERE archived_record_time IS NULL;
 CREATE INDEX contracts_active_template ON contracts (template_id, seq) WHERE archived_record_time IS NULL;
--- The snapshot build's keyset walk, in snapshot row order.
-CREATE INDEX contracts_created ON contracts (created_at, contract_id);
+-- The snapshot build's keyset walk, in snapshot row order. It includes
+-- every column the walk reads, so that a build can read the index alone
+-- (an Index Only Scan), in order, instead of the table at random.
+CREATE INDEX contracts_created ON contracts (created_at, contract_id)
+    INCLUDE (created_migration, created_record_time, archived_migration, archived_record_time, template_id);
 
 CREATE TABLE contract_stakeholders (
     seq      BIGINT NOT NULL REFERENCES contracts (seq),
