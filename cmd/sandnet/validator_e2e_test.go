@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+)
+
+// The validator through its API on the real binary, killed with SIGKILL
+// while its wallet automation is completing accepted transfer offers:
+// after a restart every offer ends in exactly one final state, the
+// transaction log agrees with it, and no coin was created or lost.
+func TestValidatorKillNine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startSandnet(t, dir)
+	alice, bob := mustToken(t, dir, "alice"), mustToken(t, dir, "bob")
+	v := func(p *proc, path string) string { return p.url("/api/validator" + path) }
+
+	var status struct {
+		PartyID string `json:"party_id"`
+	}
+	if code := call(t, "GET", v(p, "/v0/wallet/user-status"), bob, nil, &status); code != 200 {
+		t.Fatalf("user status: %d", code)
+	}
+	const offers = 24
+	expires := time.Now().Add(24 * time.Hour).UnixMicro()
+	var cids []string
+	for i := range offers {
+		var out struct {
+			OfferContractID string `json:"offer_contract_id"`
+		}
+		body := map[string]any{
+			"receiver_party_id": status.PartyID, "amount": "3.5", "description": "crash test",
+			"expires_at": expires, "tracking_id": fmt.Sprint("crash-", i),
+		}
+		if code := call(t, "POST", v(p, "/v0/wallet/transfer-offers"), alice, body, &out); code != 200 {
+			t.Fatalf("create offer %d: %d", i, code)
+		}
+		cids = append(cids, out.OfferContractID)
+	}
+	// Bob accepts them all at once; the kill lands while alice's wallet
+	// automation is completing them.
+	var wg sync.WaitGroup
+	for _, cid := range cids {
+		wg.Go(func() { tryPost(v(p, "/v0/wallet/transfer-offers/"+cid+"/accept"), bob) })
+	}
+	// Kill as soon as the first transfer has completed: the automation is
+	// then part-way through the others.
+	completed := func() bool {
+		for i := range offers {
+			var st struct {
+				Status string `json:"status"`
+			}
+			if call(t, "POST", v(p, "/v0/wallet/transfer-offers/"+fmt.Sprint("crash-", i)+"/status"), alice, nil, &st) == 200 && st.Status == "completed" {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(10 * time.Second); !completed() && time.Now().Before(deadline); {
+	}
+	p.kill(t)
+	wg.Wait()
+
+	p = startSandnet(t, dir)
+	final := map[string]string{}
+	for deadline := time.Now().Add(20 * time.Second); len(final) < offers && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for i := range offers {
+			id := fmt.Sprint("crash-", i)
+			if _, done := final[id]; done {
+				continue
+			}
+			var st struct {
+				Status string `json:"status"`
+			}
+			if code := call(t, "POST", v(p, "/v0/wallet/transfer-offers/"+id+"/status"), alice, nil, &st); code != 200 {
+				t.Fatalf("status of %s: %d", id, code)
+			}
+			switch st.Status {
+			case "completed", "failed":
+				final[id] = st.Status
+			case "created":
+				// Not accepted before the kill: accept it now.
+				call(t, "POST", v(p, "/v0/wallet/transfer-offers/"+cids[i]+"/accept"), bob, nil, nil)
+			}
+		}
+	}
+	if len(final) < offers {
+		t.Fatalf("only %d of %d offers reached a final state after the restart: %v", len(final), offers, final)
+	}
+	for id, st := range final {
+		if st != "completed" {
+			t.Errorf("%s ended %s; alice had the coin, so every transfer should complete", id, st)
+		}
+	}
+	p.stop(t)
+
+	ctx := context.Background()
+	st, err := sqlitestore.OpenLedger(ctx, filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	net := networkInfo(t, st)
+	sup, err := splice.ComputeSupply(ctx, st, net.SVs[0].Participant, net.DSOParty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := sup.Holdings.Add(sup.Burned)
+	if err != nil || sum.Cmp(sup.Minted) != 0 {
+		t.Errorf("supply after the crash: minted %s, holdings %s + burned %s (%v)", sup.Minted, sup.Holdings, sup.Burned, err)
+	}
+}
+
+// networkInfo reads the seeded network's description from a stopped
+// sandnet's ledger store.
+func networkInfo(t *testing.T, st *sqlitestore.Ledger) *splice.Seeded {
+	t.Helper()
+	raw, ok, err := st.Meta(context.Background(), splice.SeededMetaKey)
+	if err != nil || !ok {
+		t.Fatalf("seeded network: %v (found %v)", err, ok)
+	}
+	var s splice.Seeded
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+// tryPost sends a POST without a body and ignores the outcome: the server
+// may be killed under it.
+func tryPost(url, token string) {
+	req, err := http.NewRequest(http.MethodPost, url, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
