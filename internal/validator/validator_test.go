@@ -389,3 +389,78 @@ func TestSupplyConservedUnderRandomWorkflows(t *testing.T) {
 		})
 	}
 }
+
+// TestNameRenewal moves the clock into a name entry's payment window: the
+// owner's wallet automation pays, the DSO collects, and the entry comes
+// back with a new contract id and a later expiry. A wallet without coin
+// does not renew: its entry expires and leaves the list.
+func TestNameRenewal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	dso := splice.NewDSOAutomation(e.net, e.seeded, nil)
+	alice, bob := e.wallet(t, "alice"), e.wallet(t, "bob")
+	entries := func(w validator.Wallet) []validator.Entry {
+		t.Helper()
+		es, err := e.v.Entries(ctx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es
+	}
+	before := entries(alice)
+	if len(before) != 1 || len(entries(bob)) != 1 {
+		t.Fatalf("seeded entries: alice %v, bob %v", before, entries(bob))
+	}
+	// Bob spends everything first: he cannot pay his renewal.
+	bal, err := e.v.Balance(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain, err := e.v.CreateOffer(ctx, bob, validator.OfferRequest{Receiver: alice.Party, Amount: bal.Unlocked, ExpiresAt: e.now() + 1e9, TrackingID: "drain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.AcceptOffer(ctx, alice, drain); err != nil {
+		t.Fatal(err)
+	}
+	e.step(t)
+	if st := e.status(t, bob, "drain"); st.State != validator.TransferCompleted {
+		t.Fatalf("draining bob: %+v", st)
+	}
+
+	// 61 days on: inside the 30-day window before the 90-day expiry.
+	if _, err := e.net.AdvanceClock(ctx, 61*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := dso.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.step(t)
+	}
+	if _, err := dso.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := entries(alice)
+	if len(after) != 1 || after[0].ContractID == before[0].ContractID || after[0].ExpiresAt <= before[0].ExpiresAt {
+		t.Fatalf("alice's entry after the renewal window: %+v, before %+v", after, before)
+	}
+	if got, want := after[0].ExpiresAt-before[0].ExpiresAt, daml.Timestamp((90 * 24 * time.Hour).Microseconds()); got != want {
+		t.Errorf("renewal extended the entry by %d µs, want %d", got, want)
+	}
+	// Past bob's expiry his entry is gone from his list.
+	if _, err := e.net.AdvanceClock(ctx, 30*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dso.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if es := entries(bob); len(es) != 0 {
+		t.Errorf("bob's unpaid entry is still listed: %+v", es)
+	}
+	if es := entries(alice); len(es) != 1 {
+		t.Errorf("alice's renewed entry: %+v", es)
+	}
+	e.checkSupply(t)
+}
