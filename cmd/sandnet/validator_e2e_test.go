@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"sync"
 	"testing"
