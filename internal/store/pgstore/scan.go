@@ -621,10 +621,10 @@ JOIN contracts c ON c.seq = d.contract_seq WHERE d.row_id = $1`
 
 // BuildSnapshot takes the snapshot of migration at at. Under the schema's
 // build lock (a session advisory lock on a connection held for the build)
-// it discards an interrupted build, reserves the next row ids and writes
-// the rows chunk by chunk, each chunk in its own transaction (a keyset
-// walk of contracts_created from where the last one ended); it publishes
-// the snapshot (complete) in the last transaction.
+// it discards an interrupted build, numbers the rows from the next free
+// row id and writes them chunk by chunk, each chunk in its own
+// transaction (a keyset walk of contracts_created from where the last one
+// ended); it publishes the snapshot (complete) in the last transaction.
 func (s *Scan) BuildSnapshot(ctx context.Context, migration int64, at daml.Timestamp, chunk int) (scan.Snapshot, error) {
 	if chunk <= 0 {
 		return scan.Snapshot{}, fault.New(fault.InvalidArgument, "snapshot chunk size %d: must be positive", chunk)

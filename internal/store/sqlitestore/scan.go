@@ -705,11 +705,11 @@ func readContract(ctx context.Context, q queryer, id daml.ContractID) (*ledger.C
 }
 
 // BuildSnapshot takes the snapshot of migration at at. Under s.build it
-// discards an interrupted build, reserves the next row ids and writes the
-// rows chunk by chunk, each chunk in its own write transaction (a keyset
-// walk of contracts_created from where the last one ended), so ingestion
-// takes the write connection between chunks; it publishes the snapshot
-// (complete = 1) in the last transaction.
+// discards an interrupted build, numbers the rows from the next free row
+// id and writes them chunk by chunk, each chunk in its own write
+// transaction (a keyset walk of contracts_created from where the last one
+// ended), so ingestion takes the write connection between chunks; it
+// publishes the snapshot (complete = 1) in the last transaction.
 func (s *Scan) BuildSnapshot(ctx context.Context, migration int64, at daml.Timestamp, chunk int) (scan.Snapshot, error) {
 	if chunk <= 0 {
 		return scan.Snapshot{}, fault.New(fault.InvalidArgument, "snapshot chunk size %d: must be positive", chunk)
