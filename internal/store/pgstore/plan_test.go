@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -135,9 +136,26 @@ ORDER BY pu.ledger_offset DESC LIMIT $4`, args: []any{"p1", int64(100), int64(1<
 		{name: "count active", query: `SELECT count(*) FROM contracts WHERE archived_update_id IS NULL`,
 			want: []string{"contracts_active"}},
 	}
+	// What is pinned is the index each query walks and its order, not
+	// whether PostgreSQL also reads the heap: that depends on the
+	// visibility map, which VACUUM cannot update while transactions of
+	// other tests on the same server are open, and then the planner
+	// prefers a bitmap scan and a sort on this small fixture. So the plans
+	// are read with bitmap scans off, and an Index Only Scan counts as an
+	// Index Scan.
+	conn, err := l.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SET enable_bitmapscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(context.Background(), `RESET enable_bitmapscan`)
+	indexScan := strings.NewReplacer("Index Only Scan", "Index Scan")
 	for _, p := range plans {
 		t.Run(p.name, func(t *testing.T) {
-			rows, err := l.pool.Query(ctx, "EXPLAIN "+p.query, p.args...)
+			rows, err := conn.Query(ctx, "EXPLAIN "+p.query, p.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,9 +163,10 @@ ORDER BY pu.ledger_offset DESC LIMIT $4`, args: []any{"p1", int64(100), int64(1<
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := strings.Join(lines, "\n")
+			got := indexScan.Replace(strings.Join(lines, "\n"))
 			rest := got
 			for _, w := range p.want {
+				w = indexScan.Replace(w)
 				i := strings.Index(rest, w)
 				if i < 0 {
 					t.Errorf("plan lacks %q:\n%s", w, got)
