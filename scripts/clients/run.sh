@@ -2,8 +2,9 @@
 # Builds sandnet, starts it on a free port with a throwaway data dir, runs the
 # Canton Network TypeScript client checks against it (ledger-client.mjs: the
 # ledger clients on the JSON Ledger API; scan-client.mjs: Splice's ScanClient
-# on /api/scan), and always stops it. Exit status is non-zero when either
-# fails; both always run.
+# on /api/scan; validator-client.mjs: Splice's ValidatorInternalClient and
+# ScanProxyClient on /api/validator, last, as it advances the ledger clock),
+# and always stops it. Exit status is non-zero when any fails; all always run.
 #
 #   bash scripts/clients/run.sh            # VERBOSE=1 for client warnings and stacks
 #
@@ -50,12 +51,16 @@ export SANDNET_URL="http://127.0.0.1:$port"
 ADMIN_TOKEN=$("$work/sandnet" token --user participant_admin --data-dir "$data")
 ALICE_TOKEN=$("$work/sandnet" token --user alice --data-dir "$data")
 export ADMIN_TOKEN ALICE_TOKEN
+# validator-client.mjs mints its own tokens (for the users it creates too)
+export SANDNET_BIN="$work/sandnet" SANDNET_DATA_DIR="$data"
 
 status=0
 echo "--- ledger-client.mjs"
 (cd "$here" && node --no-warnings --experimental-websocket ledger-client.mjs) || status=$?
 echo "--- scan-client.mjs"
 (cd "$here" && node --no-warnings scan-client.mjs) || status=$?
+echo "--- validator-client.mjs"
+(cd "$here" && node --no-warnings validator-client.mjs) || status=$?
 if [[ $status -ne 0 ]]; then
 	echo "--- sandnet log (last 40 lines)"; tail -n 40 "$work/sandnet.log"
 fi
