@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,19 +28,13 @@ const busyTimeoutMS = 5000
 // Ledger is the SQLite implementation of [ledger.Store]. It also
 // implements [store.Leader].
 type Ledger struct {
-	path string
-	w    *sql.DB // exactly one connection, BEGIN IMMEDIATE
-	r    *sql.DB // read-only snapshots
-	lock *fileLock
+	path  string
+	conns // the write statements are hotStatements
 
 	closeOnce sync.Once
 	closeErr  error
 	closing   chan struct{}
 	leases    sync.WaitGroup
-
-	wc   *stmtCache // hotStatements, prepared on w at open
-	rc   *stmtCache // prepared on r on first use
-	read runner     // r through rc
 
 	leadMu  sync.Mutex // guards leading and closed, and orders leases.Add before Close's Wait
 	leading bool
@@ -65,55 +56,10 @@ func OpenLedger(ctx context.Context, path string) (*Ledger, error) {
 // openLedger is OpenLedger with the synchronous setting as a parameter, so
 // that the benchmarks can measure FULL against the NORMAL we ship.
 func openLedger(ctx context.Context, path, synchronous string) (*Ledger, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open ledger: %w", err)
-	}
-	lock, err := lockFile(path + ".lock")
-	if err != nil {
+	l := &Ledger{path: path, closing: make(chan struct{})}
+	if err := l.open(ctx, "ledger", path, "migrations/ledger", synchronous, hotStatements); err != nil {
 		return nil, err
 	}
-	l := &Ledger{path: path, lock: lock, closing: make(chan struct{})}
-	ok := false
-	defer func() {
-		if !ok {
-			l.closeDBs()
-		}
-	}()
-
-	// synchronous only matters for the connection that commits; the
-	// readers get query_only so that a bug cannot write around the single
-	// writer.
-	l.w, err = sql.Open("sqlite", dsn(path,
-		"_pragma=journal_mode(WAL)", "_pragma=synchronous("+synchronous+")", "_pragma=foreign_keys(1)",
-		"_txlock=immediate"))
-	if err != nil {
-		return nil, fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	l.w.SetMaxOpenConns(1)
-	l.w.SetMaxIdleConns(1)
-	l.w.SetConnMaxLifetime(0)
-	l.w.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, l.w); err != nil {
-		return nil, fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	l.wc = newStmtCache(l.w, false)
-	if err := l.wc.prepare(ctx, hotStatements...); err != nil {
-		return nil, fmt.Errorf("open ledger %s: prepare: %w", path, err)
-	}
-
-	l.r, err = sql.Open("sqlite", dsn(path, "_pragma=foreign_keys(1)", "_pragma=query_only(1)"))
-	if err != nil {
-		return nil, fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	n := max(4, runtime.GOMAXPROCS(0))
-	l.r.SetMaxOpenConns(n)
-	l.r.SetMaxIdleConns(n)
-	if err := l.r.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	l.rc = newStmtCache(l.r, true)
-	l.read = runner{db: l.r, cache: l.rc}
-	ok = true
 	return l, nil
 }
 
@@ -140,33 +86,10 @@ func (l *Ledger) Close() error {
 		l.leadMu.Unlock()
 		close(l.closing)
 		l.leases.Wait()
-		if l.w != nil {
-			// Let SQLite refresh its planner statistics for the next open,
-			// as its documentation recommends before closing a connection.
-			_, _ = l.w.Exec("PRAGMA optimize")
-		}
+		l.optimize()
 		l.closeErr = l.closeDBs()
 	})
 	return l.closeErr
-}
-
-func (l *Ledger) closeDBs() error {
-	var errs []error
-	for _, c := range []*stmtCache{l.rc, l.wc} {
-		if c != nil {
-			errs = append(errs, c.close())
-		}
-	}
-	if l.r != nil {
-		errs = append(errs, l.r.Close())
-	}
-	if l.w != nil {
-		errs = append(errs, l.w.Close())
-	}
-	if l.lock != nil {
-		errs = append(errs, l.lock.release())
-	}
-	return errors.Join(errs...)
 }
 
 // Write runs fn in one IMMEDIATE transaction on the single write

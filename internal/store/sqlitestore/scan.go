@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,14 +29,8 @@ const importRecordTime = math.MinInt64
 // file, apart from the ledger's, with the same single-writer layout as
 // [Ledger].
 type Scan struct {
-	path string
-	w    *sql.DB // exactly one connection, BEGIN IMMEDIATE
-	r    *sql.DB // read-only snapshots
-	lock *fileLock
-
-	wc   *stmtCache // scanWriteStatements, prepared on w at open
-	rc   *stmtCache // prepared on r on first use
-	read runner
+	path  string
+	conns // the write statements are scanWriteStatements
 
 	// build serialises BuildSnapshot: the rows of a snapshot must be a
 	// contiguous range of row ids, so one build writes at a time, and an
@@ -57,50 +48,10 @@ var _ scan.Store = (*Scan)(nil)
 // pending migrations. It fails with a fault.FailedPrecondition if another
 // process has the same file open.
 func OpenScan(ctx context.Context, path string) (*Scan, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open scan: %w", err)
-	}
-	lock, err := lockFile(path + ".lock")
-	if err != nil {
+	s := &Scan{path: path}
+	if err := s.open(ctx, "scan", path, "migrations/scan", "NORMAL", scanWriteStatements); err != nil {
 		return nil, err
 	}
-	s := &Scan{path: path, lock: lock}
-	ok := false
-	defer func() {
-		if !ok {
-			s.closeDBs()
-		}
-	}()
-	s.w, err = sql.Open("sqlite", dsn(path,
-		"_pragma=journal_mode(WAL)", "_pragma=synchronous(NORMAL)", "_pragma=foreign_keys(1)",
-		"_txlock=immediate"))
-	if err != nil {
-		return nil, fmt.Errorf("open scan %s: %w", path, err)
-	}
-	s.w.SetMaxOpenConns(1)
-	s.w.SetMaxIdleConns(1)
-	s.w.SetConnMaxLifetime(0)
-	s.w.SetConnMaxIdleTime(0)
-	if err := migrateDir(ctx, s.w, "migrations/scan"); err != nil {
-		return nil, fmt.Errorf("open scan %s: %w", path, err)
-	}
-	s.wc = newStmtCache(s.w, false)
-	if err := s.wc.prepare(ctx, scanWriteStatements...); err != nil {
-		return nil, fmt.Errorf("open scan %s: prepare: %w", path, err)
-	}
-	s.r, err = sql.Open("sqlite", dsn(path, "_pragma=foreign_keys(1)", "_pragma=query_only(1)"))
-	if err != nil {
-		return nil, fmt.Errorf("open scan %s: %w", path, err)
-	}
-	n := max(4, runtime.GOMAXPROCS(0))
-	s.r.SetMaxOpenConns(n)
-	s.r.SetMaxIdleConns(n)
-	if err := s.r.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("open scan %s: %w", path, err)
-	}
-	s.rc = newStmtCache(s.r, true)
-	s.read = runner{db: s.r, cache: s.rc}
-	ok = true
 	return s, nil
 }
 
@@ -111,32 +62,10 @@ func (s *Scan) Path() string { return s.path }
 // more than once.
 func (s *Scan) Close() error {
 	s.closeOnce.Do(func() {
-		if s.w != nil {
-			// Refresh the planner statistics for the next open.
-			_, _ = s.w.Exec("PRAGMA optimize")
-		}
+		s.optimize()
 		s.closeErr = s.closeDBs()
 	})
 	return s.closeErr
-}
-
-func (s *Scan) closeDBs() error {
-	var errs []error
-	for _, c := range []*stmtCache{s.rc, s.wc} {
-		if c != nil {
-			errs = append(errs, c.close())
-		}
-	}
-	if s.r != nil {
-		errs = append(errs, s.r.Close())
-	}
-	if s.w != nil {
-		errs = append(errs, s.w.Close())
-	}
-	if s.lock != nil {
-		errs = append(errs, s.lock.release())
-	}
-	return errors.Join(errs...)
 }
 
 // write runs fn in one IMMEDIATE transaction on the write connection.

@@ -4,10 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sync"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -20,14 +16,8 @@ import (
 // validator's own database file, apart from the ledger's, with the same
 // single-writer layout as [Ledger].
 type Validator struct {
-	path string
-	w    *sql.DB // exactly one connection, BEGIN IMMEDIATE
-	r    *sql.DB // read-only
-	lock *fileLock
-
-	wc   *stmtCache // validatorWriteStatements, prepared on w at open
-	rc   *stmtCache // prepared on r on first use
-	read runner
+	path  string
+	conns // the write statements are validatorWriteStatements
 
 	closeOnce sync.Once
 	closeErr  error
@@ -39,50 +29,10 @@ var _ validator.Store = (*Validator)(nil)
 // and applies pending migrations. It fails with a fault.FailedPrecondition
 // if another process has the same file open.
 func OpenValidator(ctx context.Context, path string) (*Validator, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open validator: %w", err)
-	}
-	lock, err := lockFile(path + ".lock")
-	if err != nil {
+	s := &Validator{path: path}
+	if err := s.open(ctx, "validator", path, "migrations/validator", "NORMAL", validatorWriteStatements); err != nil {
 		return nil, err
 	}
-	s := &Validator{path: path, lock: lock}
-	ok := false
-	defer func() {
-		if !ok {
-			s.closeDBs()
-		}
-	}()
-	s.w, err = sql.Open("sqlite", dsn(path,
-		"_pragma=journal_mode(WAL)", "_pragma=synchronous(NORMAL)", "_pragma=foreign_keys(1)",
-		"_txlock=immediate"))
-	if err != nil {
-		return nil, fmt.Errorf("open validator %s: %w", path, err)
-	}
-	s.w.SetMaxOpenConns(1)
-	s.w.SetMaxIdleConns(1)
-	s.w.SetConnMaxLifetime(0)
-	s.w.SetConnMaxIdleTime(0)
-	if err := migrateDir(ctx, s.w, "migrations/validator"); err != nil {
-		return nil, fmt.Errorf("open validator %s: %w", path, err)
-	}
-	s.wc = newStmtCache(s.w, false)
-	if err := s.wc.prepare(ctx, validatorWriteStatements...); err != nil {
-		return nil, fmt.Errorf("open validator %s: prepare: %w", path, err)
-	}
-	s.r, err = sql.Open("sqlite", dsn(path, "_pragma=foreign_keys(1)", "_pragma=query_only(1)"))
-	if err != nil {
-		return nil, fmt.Errorf("open validator %s: %w", path, err)
-	}
-	n := max(4, runtime.GOMAXPROCS(0))
-	s.r.SetMaxOpenConns(n)
-	s.r.SetMaxIdleConns(n)
-	if err := s.r.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("open validator %s: %w", path, err)
-	}
-	s.rc = newStmtCache(s.r, true)
-	s.read = runner{db: s.r, cache: s.rc}
-	ok = true
 	return s, nil
 }
 
@@ -93,32 +43,10 @@ func (s *Validator) Path() string { return s.path }
 // more than once.
 func (s *Validator) Close() error {
 	s.closeOnce.Do(func() {
-		if s.w != nil {
-			// Refresh the planner statistics for the next open.
-			_, _ = s.w.Exec("PRAGMA optimize")
-		}
+		s.optimize()
 		s.closeErr = s.closeDBs()
 	})
 	return s.closeErr
-}
-
-func (s *Validator) closeDBs() error {
-	var errs []error
-	for _, c := range []*stmtCache{s.rc, s.wc} {
-		if c != nil {
-			errs = append(errs, c.close())
-		}
-	}
-	if s.r != nil {
-		errs = append(errs, s.r.Close())
-	}
-	if s.w != nil {
-		errs = append(errs, s.w.Close())
-	}
-	if s.lock != nil {
-		errs = append(errs, s.lock.release())
-	}
-	return errors.Join(errs...)
 }
 
 // The statements of the write path, prepared once on the write connection,
