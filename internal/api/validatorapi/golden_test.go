@@ -92,6 +92,9 @@ func TestGolden(t *testing.T) {
 		{"entry/create: no url", post("/v0/entry/create", "alice", `{"name":"shop.unverified.cns","description":""}`).off(), http.StatusBadRequest},
 		// scan-proxy
 		{"scan-proxy: dso-party-id", get("/v0/scan-proxy/dso-party-id", ""), http.StatusOK},
+		{"scan-proxy: amulet-rules", get("/v0/scan-proxy/amulet-rules", "alice"), http.StatusOK},
+		{"scan-proxy: open-and-issuing-mining-rounds", get("/v0/scan-proxy/open-and-issuing-mining-rounds", ""), http.StatusOK},
+		{"scan-proxy: dso", get("/v0/scan-proxy/dso", ""), http.StatusOK},
 		{"scan-proxy: dso-party-id with a token", get("/v0/scan-proxy/dso-party-id", "alice"), http.StatusOK},
 		{"scan-proxy: dso-party-id with a bad token", get("/v0/scan-proxy/dso-party-id", "").withAuth("Bearer not-a-jwt"), http.StatusUnauthorized},
 		{"scan-proxy: ans-entries", get("/v0/scan-proxy/ans-entries?page_size=10", ""), http.StatusOK},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/scanclient"
 )
 
@@ -61,4 +62,81 @@ func (h *Handler) ansEntryByParty(w http.ResponseWriter, r *http.Request) error 
 	}
 	web.WriteJSON(w, http.StatusOK, scanclient.AnsEntryResponse{Entry: e})
 	return nil
+}
+
+// AmuletRulesProxyResponse is GET /v0/scan-proxy/amulet-rules: the amulet
+// rules as the Scan has them, always with the contract (wallets submit it
+// as a disclosed contract).
+type AmuletRulesProxyResponse struct {
+	AmuletRules *ContractWithState `json:"amulet_rules"`
+}
+
+func (h *Handler) proxyAmuletRules(w http.ResponseWriter, r *http.Request) error {
+	rules, err := h.proxy.AmuletRules(r.Context())
+	if err != nil {
+		return err
+	}
+	cws, err := withState(rules)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, AmuletRulesProxyResponse{AmuletRules: cws})
+	return nil
+}
+
+// MiningRoundsProxyResponse is GET
+// /v0/scan-proxy/open-and-issuing-mining-rounds: the rounds as lists,
+// each sorted by round number.
+type MiningRoundsProxyResponse struct {
+	OpenMiningRounds    []*ContractWithState `json:"open_mining_rounds"`
+	IssuingMiningRounds []*ContractWithState `json:"issuing_mining_rounds"`
+}
+
+func (h *Handler) proxyMiningRounds(w http.ResponseWriter, r *http.Request) error {
+	open, issuing, err := h.proxy.OpenAndIssuingRounds(r.Context())
+	if err != nil {
+		return err
+	}
+	var out MiningRoundsProxyResponse
+	if out.OpenMiningRounds, err = withStates(open); err != nil {
+		return err
+	}
+	if out.IssuingMiningRounds, err = withStates(issuing); err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// proxyDso answers GET /v0/scan-proxy/dso with the Scan's GET /v0/dso as
+// it came.
+func (h *Handler) proxyDso(w http.ResponseWriter, r *http.Request) error {
+	info, err := h.proxy.DsoInfo(r.Context())
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, info)
+	return nil
+}
+
+// withState renders a contract with the synchronizer it is on.
+func withState(c *ledger.Contract) (*ContractWithState, error) {
+	k, err := contractOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return &ContractWithState{Contract: k, DomainID: string(c.Synchronizer)}, nil
+}
+
+// withStates renders contracts with their synchronizers, never as null.
+func withStates(cs []*ledger.Contract) ([]*ContractWithState, error) {
+	out := make([]*ContractWithState, 0, len(cs))
+	for _, c := range cs {
+		k, err := withState(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
 }
