@@ -64,35 +64,13 @@ var (
 // pending migrations and returns a store whose connections all work in
 // schema.
 func OpenLedger(ctx context.Context, url, schema string) (*Ledger, error) {
-	if !schemaName.MatchString(schema) {
-		return nil, fault.New(fault.InvalidArgument,
-			"schema name %q: use lower-case letters, digits and underscores, starting with a letter or underscore", schema)
-	}
-	cfg, err := pgxpool.ParseConfig(url)
+	pool, conn, err := openPool(ctx, "ledger", url, schema, "migrations/ledger")
 	if err != nil {
-		return nil, fault.Wrap(fault.InvalidArgument, err, "database url")
-	}
-	if !strings.Contains(url, "pool_max_conns") {
-		cfg.MaxConns = defaultMaxConns
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "sandnet"
-	}
-	if err := migrate(ctx, cfg.ConnConfig.Copy(), schema); err != nil {
-		return nil, fmt.Errorf("open ledger schema %s: %w", schema, err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("open ledger schema %s: %w", schema, err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open ledger schema %s: %w", schema, interpret(err))
+		return nil, err
 	}
 	return &Ledger{
 		pool:       pool,
-		conn:       cfg.ConnConfig,
+		conn:       conn,
 		schema:     schema,
 		writeKey:   lockKey("write", schema),
 		leadKey:    lockKey("lead", schema),

@@ -45,31 +45,9 @@ var _ scan.Store = (*Scan)(nil)
 // applies pending migrations and returns a store whose connections all
 // work in schema.
 func OpenScan(ctx context.Context, url, schema string) (*Scan, error) {
-	if !schemaName.MatchString(schema) {
-		return nil, fault.New(fault.InvalidArgument,
-			"schema name %q: use lower-case letters, digits and underscores, starting with a letter or underscore", schema)
-	}
-	cfg, err := pgxpool.ParseConfig(url)
+	pool, _, err := openPool(ctx, "scan", url, schema, "migrations/scan")
 	if err != nil {
-		return nil, fault.Wrap(fault.InvalidArgument, err, "database url")
-	}
-	if !strings.Contains(url, "pool_max_conns") {
-		cfg.MaxConns = defaultMaxConns
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "sandnet"
-	}
-	if err := migrateDir(ctx, cfg.ConnConfig.Copy(), schema, "migrations/scan"); err != nil {
-		return nil, fmt.Errorf("open scan schema %s: %w", schema, err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("open scan schema %s: %w", schema, err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open scan schema %s: %w", schema, interpret(err))
+		return nil, err
 	}
 	return &Scan{pool: pool, schema: schema, buildKey: lockKey("scan-snapshot", schema)}, nil
 }

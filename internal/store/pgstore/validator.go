@@ -3,8 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -28,31 +26,9 @@ var _ validator.Store = (*Validator)(nil)
 // missing, applies pending migrations and returns a store whose
 // connections all work in schema.
 func OpenValidator(ctx context.Context, url, schema string) (*Validator, error) {
-	if !schemaName.MatchString(schema) {
-		return nil, fault.New(fault.InvalidArgument,
-			"schema name %q: use lower-case letters, digits and underscores, starting with a letter or underscore", schema)
-	}
-	cfg, err := pgxpool.ParseConfig(url)
+	pool, _, err := openPool(ctx, "validator", url, schema, "migrations/validator")
 	if err != nil {
-		return nil, fault.Wrap(fault.InvalidArgument, err, "database url")
-	}
-	if !strings.Contains(url, "pool_max_conns") {
-		cfg.MaxConns = defaultMaxConns
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "sandnet"
-	}
-	if err := migrateDir(ctx, cfg.ConnConfig.Copy(), schema, "migrations/validator"); err != nil {
-		return nil, fmt.Errorf("open validator schema %s: %w", schema, err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("open validator schema %s: %w", schema, err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open validator schema %s: %w", schema, interpret(err))
+		return nil, err
 	}
 	return &Validator{pool: pool, schema: schema}, nil
 }
