@@ -18,12 +18,6 @@ import (
 //go:embed migrations/ledger/*.sql migrations/scan/*.sql migrations/validator/*.sql
 var migrations embed.FS
 
-// migrate creates the ledger's schema if needed and applies its pending
-// migrations.
-func migrate(ctx context.Context, cfg *pgx.ConnConfig, schema string) error {
-	return migrateDir(ctx, cfg, schema, "migrations/ledger")
-}
-
 // migrateDir creates the schema if needed and applies the pending
 // migrations of dir on a connection of its own. A session advisory lock serialises processes
 // that start together; the version check, the DDL and the bookkeeping run

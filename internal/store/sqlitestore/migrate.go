@@ -17,11 +17,6 @@ import (
 //go:embed migrations/ledger/*.sql migrations/scan/*.sql migrations/validator/*.sql
 var migrations embed.FS
 
-// migrate applies the ledger's pending migrations.
-func migrate(ctx context.Context, db *sql.DB) error {
-	return migrateDir(ctx, db, "migrations/ledger")
-}
-
 // migrateDir applies the pending migrations of dir in one IMMEDIATE
 // transaction: the version check and the DDL see the same database, and a
 // failure leaves the schema as it was (SQLite's DDL is transactional).
