@@ -16,7 +16,7 @@ const DefaultSnapshotPeriod = 3 * time.Hour
 
 // DefaultSnapshotChunk is how many contracts a snapshot build writes per
 // database transaction.
-const DefaultSnapshotChunk = 10_000
+const DefaultSnapshotChunk = 1000
 
 // Boundary returns the latest snapshot boundary at or before t: t rounded
 // down to a multiple of period since the Unix epoch, which for periods that
