@@ -185,6 +185,10 @@ type WriteTx interface {
 	// PutHosting records that a participant hosts a party (replacing the
 	// permission if it already does).
 	PutHosting(ctx context.Context, h Hosting) error
+	// DeleteHosting removes the hosting of party on participant on
+	// synchronizer s: the participant no longer hosts the party there. A
+	// hosting that does not exist is a fault.NotFound.
+	DeleteHosting(ctx context.Context, party daml.Party, participant ParticipantID, s SynchronizerID) error
 	// PutUser creates or replaces a user with its rights, bumping its
 	// resource version.
 	PutUser(ctx context.Context, u User) error

@@ -76,6 +76,12 @@ func UserNotFound(p ledger.ParticipantID, id string) error {
 	return fault.WithCode(fault.NotFound, CodeUserNotFound, "user %q not found on participant %s", id, p)
 }
 
+// HostingNotFound is the error for removing a hosting that does not
+// exist.
+func HostingNotFound(party daml.Party, p ledger.ParticipantID, s ledger.SynchronizerID) error {
+	return fault.New(fault.NotFound, "party %s is not hosted on participant %s on synchronizer %s", party, p, s)
+}
+
 // ParticipantNotFound is the error for an unknown participant.
 func ParticipantNotFound(p ledger.ParticipantID) error {
 	return fault.New(fault.NotFound, "participant %s not found", p)

@@ -295,6 +295,19 @@ VALUES ($1, $2, $3, $4) ON CONFLICT (party, participant_id, synchronizer_id) DO 
 	return interpret(err)
 }
 
+// DeleteHosting removes a hosting; a missing one is a fault.NotFound.
+func (w *writeTx) DeleteHosting(ctx context.Context, party daml.Party, participant ledger.ParticipantID, s ledger.SynchronizerID) error {
+	res, err := w.tx.Exec(ctx, `DELETE FROM hostings WHERE party = $1 AND participant_id = $2 AND synchronizer_id = $3`,
+		string(party), string(participant), string(s))
+	if err != nil {
+		return interpret(err)
+	}
+	if res.RowsAffected() == 0 {
+		return store.HostingNotFound(party, participant, s)
+	}
+	return nil
+}
+
 // PutUser upserts the user row (bumping resource_version on conflict) and
 // replaces its rights in one batch inside the caller's transaction, so
 // readers see the old user or the new one and never a mix.

@@ -296,6 +296,21 @@ VALUES (?, ?, ?, ?) ON CONFLICT (party, participant_id, synchronizer_id) DO UPDA
 	return interpret(err)
 }
 
+// DeleteHosting removes a hosting; a missing one is a fault.NotFound.
+func (w *writeTx) DeleteHosting(ctx context.Context, party daml.Party, participant ledger.ParticipantID, s ledger.SynchronizerID) error {
+	res, err := w.ExecContext(ctx, `DELETE FROM hostings WHERE party = ? AND participant_id = ? AND synchronizer_id = ?`,
+		string(party), string(participant), string(s))
+	if err != nil {
+		return interpret(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return interpret(err)
+	} else if n == 0 {
+		return store.HostingNotFound(party, participant, s)
+	}
+	return nil
+}
+
 // PutUser upserts the user row (bumping resource_version on conflict) and
 // replaces its rights, all inside the caller's transaction, so readers see
 // the old user or the new one and never a mix.

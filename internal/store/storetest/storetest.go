@@ -1222,6 +1222,45 @@ func testTopology(t *testing.T, s ledger.Store) {
 	if !fault.Is(err, fault.NotFound) {
 		t.Errorf("hosting on an unknown participant: error = %v; want NotFound", err)
 	}
+
+	// Revoking: the row goes, alice's other hosting stays.
+	if err := s.Write(ctx, func(w ledger.WriteTx) error { return w.DeleteHosting(ctx, alice, par1.ID, sync1.ID) }); err != nil {
+		t.Fatal(err)
+	}
+	hs, err = s.Hostings(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantAlice[:1], hs); diff != "" {
+		t.Errorf("hostings of alice after a revocation (-want +got):\n%s", diff)
+	}
+	// A hosting that does not exist (gone, on another synchronizer, of an
+	// unknown party) is NotFound, and a failed write changes nothing.
+	for _, h := range []ledger.Hosting{
+		{Party: alice, Participant: par1.ID, Synchronizer: sync1.ID},
+		{Party: alice, Participant: par2.ID, Synchronizer: sync1.ID},
+		{Party: "nobody::1220", Participant: par2.ID, Synchronizer: sync2.ID},
+	} {
+		err := s.Write(ctx, func(w ledger.WriteTx) error { return w.DeleteHosting(ctx, h.Party, h.Participant, h.Synchronizer) })
+		if !fault.Is(err, fault.NotFound) {
+			t.Errorf("DeleteHosting(%s, %s, %s) = %v; want NotFound", h.Party, h.Participant, h.Synchronizer, err)
+		}
+	}
+	err = s.Write(ctx, func(w ledger.WriteTx) error {
+		if err := w.DeleteHosting(ctx, alice, par2.ID, sync2.ID); err != nil {
+			return err
+		}
+		return fault.New(fault.Internal, "roll back")
+	})
+	if !fault.Is(err, fault.Internal) {
+		t.Fatalf("rolled-back write: %v", err)
+	}
+	if hs, err = s.Hostings(ctx, alice); err != nil || len(hs) != 1 {
+		t.Errorf("hostings of alice after a rolled-back revocation = %v, %v; want 1", hs, err)
+	}
+	if all, err = s.Hostings(ctx, ""); err != nil || len(all) != 3 {
+		t.Errorf("all hostings after a revocation = %v, %v; want 3", all, err)
+	}
 }
 
 func testMeta(t *testing.T, s ledger.Store) {
