@@ -1,6 +1,8 @@
-// Package pgstore implements the ledger's [ledger.Store] seam over
-// PostgreSQL with pgx v5 (pgxpool), for setups bigger than one developer's
-// machine and for several sandnet processes sharing one database.
+// Package pgstore implements sandnet's store seams over PostgreSQL with pgx
+// v5 (pgxpool) — the ledger's [ledger.Store] (OpenLedger), a Scan's
+// [scan.Store] (OpenScan) and the validator's [validator.Store]
+// (OpenValidator) — for setups bigger than one developer's machine and for
+// several sandnet processes sharing one database.
 //
 // # One schema per component
 //

@@ -1,7 +1,12 @@
-// Package sqlitestore implements the ledger's [ledger.Store] seam over an
-// embedded SQLite file (modernc.org/sqlite, pure Go, behind database/sql).
-// It is sandnet's default storage: `sandnet start` keeps the ledger in one
-// file of the data directory.
+// Package sqlitestore implements sandnet's store seams over embedded SQLite
+// files (modernc.org/sqlite, pure Go, behind database/sql): the ledger's
+// [ledger.Store] (OpenLedger), a Scan's [scan.Store] (OpenScan) and the
+// validator's [validator.Store] (OpenValidator). It is sandnet's default
+// storage: `sandnet start` keeps each component in a file of its own in the
+// data directory (ledger.db, scan.db, validator.db), so that a large Scan
+// snapshot never holds the ledger's writer. The three share how a file is
+// opened (open.go), migrated (migrations/<component>/) and closed; what
+// follows applies to each.
 //
 // # One writer, many readers
 //
