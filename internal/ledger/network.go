@@ -266,6 +266,78 @@ func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party
 	return party, n.loadHostings(ctx)
 }
 
+// ChangeHosting hosts an existing party on a participant at a permission,
+// on the synchronizer commands use by default: the sequencer orders it
+// like a transaction, as one topology transaction with an
+// AuthorizationAdded event (the participant did not host the party) or an
+// AuthorizationChanged one (it did, at another permission), in that
+// participant's stream. A hosting that does not change makes no update:
+// the result is then empty. An unknown party or participant is a
+// fault.NotFound, an invalid permission a fault.InvalidArgument.
+func (n *Network) ChangeHosting(ctx context.Context, party daml.Party, participant ParticipantID, perm Permission) ([]*TopologyTransaction, error) {
+	if !ValidPartyID(string(party)) {
+		return nil, fault.New(fault.InvalidArgument, "invalid party id %q: want <hint>::<fingerprint>", party)
+	}
+	switch perm {
+	case PermissionSubmission, PermissionConfirmation, PermissionObservation:
+	default:
+		return nil, fault.New(fault.InvalidArgument, "invalid permission %q: want Submission, Confirmation or Observation", perm)
+	}
+	if err := n.knownParticipant(ctx, participant); err != nil {
+		return nil, err
+	}
+	syncID, err := n.defaultSynchronizer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &pending{
+		hosts: []Hosting{{Party: party, Participant: participant, Synchronizer: syncID, Permission: perm}},
+		known: true, done: make(chan error, 1),
+	}
+	if err := n.enqueue(ctx, p); err != nil {
+		return nil, err
+	}
+	return p.topology, n.loadHostings(ctx)
+}
+
+// RevokeHosting stops a participant hosting a party, on every
+// synchronizer: the sequencer orders one topology transaction per
+// synchronizer (there is one unless a migration left others) with an
+// AuthorizationRevoked event in the participant's stream, and from then
+// on the participant gets none of the party's transactions. The party's
+// other hostings stay. An unknown party or participant, or a party not
+// hosted on the participant, is a fault.NotFound; revoking a party's last
+// hosting is a fault.FailedPrecondition. Nothing changes on a refusal.
+//
+// Users of the participant keep their rights and primary party, as on
+// Canton, where both may name any party: their submissions as the party
+// are refused (PARTY_NOT_KNOWN_ON_LEDGER) until it is hosted there again.
+func (n *Network) RevokeHosting(ctx context.Context, party daml.Party, participant ParticipantID) ([]*TopologyTransaction, error) {
+	if !ValidPartyID(string(party)) {
+		return nil, fault.New(fault.InvalidArgument, "invalid party id %q: want <hint>::<fingerprint>", party)
+	}
+	if err := n.knownParticipant(ctx, participant); err != nil {
+		return nil, err
+	}
+	p := &pending{revoke: &revocation{party: party, participant: participant}, done: make(chan error, 1)}
+	if err := n.enqueue(ctx, p); err != nil {
+		return nil, err
+	}
+	return p.topology, n.loadHostings(ctx)
+}
+
+// knownParticipant returns a fault.NotFound unless the participant exists.
+func (n *Network) knownParticipant(ctx context.Context, id ParticipantID) error {
+	ps, err := n.store.Participants(ctx)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(ps, func(p Participant) bool { return p.ID == id }) {
+		return fault.New(fault.NotFound, "participant %s not found", id)
+	}
+	return nil
+}
+
 // enqueue hands a submission to the sequencer and waits for its outcome.
 func (n *Network) enqueue(ctx context.Context, p *pending) error {
 	select {
@@ -300,14 +372,35 @@ type Command struct {
 	Run func(tx *Tx) error
 }
 
-// pending is a submission to the sequencer: a transaction, or (hosts set)
-// a change of party hosting.
+// pending is a submission to the sequencer: a transaction, or (hosts or
+// revoke set) a change of party hosting.
 type pending struct {
 	tx     *Transaction
 	inputs []daml.ContractID
-	// hosts are the hostings a party allocation asks for, complete.
+	// hosts are the hostings a party allocation or a hosting change asks
+	// for, complete.
 	hosts []Hosting
-	done  chan error
+	// known makes the change refused unless the party is already hosted
+	// somewhere (a hosting change, not an allocation).
+	known bool
+	// revoke, when set, revokes a party's hostings on a participant.
+	revoke *revocation
+	// topology are the topology transactions the change committed.
+	topology []*TopologyTransaction
+	done     chan error
+}
+
+// revocation asks for a party to no longer be hosted on a participant.
+type revocation struct {
+	party       daml.Party
+	participant ParticipantID
+}
+
+// hostingChange is a change of the topology cache: a hosting put, or
+// (revoked) removed.
+type hostingChange struct {
+	Hosting
+	revoked bool
 }
 
 // Submit interprets a command and commits the transaction it produces. It
@@ -441,14 +534,17 @@ func (n *Network) commit(batch []*pending) {
 	ctx := context.Background()
 	start := time.Now()
 	errs := make([]error, len(batch))
-	topology := slices.ContainsFunc(batch, func(p *pending) bool { return p.hosts != nil })
-	// applied are the hostings this batch changed so far: the topology
-	// cache holds them before they are committed, so that later
+	topology := slices.ContainsFunc(batch, func(p *pending) bool { return p.hosts != nil || p.revoke != nil })
+	// applied are the hosting changes this batch made so far: the
+	// topology cache holds them before they are committed, so that later
 	// submissions of the batch see them.
-	var applied []Hosting
+	var applied []hostingChange
 	err := n.store.Write(ctx, func(w WriteTx) error {
 		clear(errs)
 		applied = nil
+		for _, p := range batch {
+			p.topology = nil
+		}
 		if topology {
 			// Under the write lock the committed topology is current.
 			if err := n.loadHostings(ctx); err != nil {
@@ -465,13 +561,30 @@ func (n *Network) commit(batch []*pending) {
 		}
 		consumed := map[daml.ContractID]bool{}
 		for i, p := range batch {
-			if p.hosts != nil {
-				hs, err := n.commitTopology(ctx, w, &head, p.hosts)
+			if p.hosts != nil || p.revoke != nil {
+				var changes []hostingChange
+				var err error
+				switch {
+				case p.revoke != nil:
+					changes, errs[i], err = n.commitRevocation(ctx, w, &head, p)
+				case p.known && !n.knowsAll([]daml.Party{p.hosts[0].Party}):
+					errs[i] = partyNotKnown(p.hosts[0].Party)
+				default:
+					changes, err = n.commitTopology(ctx, w, &head, p)
+				}
 				if err != nil {
 					return err
 				}
-				applied = append(applied, hs...)
+				applied = append(applied, changes...)
 				continue
+			}
+			// The topology may have changed since the command was
+			// interpreted: its submitters must still be hosted on its
+			// participant with submission permission.
+			if topology {
+				if errs[i] = n.checkSubmitters(p.tx.Submission); errs[i] != nil {
+					continue
+				}
 			}
 			if errs[i] = n.check(ctx, w, p, consumed); errs[i] != nil {
 				continue
@@ -489,7 +602,7 @@ func (n *Network) commit(batch []*pending) {
 				if err := n.loadHostings(ctx); err != nil {
 					return err
 				}
-				n.cacheHostings(applied)
+				n.applyCached(applied)
 			}
 			for _, pid := range n.participantsOf(informees) {
 				head.Offsets[pid]++
@@ -538,21 +651,22 @@ func (n *Network) commit(batch []*pending) {
 	}
 }
 
-// commitTopology orders and stores the changes of a party allocation: one
-// topology transaction per synchronizer, with an event for every hosting
-// that is new or changes permission, in the streams of the participants
-// concerned. Hostings that do not change make no update. It returns the
-// hostings it wrote, which it has also put in the topology cache.
-func (n *Network) commitTopology(ctx context.Context, w WriteTx, head *Head, hosts []Hosting) ([]Hosting, error) {
+// commitTopology orders and stores the changes of a party allocation or a
+// hosting change: one topology transaction per synchronizer, with an event
+// for every hosting that is new or changes permission, in the streams of
+// the participants concerned. Hostings that do not change make no update.
+// It returns the hostings it wrote, which it has also put in the topology
+// cache, and records the topology transactions in p.
+func (n *Network) commitTopology(ctx context.Context, w WriteTx, head *Head, p *pending) ([]hostingChange, error) {
 	var syncs []SynchronizerID
 	bySync := map[SynchronizerID][]Hosting{}
-	for _, h := range hosts {
+	for _, h := range p.hosts {
 		if _, ok := bySync[h.Synchronizer]; !ok {
 			syncs = append(syncs, h.Synchronizer)
 		}
 		bySync[h.Synchronizer] = append(bySync[h.Synchronizer], h)
 	}
-	var written []Hosting
+	var written []hostingChange
 	for _, sid := range syncs {
 		var events []TopologyEvent
 		var changed []Hosting
@@ -572,30 +686,106 @@ func (n *Network) commitTopology(ctx context.Context, w WriteTx, head *Head, hos
 			continue
 		}
 		for _, h := range changed {
+			written = append(written, hostingChange{Hosting: h})
 			if err := w.PutHosting(ctx, h); err != nil {
 				return written, err
 			}
 		}
-		written = append(written, changed...)
-		head.Sequence++
-		t := &TopologyTransaction{
-			UpdateID:     updateID(n.seed, head.MigrationID, head.Sequence),
-			Synchronizer: sid,
-			MigrationID:  head.MigrationID,
-			RecordTime:   max(n.clock.Now(), head.LastRecordTime+1),
-			Events:       events,
-		}
-		head.LastRecordTime = t.RecordTime
-		offsets := map[ParticipantID]Offset{}
-		for _, pid := range t.Participants() {
-			head.Offsets[pid]++
-			offsets[pid] = head.Offsets[pid]
-		}
-		if err := w.AppendTopology(ctx, t, offsets); err != nil {
+		t, err := n.appendTopology(ctx, w, head, sid, events)
+		if err != nil {
 			return written, err
 		}
+		p.topology = append(p.topology, t)
 	}
 	return written, nil
+}
+
+// appendTopology orders and stores one topology transaction: the next
+// update id, a record time of max(clock, last + 1µs), and the next offset
+// of every participant its events concern.
+func (n *Network) appendTopology(ctx context.Context, w WriteTx, head *Head, sid SynchronizerID, events []TopologyEvent) (*TopologyTransaction, error) {
+	head.Sequence++
+	t := &TopologyTransaction{
+		UpdateID:     updateID(n.seed, head.MigrationID, head.Sequence),
+		Synchronizer: sid,
+		MigrationID:  head.MigrationID,
+		RecordTime:   max(n.clock.Now(), head.LastRecordTime+1),
+		Events:       events,
+	}
+	head.LastRecordTime = t.RecordTime
+	offsets := map[ParticipantID]Offset{}
+	for _, pid := range t.Participants() {
+		head.Offsets[pid]++
+		offsets[pid] = head.Offsets[pid]
+	}
+	return t, w.AppendTopology(ctx, t, offsets)
+}
+
+// commitRevocation orders and stores a revocation: the party's hostings on
+// the participant go, one topology transaction per synchronizer with an
+// AuthorizationRevoked event in the participant's stream. A party that is
+// unknown, not hosted on the participant, or hosted nowhere else is
+// refused (refused, not err: the batch goes on) and nothing changes. It
+// returns the hostings it removed, which it has also removed from the
+// topology cache, and records the topology transactions in p.
+func (n *Network) commitRevocation(ctx context.Context, w WriteTx, head *Head, p *pending) (removed []hostingChange, refused, err error) {
+	party, pid := p.revoke.party, p.revoke.participant
+	all := n.HostingsOf(party)
+	if len(all) == 0 {
+		return nil, partyNotKnown(party), nil
+	}
+	var gone []Hosting
+	others := 0
+	for _, h := range all {
+		if h.Participant == pid {
+			gone = append(gone, h)
+		} else {
+			others++
+		}
+	}
+	if len(gone) == 0 {
+		return nil, fault.New(fault.NotFound, "party %s is not hosted on participant %s", party, pid), nil
+	}
+	if others == 0 {
+		return nil, fault.New(fault.FailedPrecondition,
+			"cannot revoke the last hosting of party %s (on participant %s): a party needs a hosting participant", party, pid), nil
+	}
+	slices.SortFunc(gone, func(a, b Hosting) int { return strings.Compare(string(a.Synchronizer), string(b.Synchronizer)) })
+	for _, h := range gone {
+		removed = append(removed, hostingChange{Hosting: h, revoked: true})
+		if err := w.DeleteHosting(ctx, party, pid, h.Synchronizer); err != nil {
+			return removed, nil, err
+		}
+		n.applyCached(removed[len(removed)-1:])
+		t, err := n.appendTopology(ctx, w, head, h.Synchronizer,
+			[]TopologyEvent{{Kind: AuthorizationRevoked, Party: party, Participant: pid}})
+		if err != nil {
+			return removed, nil, err
+		}
+		p.topology = append(p.topology, t)
+	}
+	return removed, nil, nil
+}
+
+// partyNotKnown is the error for a hosting change of a party that no
+// participant hosts.
+func partyNotKnown(p daml.Party) error {
+	return fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER", "Party not known on ledger: %s", p)
+}
+
+// checkSubmitters refuses a transaction whose submitters are no longer
+// hosted with submission permission on its participant.
+func (n *Network) checkSubmitters(s Submission) error {
+	if s.Participant == "" {
+		return nil
+	}
+	for _, p := range s.ActAs {
+		if !n.hostedOn(p, s.Participant) {
+			return fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER",
+				"Party not known on ledger: %s is not hosted on %s", p, s.Participant)
+		}
+	}
+	return nil
 }
 
 // cachedHosting returns the permission at which the topology cache says
@@ -609,6 +799,24 @@ func (n *Network) cachedHosting(h Hosting) (Permission, bool) {
 		}
 	}
 	return "", false
+}
+
+// applyCached applies hosting changes to the topology cache.
+func (n *Network) applyCached(changes []hostingChange) {
+	for _, c := range changes {
+		if !c.revoked {
+			n.cacheHostings([]Hosting{c.Hosting})
+			continue
+		}
+		n.mu.Lock()
+		n.hostings[c.Party] = slices.DeleteFunc(slices.Clone(n.hostings[c.Party]), func(h Hosting) bool {
+			return h.Participant == c.Participant && h.Synchronizer == c.Synchronizer
+		})
+		if len(n.hostings[c.Party]) == 0 {
+			delete(n.hostings, c.Party)
+		}
+		n.mu.Unlock()
+	}
 }
 
 // cacheHostings puts hostings in the topology cache, replacing the

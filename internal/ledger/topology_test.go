@@ -2,9 +2,11 @@ package ledger_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
 
@@ -103,3 +105,166 @@ func nsOf(p daml.Party) string {
 	}
 	return ""
 }
+
+// ChangeHosting and RevokeHosting are ordered like AllocateParty: one
+// topology transaction each, in the stream of the participant whose
+// hosting changes, and the routing of later transactions follows them.
+func TestChangeAndRevokeHosting(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	st := b.net.Store()
+	head := func() ledger.Head {
+		t.Helper()
+		h, err := st.Head(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	one := func(tts []*ledger.TopologyTransaction, err error) *ledger.TopologyTransaction {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tts) != 1 {
+			t.Fatalf("topology transactions = %+v; want one", tts)
+		}
+		return tts[0]
+	}
+	// last returns the last update of a participant's stream and its offset.
+	last := func(p ledger.ParticipantID) ledger.ParticipantUpdate {
+		t.Helper()
+		ups, err := st.Updates(ctx, ledger.UpdateQuery{Participant: p})
+		if err != nil || len(ups) == 0 {
+			t.Fatalf("stream of %s: %v, %v", p, ups, err)
+		}
+		return ups[len(ups)-1]
+	}
+	check := func(what string, p ledger.ParticipantID, before ledger.Head, tt *ledger.TopologyTransaction, want ledger.TopologyEvent) {
+		t.Helper()
+		after := head()
+		if after.Sequence != before.Sequence+1 || after.LastRecordTime != tt.RecordTime || tt.RecordTime <= before.LastRecordTime {
+			t.Errorf("%s: head %+v after %+v, transaction %+v", what, after, before, tt)
+		}
+		for _, q := range []ledger.ParticipantID{b.p1, b.p2} {
+			w := before.Offsets[q]
+			if q == p {
+				w++
+			}
+			if after.Offsets[q] != w {
+				t.Errorf("%s: offset of %s = %d; want %d", what, q, after.Offsets[q], w)
+			}
+		}
+		u := last(p)
+		if u.Offset != after.Offsets[p] || u.Topology == nil || u.Topology.UpdateID != tt.UpdateID {
+			t.Errorf("%s: last update of %s = %+v at %d; want %s", what, p, u.Topology, u.Offset, tt.UpdateID)
+		}
+		if len(tt.Events) != 1 || tt.Events[0] != want {
+			t.Errorf("%s: events = %+v; want %+v", what, tt.Events, want)
+		}
+	}
+	hostings := func(p daml.Party) map[ledger.ParticipantID]ledger.Permission {
+		t.Helper()
+		stored, err := st.Hostings(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[ledger.ParticipantID]ledger.Permission{}
+		for _, h := range stored {
+			m[h.Participant] = h.Permission
+		}
+		cached := map[ledger.ParticipantID]ledger.Permission{}
+		for _, h := range b.net.HostingsOf(p) {
+			cached[h.Participant] = h.Permission
+		}
+		if !maps.Equal(m, cached) {
+			t.Errorf("hostings of %s: stored %v, cached %v", p, m, cached)
+		}
+		return m
+	}
+
+	// Adding alice on p2, then changing her permission there.
+	h0 := head()
+	tt := one(b.net.ChangeHosting(ctx, b.alice, b.p2, ledger.PermissionObservation))
+	check("add", b.p2, h0, tt, ledger.TopologyEvent{Kind: ledger.AuthorizationAdded, Party: b.alice, Participant: b.p2, Permission: ledger.PermissionObservation})
+	h1 := head()
+	if tts, err := b.net.ChangeHosting(ctx, b.alice, b.p2, ledger.PermissionObservation); err != nil || len(tts) != 0 {
+		t.Errorf("unchanged hosting: %+v, %v; want no update", tts, err)
+	}
+	if h := head(); h.Sequence != h1.Sequence {
+		t.Errorf("unchanged hosting made an update: %+v", h)
+	}
+	tt = one(b.net.ChangeHosting(ctx, b.alice, b.p2, ledger.PermissionConfirmation))
+	check("change", b.p2, h1, tt, ledger.TopologyEvent{Kind: ledger.AuthorizationChanged, Party: b.alice, Participant: b.p2, Permission: ledger.PermissionConfirmation})
+	if got := hostings(b.alice); !maps.Equal(got, map[ledger.ParticipantID]ledger.Permission{b.p1: ledger.PermissionSubmission, b.p2: ledger.PermissionConfirmation}) {
+		t.Errorf("alice's hostings = %v", got)
+	}
+
+	// A transaction alice sees goes to both of her participants.
+	h2 := head()
+	b.issue(t, b.alice, "1")
+	if h := head(); h.Offsets[b.p1] != h2.Offsets[b.p1]+1 || h.Offsets[b.p2] != h2.Offsets[b.p2]+1 {
+		t.Errorf("IOU to multi-hosted alice: offsets %v, were %v", h.Offsets, h2.Offsets)
+	}
+
+	// Revoking alice from p2: p2 sees the revocation, and then none of
+	// her transactions; p1 keeps her.
+	h3 := head()
+	tt = one(b.net.RevokeHosting(ctx, b.alice, b.p2))
+	check("revoke", b.p2, h3, tt, ledger.TopologyEvent{Kind: ledger.AuthorizationRevoked, Party: b.alice, Participant: b.p2})
+	if got := hostings(b.alice); !maps.Equal(got, map[ledger.ParticipantID]ledger.Permission{b.p1: ledger.PermissionSubmission}) {
+		t.Errorf("alice's hostings after the revocation = %v", got)
+	}
+	h4 := head()
+	b.issue(t, b.alice, "2")
+	if h := head(); h.Offsets[b.p1] != h4.Offsets[b.p1]+1 || h.Offsets[b.p2] != h4.Offsets[b.p2] {
+		t.Errorf("IOU to alice after the revocation: offsets %v, were %v", h.Offsets, h4.Offsets)
+	}
+	if u := last(b.p2); u.Topology == nil || u.Topology.UpdateID != tt.UpdateID {
+		t.Errorf("p2's last update = %+v; want the revocation", u)
+	}
+
+	// Refusals change nothing.
+	h5 := head()
+	for _, c := range []struct {
+		name string
+		err  error
+		kind fault.Kind
+	}{
+		{"not hosted there", second(b.net.RevokeHosting(ctx, b.alice, b.p2)), fault.NotFound},
+		{"last hosting", second(b.net.RevokeHosting(ctx, b.bob, b.p2)), fault.FailedPrecondition},
+		{"unknown party", second(b.net.RevokeHosting(ctx, "nobody::1220aa", b.p2)), fault.NotFound},
+		{"unknown participant", second(b.net.RevokeHosting(ctx, b.alice, "PAR::nobody::1220aa")), fault.NotFound},
+		{"invalid party", second(b.net.RevokeHosting(ctx, "nobody", b.p1)), fault.InvalidArgument},
+		{"change of an unknown party", second(b.net.ChangeHosting(ctx, "nobody::1220aa", b.p2, ledger.PermissionSubmission)), fault.NotFound},
+		{"change on an unknown participant", second(b.net.ChangeHosting(ctx, b.alice, "PAR::nobody::1220aa", ledger.PermissionSubmission)), fault.NotFound},
+		{"invalid permission", second(b.net.ChangeHosting(ctx, b.alice, b.p2, "Owner")), fault.InvalidArgument},
+	} {
+		if !fault.Is(c.err, c.kind) {
+			t.Errorf("%s: error = %v; want %v", c.name, c.err, c.kind)
+		}
+	}
+	if h := head(); h.Sequence != h5.Sequence || !maps.Equal(h.Offsets, h5.Offsets) {
+		t.Errorf("refusals changed the head: %+v, was %+v", h, h5)
+	}
+	if got := hostings(b.bob); len(got) != 1 {
+		t.Errorf("bob's hostings = %v", got)
+	}
+
+	// A participant that lost a party cannot submit as it.
+	one(b.net.ChangeHosting(ctx, b.alice, b.p2, ledger.PermissionSubmission))
+	one(b.net.RevokeHosting(ctx, b.alice, b.p1))
+	_, err := b.net.Submit(ctx, ledger.Command{
+		Participant: b.p1, ActAs: []daml.Party{b.alice},
+		Run: func(tx *ledger.Tx) error {
+			_, err := ledger.Create(tx, Iou{Issuer: b.alice, Owner: b.alice, Amount: daml.MustNumeric("1")})
+			return err
+		},
+	})
+	if !fault.Is(err, fault.NotFound) {
+		t.Errorf("submission as alice on p1 after her revocation: %v; want NotFound", err)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
