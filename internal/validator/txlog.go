@@ -3,6 +3,7 @@ package validator
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -23,6 +24,12 @@ type TxLog struct {
 	// BatchSize is the most updates read per step (500 when 0).
 	BatchSize int
 	Logger    *slog.Logger
+
+	// mu makes the steps of this process take turns: requests that need
+	// the log current (a status, a new offer) and the background loop
+	// would otherwise read and decode the same updates and all but one
+	// lose the cursor's compare-and-swap.
+	mu sync.Mutex
 }
 
 var (
@@ -33,6 +40,8 @@ var (
 
 // Step ingests the participant's stream up to its current end.
 func (l *TxLog) Step(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	size := l.BatchSize
 	if size <= 0 {
 		size = 500

@@ -41,13 +41,14 @@ type Config struct {
 
 // Validator is the validator app.
 type Validator struct {
-	cfg    Config
-	net    *ledger.Network
-	scan   Scan
-	store  Store
-	log    *slog.Logger
-	txlog  *TxLog
-	flight inFlight
+	cfg     Config
+	net     *ledger.Network
+	scan    Scan
+	store   Store
+	log     *slog.Logger
+	txlog   *TxLog
+	flight  inFlight
+	decoded decodeCache
 }
 
 // New returns a validator over its participant's network, a Scan and its

@@ -3,6 +3,7 @@ package validator
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -18,7 +19,7 @@ func (v *Validator) amuletContext(ctx context.Context) (splice.AmuletContext, er
 	if err != nil {
 		return splice.AmuletContext{}, err
 	}
-	rules, err := splice.Decode[splice.AmuletRules](rulesC)
+	rules, err := decoded[splice.AmuletRules](&v.decoded, rulesC)
 	if err != nil {
 		return splice.AmuletContext{}, err
 	}
@@ -29,7 +30,7 @@ func (v *Validator) amuletContext(ctx context.Context) (splice.AmuletContext, er
 	now := v.net.Clock().Now()
 	var best *splice.Contract[splice.OpenMiningRound]
 	for _, c := range open {
-		r, err := splice.Decode[splice.OpenMiningRound](c)
+		r, err := decoded[splice.OpenMiningRound](&v.decoded, c)
 		if err != nil {
 			return splice.AmuletContext{}, err
 		}
@@ -41,6 +42,35 @@ func (v *Validator) amuletContext(ctx context.Context) (splice.AmuletContext, er
 		return splice.AmuletContext{}, fault.New(fault.Unavailable, "no open mining round has opened yet; retry shortly")
 	}
 	return splice.AmuletContext{AmuletRules: rules, OpenRound: *best}, nil
+}
+
+// decodeCache keeps the decoded payloads of the DSO contracts every
+// command discloses (the amulet rules' payload is large): a contract never
+// changes, so its id is the key. It holds the few contracts seen last.
+type decodeCache struct {
+	mu sync.Mutex
+	m  map[daml.ContractID]any
+}
+
+// decoded decodes a contract's payload, once per contract id.
+func decoded[T ledger.Template](c *decodeCache, k *ledger.Contract) (splice.Contract[T], error) {
+	c.mu.Lock()
+	if d, ok := c.m[k.ID].(splice.Contract[T]); ok {
+		c.mu.Unlock()
+		return d, nil
+	}
+	c.mu.Unlock()
+	d, err := splice.Decode[T](k)
+	if err != nil {
+		return d, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= 64 {
+		c.m = map[daml.ContractID]any{} // rounds come and go: start afresh
+	}
+	c.m[k.ID] = d
+	c.mu.Unlock()
+	return d, nil
 }
 
 // withAmulet runs a command that uses the amulet rules and an open round
