@@ -61,3 +61,11 @@ type Pruned struct {
 	// UpTo is the pruned offset, inclusive.
 	UpTo ledger.Offset
 }
+
+// HostingChange is the outcome of a change of a party's hosting: the
+// party's hostings after it and the topology transactions that made it
+// (none when nothing changed).
+type HostingChange struct {
+	Hostings  []ledger.Hosting
+	UpdateIDs []string
+}

@@ -216,6 +216,41 @@ func (o *Operator) Hostings(ctx context.Context, party daml.Party) ([]ledger.Hos
 	return o.net.Store().Hostings(ctx, party)
 }
 
+// HostParty hosts an existing party on a participant at a permission, or
+// changes the permission it is hosted at there (see
+// [ledger.Network.ChangeHosting]), and returns the party's hostings after
+// the change.
+func (o *Operator) HostParty(ctx context.Context, party daml.Party, participant ledger.ParticipantID, perm ledger.Permission) (HostingChange, error) {
+	tts, err := o.net.ChangeHosting(ctx, party, participant, perm)
+	if err != nil {
+		return HostingChange{}, err
+	}
+	return o.hostingChange(ctx, party, tts)
+}
+
+// UnhostParty revokes a party's hosting on a participant (see
+// [ledger.Network.RevokeHosting]) and returns the party's hostings after
+// the revocation.
+func (o *Operator) UnhostParty(ctx context.Context, party daml.Party, participant ledger.ParticipantID) (HostingChange, error) {
+	tts, err := o.net.RevokeHosting(ctx, party, participant)
+	if err != nil {
+		return HostingChange{}, err
+	}
+	return o.hostingChange(ctx, party, tts)
+}
+
+func (o *Operator) hostingChange(ctx context.Context, party daml.Party, tts []*ledger.TopologyTransaction) (HostingChange, error) {
+	hs, err := o.net.Store().Hostings(ctx, party)
+	if err != nil {
+		return HostingChange{}, err
+	}
+	out := HostingChange{Hostings: hs, UpdateIDs: []string{}}
+	for _, t := range tts {
+		out.UpdateIDs = append(out.UpdateIDs, t.UpdateID)
+	}
+	return out, nil
+}
+
 // IsOperator reports whether the user administers the validator
 // participant.
 func (o *Operator) IsOperator(ctx context.Context, user string) (bool, error) {

@@ -170,3 +170,44 @@ func TestPrune(t *testing.T) {
 		})
 	}
 }
+
+func TestHostAndUnhostParty(t *testing.T) {
+	t.Parallel()
+	op, _, seeded := setup(t)
+	ctx := context.Background()
+	u, err := op.CreateUser(ctx, "carol", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol, val, sv := u.PrimaryParty, seeded.Validator.Participant, seeded.SVs[0].Participant
+	perms := func(hs []ledger.Hosting) map[ledger.ParticipantID]ledger.Permission {
+		m := map[ledger.ParticipantID]ledger.Permission{}
+		for _, h := range hs {
+			m[h.Participant] = h.Permission
+		}
+		return m
+	}
+	c, err := op.HostParty(ctx, carol, sv, ledger.PermissionObservation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := perms(c.Hostings); len(c.UpdateIDs) != 1 || len(got) != 2 || got[sv] != ledger.PermissionObservation || got[val] != ledger.PermissionSubmission {
+		t.Errorf("after hosting carol on sv-1: %+v", c)
+	}
+	if c, err := op.HostParty(ctx, carol, sv, ledger.PermissionObservation); err != nil || len(c.UpdateIDs) != 0 || c.UpdateIDs == nil {
+		t.Errorf("hosting carol again: %+v, %v; want no update", c, err)
+	}
+	c, err = op.UnhostParty(ctx, carol, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := perms(c.Hostings); len(c.UpdateIDs) != 1 || len(got) != 1 || got[sv] != ledger.PermissionObservation {
+		t.Errorf("after revoking carol from the validator: %+v", c)
+	}
+	if hs, err := op.Hostings(ctx, carol); err != nil || len(hs) != 1 || hs[0].Participant != sv {
+		t.Errorf("Hostings(carol) = %+v, %v", hs, err)
+	}
+	if _, err := op.UnhostParty(ctx, carol, sv); !fault.Is(err, fault.FailedPrecondition) {
+		t.Errorf("revoking carol's last hosting: %v; want FailedPrecondition", err)
+	}
+}

@@ -50,6 +50,11 @@ type Operator interface {
 	// Hostings lists the participants hosting a party, on every
 	// synchronizer, as the committed topology holds them.
 	Hostings(ctx context.Context, party daml.Party) ([]ledger.Hosting, error)
+	// HostParty hosts an existing party on a participant at a permission,
+	// or changes the permission it is hosted at there.
+	HostParty(ctx context.Context, party daml.Party, participant ledger.ParticipantID, perm ledger.Permission) (operator.HostingChange, error)
+	// UnhostParty revokes a party's hosting on a participant.
+	UnhostParty(ctx context.Context, party daml.Party, participant ledger.ParticipantID) (operator.HostingChange, error)
 }
 
 // Snapshotter takes a Scan's ACS snapshot on demand.
@@ -79,6 +84,8 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("POST "+Prefix+"/clock/advance", h.operatorOnly(h.advanceClock))
 	mux.Handle("POST "+Prefix+"/prune", h.operatorOnly(h.prune))
 	mux.Handle("GET "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostings))
+	mux.Handle("POST "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostParty))
+	mux.Handle("DELETE "+Prefix+"/parties/{party}/hostings/{participant_id}", h.operatorOnly(h.unhostParty))
 	if h.snapshots != nil {
 		mux.Handle("POST "+Prefix+"/scan/snapshots", h.operatorOnly(h.takeSnapshot))
 	}
@@ -385,22 +392,95 @@ type HostingOut struct {
 }
 
 func (h *Handler) hostings(w http.ResponseWriter, r *http.Request) error {
-	party := r.PathValue("party")
-	if !ledger.ValidPartyID(party) {
-		return fault.New(fault.InvalidArgument, "invalid party id %q: want <hint>::<fingerprint>", party)
-	}
-	hs, err := h.op.Hostings(r.Context(), daml.Party(party))
+	party, err := partyInPath(r)
 	if err != nil {
 		return err
 	}
+	hs, err := h.op.Hostings(r.Context(), party)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, hostingsResponse(party, hs))
+	return nil
+}
+
+func partyInPath(r *http.Request) (daml.Party, error) {
+	party := r.PathValue("party")
+	if !ledger.ValidPartyID(party) {
+		return "", fault.New(fault.InvalidArgument, "invalid party id %q: want <hint>::<fingerprint>", party)
+	}
+	return daml.Party(party), nil
+}
+
+// hostingsResponse lists hostings ordered by synchronizer and participant.
+func hostingsResponse(party daml.Party, hs []ledger.Hosting) HostingsResponse {
+	hs = slices.Clone(hs)
 	slices.SortFunc(hs, func(a, b ledger.Hosting) int {
 		return cmp.Or(cmp.Compare(a.Synchronizer, b.Synchronizer), cmp.Compare(a.Participant, b.Participant))
 	})
-	out := HostingsResponse{PartyID: party, Hostings: []HostingOut{}}
+	out := HostingsResponse{PartyID: string(party), Hostings: []HostingOut{}}
 	for _, x := range hs {
 		out.Hostings = append(out.Hostings, HostingOut{ParticipantID: string(x.Participant), SynchronizerID: string(x.Synchronizer), Permission: string(x.Permission)})
 	}
-	web.WriteJSON(w, http.StatusOK, out)
+	return out
+}
+
+// HostPartyRequest hosts a party on a participant, or changes the
+// permission it is hosted at there.
+type HostPartyRequest struct {
+	ParticipantID string `json:"participant_id"`
+	// Permission is Submission (the default), Confirmation or Observation.
+	Permission string `json:"permission,omitempty"`
+}
+
+// HostingChangeResponse is a party's hostings after a change, and the
+// update ids of the topology transactions that made it (empty when the
+// hosting was already as asked).
+type HostingChangeResponse struct {
+	HostingsResponse
+	UpdateIDs []string `json:"update_ids"`
+}
+
+func hostingChangeResponse(party daml.Party, c operator.HostingChange) HostingChangeResponse {
+	return HostingChangeResponse{HostingsResponse: hostingsResponse(party, c.Hostings), UpdateIDs: append([]string{}, c.UpdateIDs...)}
+}
+
+func (h *Handler) hostParty(w http.ResponseWriter, r *http.Request) error {
+	party, err := partyInPath(r)
+	if err != nil {
+		return err
+	}
+	var req HostPartyRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.ParticipantID == "" {
+		return fault.New(fault.InvalidArgument, "participant_id is required")
+	}
+	perm := ledger.Permission(cmp.Or(req.Permission, string(ledger.PermissionSubmission)))
+	switch perm {
+	case ledger.PermissionSubmission, ledger.PermissionConfirmation, ledger.PermissionObservation:
+	default:
+		return fault.New(fault.InvalidArgument, "invalid permission %q: want Submission, Confirmation or Observation", req.Permission)
+	}
+	c, err := h.op.HostParty(r.Context(), party, ledger.ParticipantID(req.ParticipantID), perm)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, hostingChangeResponse(party, c))
+	return nil
+}
+
+func (h *Handler) unhostParty(w http.ResponseWriter, r *http.Request) error {
+	party, err := partyInPath(r)
+	if err != nil {
+		return err
+	}
+	c, err := h.op.UnhostParty(r.Context(), party, ledger.ParticipantID(r.PathValue("participant_id")))
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, hostingChangeResponse(party, c))
 	return nil
 }
 

@@ -54,6 +54,8 @@ type fakeOperator struct {
 	IsOperatorFunc   func(ctx context.Context, user string) (bool, error)
 	TakeNowFunc      func(ctx context.Context) (scan.Snapshot, error)
 	HostingsFunc     func(ctx context.Context, party daml.Party) ([]ledger.Hosting, error)
+	HostPartyFunc    func(ctx context.Context, party daml.Party, p ledger.ParticipantID, perm ledger.Permission) (operator.HostingChange, error)
+	UnhostPartyFunc  func(ctx context.Context, party daml.Party, p ledger.ParticipantID) (operator.HostingChange, error)
 
 	// calls are the calls made, in order. One fake serves one request, so
 	// they need no lock.
@@ -133,6 +135,22 @@ func (f *fakeOperator) Hostings(ctx context.Context, party daml.Party) ([]ledger
 		return nil, errUnexpectedCall
 	}
 	return f.HostingsFunc(ctx, party)
+}
+
+func (f *fakeOperator) HostParty(ctx context.Context, party daml.Party, p ledger.ParticipantID, perm ledger.Permission) (operator.HostingChange, error) {
+	f.record("HostParty(%q, %q, %q)", party, p, perm)
+	if f.HostPartyFunc == nil {
+		return operator.HostingChange{}, errUnexpectedCall
+	}
+	return f.HostPartyFunc(ctx, party, p, perm)
+}
+
+func (f *fakeOperator) UnhostParty(ctx context.Context, party daml.Party, p ledger.ParticipantID) (operator.HostingChange, error) {
+	f.record("UnhostParty(%q, %q)", party, p)
+	if f.UnhostPartyFunc == nil {
+		return operator.HostingChange{}, errUnexpectedCall
+	}
+	return f.UnhostPartyFunc(ctx, party, p)
 }
 
 func (f *fakeOperator) IsOperator(ctx context.Context, user string) (bool, error) {
@@ -265,7 +283,10 @@ var (
 	postPrune    = route{http.MethodPost, "/prune", "prune", ""}
 	postSnapshot = route{http.MethodPost, "/scan/snapshots", "scan_snapshot", ""}
 	getHostings  = route{http.MethodGet, "/parties/" + string(dsoParty) + "/hostings", "hostings", "/parties/{party}/hostings"}
-	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postSnapshot, getHostings}
+	postHosting  = route{http.MethodPost, "/parties/" + string(aliceParty) + "/hostings", "hosting_change", "/parties/{party}/hostings"}
+	delHosting   = route{http.MethodDelete, "/parties/" + string(aliceParty) + "/hostings/" + string(svParticipant), "hosting_revoke",
+		"/parties/{party}/hostings/{participant_id}"}
+	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postSnapshot, getHostings, postHosting, delHosting}
 )
 
 type testCase struct {
@@ -294,6 +315,8 @@ var okBody = map[route]string{
 	postPrune:    `{"offset":9}`,
 	postSnapshot: "",
 	getHostings:  "",
+	postHosting:  `{"participant_id":"` + string(svParticipant) + `"}`,
+	delHosting:   "",
 }
 
 // okOperator answers every call as a healthy network would; advancing its
@@ -330,8 +353,54 @@ func okOperator() fakeOperator {
 		TakeNowFunc: func(context.Context) (scan.Snapshot, error) {
 			return scan.Snapshot{ID: 3, Migration: 0, RecordTime: ledgerNow, FirstRow: 41, LastRow: 67}, nil
 		},
-		HostingsFunc: hostingsPerSample,
+		HostingsFunc:    hostingsPerSample,
+		HostPartyFunc:   hostPartyPerSample,
+		UnhostPartyFunc: unhostPartyPerSample,
 	}
+}
+
+// alicesHostings are alice's hostings in sampleNetwork: the validator
+// participant, at submission.
+func alicesHostings() []ledger.Hosting {
+	return []ledger.Hosting{{Party: aliceParty, Participant: validatorPart, Synchronizer: syncID, Permission: ledger.PermissionSubmission}}
+}
+
+// hostPartyPerSample hosts parties as the real operator would on
+// sampleNetwork: alice is the only party it knows beyond the DSO's, on
+// the validator participant, and a hosting already as asked makes no
+// update.
+func hostPartyPerSample(_ context.Context, party daml.Party, p ledger.ParticipantID, perm ledger.Permission) (operator.HostingChange, error) {
+	if party != aliceParty {
+		return operator.HostingChange{}, fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER", "Party not known on ledger: %s", party)
+	}
+	if p != validatorPart && p != svParticipant {
+		return operator.HostingChange{}, fault.New(fault.NotFound, "participant %s not found", p)
+	}
+	hs := alicesHostings()
+	if p == validatorPart && perm == ledger.PermissionSubmission {
+		return operator.HostingChange{Hostings: hs}, nil
+	}
+	if p == validatorPart {
+		hs[0].Permission = perm
+	} else {
+		hs = append(hs, ledger.Hosting{Party: aliceParty, Participant: p, Synchronizer: syncID, Permission: perm})
+	}
+	return operator.HostingChange{Hostings: hs, UpdateIDs: []string{fp("update")}}, nil
+}
+
+// unhostPartyPerSample revokes hostings as the real operator would on
+// sampleNetwork once alice is hosted on the SV participant too.
+func unhostPartyPerSample(_ context.Context, party daml.Party, p ledger.ParticipantID) (operator.HostingChange, error) {
+	switch {
+	case party != aliceParty:
+		return operator.HostingChange{}, fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER", "Party not known on ledger: %s", party)
+	case p == validatorPart:
+		return operator.HostingChange{}, fault.New(fault.FailedPrecondition,
+			"cannot revoke the last hosting of party %s (on participant %s): a party needs a hosting participant", party, p)
+	case p != svParticipant:
+		return operator.HostingChange{}, fault.New(fault.NotFound, "participant %s not found", p)
+	}
+	return operator.HostingChange{Hostings: alicesHostings(), UpdateIDs: []string{fp("revoke")}}, nil
 }
 
 // prunePerSample prunes as the real operator would on sampleNetwork: an
@@ -368,6 +437,8 @@ var callsAfterAuth = map[route][]string{
 	postPrune:    {`Prune("", 9)`},
 	postSnapshot: {"TakeNow()"},
 	getHostings:  {fmt.Sprintf("Hostings(%q)", dsoParty)},
+	postHosting:  {fmt.Sprintf("HostParty(%q, %q, \"Submission\")", aliceParty, svParticipant)},
+	delHosting:   {fmt.Sprintf("UnhostParty(%q, %q)", aliceParty, svParticipant)},
 }
 
 const isOp = `IsOperator("participant_admin")`
@@ -468,6 +539,14 @@ func faultCases(r route, statuses ...int) []testCase {
 			op.TakeNowFunc = func(context.Context) (scan.Snapshot, error) { return scan.Snapshot{}, err }
 		case getHostings:
 			op.HostingsFunc = func(context.Context, daml.Party) ([]ledger.Hosting, error) { return nil, err }
+		case postHosting:
+			op.HostPartyFunc = func(context.Context, daml.Party, ledger.ParticipantID, ledger.Permission) (operator.HostingChange, error) {
+				return operator.HostingChange{}, err
+			}
+		case delHosting:
+			op.UnhostPartyFunc = func(context.Context, daml.Party, ledger.ParticipantID) (operator.HostingChange, error) {
+				return operator.HostingChange{}, err
+			}
 		default:
 			panic(fmt.Sprintf("%s %s has no operator call that can fail", r.method, r.path))
 		}
@@ -703,6 +782,54 @@ func routeCases(r route) []testCase {
 			wantStatus: http.StatusOK, wantCalls: []string{isOp, callsAfterAuth[r][0]},
 		}}
 		cs = append(cs, faultCases(r, 400, 500, 503)...)
+	case postHosting:
+		host := func(p ledger.ParticipantID, perm string) string {
+			return fmt.Sprintf("HostParty(%q, %q, %q)", aliceParty, p, perm)
+		}
+		sv, val := strconv.Quote(string(svParticipant)), strconv.Quote(string(validatorPart))
+		unknown := ledger.NewParticipantID("nobody", fp("nobody"))
+		cs = []testCase{
+			{name: "ok: added at submission by default", body: `{"participant_id":` + sv + `}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, host(svParticipant, "Submission")}},
+			{name: "ok: added at observation", body: `{"participant_id":` + sv + `,"permission":"Observation"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, host(svParticipant, "Observation")}},
+			{name: "ok: permission changed", body: `{"participant_id":` + val + `,"permission":"Confirmation"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, host(validatorPart, "Confirmation")}},
+			{name: "ok: unchanged, no update", body: `{"participant_id":` + val + `,"permission":"Submission"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, host(validatorPart, "Submission")}},
+			{name: "unknown members are ignored", body: `{"participant_id":` + sv + `,"synchronizer_id":"x::y"}`, op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, host(svParticipant, "Submission")}},
+			{name: "unknown participant", body: `{"participant_id":"` + string(unknown) + `"}`, op: okOperator(),
+				wantStatus: http.StatusNotFound, wantCalls: []string{isOp, host(unknown, "Submission")}},
+			{name: "unknown party", body: `{"participant_id":` + sv + `}`, op: withHostParty(func(_ context.Context, party daml.Party, _ ledger.ParticipantID, _ ledger.Permission) (operator.HostingChange, error) {
+				return operator.HostingChange{}, fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER", "Party not known on ledger: %s", party)
+			}), wantStatus: http.StatusNotFound, wantCalls: []string{isOp, host(svParticipant, "Submission")}},
+		}
+		for _, bad := range []struct{ name, body string }{
+			{"participant id missing", `{"permission":"Observation"}`},
+			{"participant id empty", `{"participant_id":""}`},
+			{"participant id a number", `{"participant_id":7}`},
+			{"permission unknown", `{"participant_id":` + sv + `,"permission":"Owner"}`},
+			{"permission in lower case", `{"participant_id":` + sv + `,"permission":"observation"}`},
+			{"permission as the ledger API names it", `{"participant_id":` + sv + `,"permission":"PARTICIPANT_PERMISSION_OBSERVATION"}`},
+		} {
+			cs = append(cs, testCase{name: bad.name, body: bad.body, offSpec: true, op: okOperator(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
+		}
+		cs = append(cs, faultCases(r, 400, 404, 500, 503)...)
+	case delHosting:
+		cs = []testCase{
+			{name: "ok: the other hosting stays", op: okOperator(),
+				wantStatus: http.StatusOK, wantCalls: []string{isOp, callsAfterAuth[r][0]}},
+			{name: "last hosting", op: withUnhostParty(func(_ context.Context, party daml.Party, p ledger.ParticipantID) (operator.HostingChange, error) {
+				return operator.HostingChange{}, fault.New(fault.FailedPrecondition,
+					"cannot revoke the last hosting of party %s (on participant %s): a party needs a hosting participant", party, p)
+			}), wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, callsAfterAuth[r][0]}},
+			{name: "not hosted there", op: withUnhostParty(func(_ context.Context, party daml.Party, p ledger.ParticipantID) (operator.HostingChange, error) {
+				return operator.HostingChange{}, fault.New(fault.NotFound, "party %s is not hosted on participant %s", party, p)
+			}), wantStatus: http.StatusNotFound, wantCalls: []string{isOp, callsAfterAuth[r][0]}},
+		}
+		cs = append(cs, faultCases(r, 400, 404, 500, 503)...)
 	}
 	if r.method == http.MethodPost && r != postSnapshot { // the snapshot takes no body
 		for _, m := range malformedCases() {
@@ -747,6 +874,18 @@ func invalidName() fakeOperator {
 func withCreateUser(fn func(context.Context, string, string) (*operator.UserInfo, error)) fakeOperator {
 	op := okOperator()
 	op.CreateUserFunc = fn
+	return op
+}
+
+func withHostParty(fn func(context.Context, daml.Party, ledger.ParticipantID, ledger.Permission) (operator.HostingChange, error)) fakeOperator {
+	op := okOperator()
+	op.HostPartyFunc = fn
+	return op
+}
+
+func withUnhostParty(fn func(context.Context, daml.Party, ledger.ParticipantID) (operator.HostingChange, error)) fakeOperator {
+	op := okOperator()
+	op.UnhostPartyFunc = fn
 	return op
 }
 
