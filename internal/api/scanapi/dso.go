@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -52,7 +53,7 @@ func only[T ledger.Template](ctx context.Context, svc *scan.Service, what string
 
 // VoteRequestResponse is one vote request.
 type VoteRequestResponse struct {
-	DsoRulesVoteRequest *Contract `json:"dso_rules_vote_request"`
+	DsoRulesVoteRequest *splicewire.Contract `json:"dso_rules_vote_request"`
 }
 
 func (h *Handler) voteRequest(w http.ResponseWriter, r *http.Request) error {
@@ -60,7 +61,7 @@ func (h *Handler) voteRequest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	k, err := contractOf(c)
+	k, err := splicewire.ContractOf(c)
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ type VoteRequestsRequest struct {
 
 // VoteRequestsResponse lists the vote requests found of those asked for.
 type VoteRequestsResponse struct {
-	VoteRequests []*Contract `json:"vote_requests"`
+	VoteRequests []*splicewire.Contract `json:"vote_requests"`
 }
 
 func (h *Handler) voteRequests(w http.ResponseWriter, r *http.Request) error {
@@ -89,7 +90,7 @@ func (h *Handler) voteRequests(w http.ResponseWriter, r *http.Request) error {
 	if err := scan.CheckLimit(int64(max(len(req.VoteRequestContractIDs), 1))); err != nil {
 		return err
 	}
-	out := VoteRequestsResponse{VoteRequests: []*Contract{}}
+	out := VoteRequestsResponse{VoteRequests: []*splicewire.Contract{}}
 	seen := map[string]bool{}
 	for _, id := range req.VoteRequestContractIDs {
 		if seen[id] {
@@ -103,7 +104,7 @@ func (h *Handler) voteRequests(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		k, err := contractOf(c)
+		k, err := splicewire.ContractOf(c)
 		if err != nil {
 			return err
 		}
@@ -115,7 +116,7 @@ func (h *Handler) voteRequests(w http.ResponseWriter, r *http.Request) error {
 
 // ListVoteRequestsResponse lists the active vote requests.
 type ListVoteRequestsResponse struct {
-	DsoRulesVoteRequests []*Contract `json:"dso_rules_vote_requests"`
+	DsoRulesVoteRequests []*splicewire.Contract `json:"dso_rules_vote_requests"`
 }
 
 func (h *Handler) listVoteRequests(w http.ResponseWriter, r *http.Request) error {
@@ -123,9 +124,9 @@ func (h *Handler) listVoteRequests(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out := ListVoteRequestsResponse{DsoRulesVoteRequests: []*Contract{}}
+	out := ListVoteRequestsResponse{DsoRulesVoteRequests: []*splicewire.Contract{}}
 	for _, c := range cs {
-		k, err := contractOf(c)
+		k, err := splicewire.ContractOf(c)
 		if err != nil {
 			return err
 		}
@@ -232,14 +233,14 @@ func (h *Handler) dsoPartyID(w http.ResponseWriter, _ *http.Request) error {
 
 // DsoInfoResponse is GET /v0/dso: the SV, the DSO and its main contracts.
 type DsoInfoResponse struct {
-	SvUser            string               `json:"sv_user"`
-	SvPartyID         string               `json:"sv_party_id"`
-	DsoPartyID        string               `json:"dso_party_id"`
-	VotingThreshold   int                  `json:"voting_threshold"`
-	LatestMiningRound *ContractWithState   `json:"latest_mining_round"`
-	AmuletRules       *ContractWithState   `json:"amulet_rules"`
-	DsoRules          *ContractWithState   `json:"dso_rules"`
-	SvNodeStates      []*ContractWithState `json:"sv_node_states"`
+	SvUser            string                          `json:"sv_user"`
+	SvPartyID         string                          `json:"sv_party_id"`
+	DsoPartyID        string                          `json:"dso_party_id"`
+	VotingThreshold   int                             `json:"voting_threshold"`
+	LatestMiningRound *splicewire.ContractWithState   `json:"latest_mining_round"`
+	AmuletRules       *splicewire.ContractWithState   `json:"amulet_rules"`
+	DsoRules          *splicewire.ContractWithState   `json:"dso_rules"`
+	SvNodeStates      []*splicewire.ContractWithState `json:"sv_node_states"`
 }
 
 func (h *Handler) dso(w http.ResponseWriter, r *http.Request) error {
@@ -272,15 +273,15 @@ func (h *Handler) dso(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := DsoInfoResponse{
 		SvUser: user, SvPartyID: string(h.svc.Config.SV), DsoPartyID: string(h.svc.Config.DSO),
-		VotingThreshold: rules.Payload.RequiredNumVotes(), SvNodeStates: []*ContractWithState{},
+		VotingThreshold: rules.Payload.RequiredNumVotes(), SvNodeStates: []*splicewire.ContractWithState{},
 	}
-	if out.LatestMiningRound, err = withState(latest.Contract); err != nil {
+	if out.LatestMiningRound, err = splicewire.WithState[splicewire.ContractWithState](latest.Contract); err != nil {
 		return err
 	}
-	if out.AmuletRules, err = withState(amulet.Contract); err != nil {
+	if out.AmuletRules, err = splicewire.WithState[splicewire.ContractWithState](amulet.Contract); err != nil {
 		return err
 	}
-	if out.DsoRules, err = withState(rules.Contract); err != nil {
+	if out.DsoRules, err = splicewire.WithState[splicewire.ContractWithState](rules.Contract); err != nil {
 		return err
 	}
 	// One node state per current SV, in the order of the DsoRules' svs.
@@ -289,7 +290,7 @@ func (h *Handler) dso(w http.ResponseWriter, r *http.Request) error {
 		if i < 0 {
 			continue
 		}
-		s, err := withState(states[i].Contract)
+		s, err := splicewire.WithState[splicewire.ContractWithState](states[i].Contract)
 		if err != nil {
 			return err
 		}
@@ -318,7 +319,7 @@ type AmuletRulesRequest struct {
 // AmuletRulesResponse carries the amulet rules, without the contract when
 // the caller has it cached.
 type AmuletRulesResponse struct {
-	AmuletRulesUpdate *ContractWithState `json:"amulet_rules_update"`
+	AmuletRulesUpdate *splicewire.ContractWithState `json:"amulet_rules_update"`
 }
 
 func (h *Handler) amuletRules(w http.ResponseWriter, r *http.Request) error {
@@ -340,11 +341,11 @@ func (h *Handler) amuletRules(w http.ResponseWriter, r *http.Request) error {
 
 // cachedUpdate is a contract with its state, without the contract when
 // the caller has it cached (cachedID names it).
-func cachedUpdate(c *ledger.Contract, cachedID string) (*ContractWithState, error) {
+func cachedUpdate(c *ledger.Contract, cachedID string) (*splicewire.ContractWithState, error) {
 	if string(c.ID) == cachedID {
-		return &ContractWithState{DomainID: string(c.Synchronizer)}, nil
+		return &splicewire.ContractWithState{DomainID: string(c.Synchronizer)}, nil
 	}
-	return withState(c)
+	return splicewire.WithState[splicewire.ContractWithState](c)
 }
 
 // AnsRulesRequest is the body of POST /v0/ans-rules.
@@ -357,7 +358,7 @@ type AnsRulesRequest struct {
 // when the caller has it cached. A validator submits them, disclosed, to
 // request a name for a user.
 type AnsRulesResponse struct {
-	AnsRulesUpdate *ContractWithState `json:"ans_rules_update"`
+	AnsRulesUpdate *splicewire.ContractWithState `json:"ans_rules_update"`
 }
 
 func (h *Handler) ansRules(w http.ResponseWriter, r *http.Request) error {
@@ -387,9 +388,9 @@ type MiningRoundsRequest struct {
 // MiningRoundsResponse maps the current rounds' contract ids to the
 // contracts (without the contract for those the caller has cached).
 type MiningRoundsResponse struct {
-	TimeToLiveInMicroseconds int64                         `json:"time_to_live_in_microseconds"`
-	OpenMiningRounds         map[string]*ContractWithState `json:"open_mining_rounds"`
-	IssuingMiningRounds      map[string]*ContractWithState `json:"issuing_mining_rounds"`
+	TimeToLiveInMicroseconds int64                                    `json:"time_to_live_in_microseconds"`
+	OpenMiningRounds         map[string]*splicewire.ContractWithState `json:"open_mining_rounds"`
+	IssuingMiningRounds      map[string]*splicewire.ContractWithState `json:"issuing_mining_rounds"`
 }
 
 func (h *Handler) miningRounds(w http.ResponseWriter, r *http.Request) error {
@@ -433,14 +434,14 @@ func (h *Handler) miningRounds(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func cachedMap(cs []*ledger.Contract, cached []string) (map[string]*ContractWithState, error) {
-	out := make(map[string]*ContractWithState, len(cs))
+func cachedMap(cs []*ledger.Contract, cached []string) (map[string]*splicewire.ContractWithState, error) {
+	out := make(map[string]*splicewire.ContractWithState, len(cs))
 	for _, c := range cs {
 		if slices.Contains(cached, string(c.ID)) {
-			out[string(c.ID)] = &ContractWithState{DomainID: string(c.Synchronizer)}
+			out[string(c.ID)] = &splicewire.ContractWithState{DomainID: string(c.Synchronizer)}
 			continue
 		}
-		s, err := withState(c)
+		s, err := splicewire.WithState[splicewire.ContractWithState](c)
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package scanapi
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -83,22 +82,6 @@ type ActiveContract struct {
 	CreatedAt         string          `json:"created_at"`
 	Signatories       []string        `json:"signatories"`
 	Observers         []string        `json:"observers"`
-}
-
-// Contract is Splice's HTTP Contract: a contract with the blob a
-// validator submits back as a disclosed contract.
-type Contract struct {
-	TemplateID       string          `json:"template_id"`
-	ContractID       string          `json:"contract_id"`
-	Payload          json.RawMessage `json:"payload"`
-	CreatedEventBlob string          `json:"created_event_blob"`
-	CreatedAt        string          `json:"created_at"`
-}
-
-// ContractWithState is a contract and the synchronizer it is assigned to.
-type ContractWithState struct {
-	Contract *Contract `json:"contract,omitempty"`
-	DomainID string    `json:"domain_id,omitempty"`
 }
 
 func parties(ps []daml.Party) []string {
@@ -241,30 +224,4 @@ func activeContract(row scan.SnapshotRow) (*ActiveContract, error) {
 		out.CreatedInUpdateID = c.CreatedBy
 	}
 	return out, nil
-}
-
-// contractOf renders Splice's HTTP Contract. The blob is the ledger API's
-// created_event_blob, so a validator can pass it back as a disclosed
-// contract.
-func contractOf(c *ledger.Contract) (*Contract, error) {
-	payload, err := encode(daml.PayloadJSON, c.Argument)
-	if err != nil {
-		return nil, err
-	}
-	blob, err := ledger.EncodeContract(c)
-	if err != nil {
-		return nil, fault.Wrap(fault.Internal, err, "encode contract %s", c.ID)
-	}
-	return &Contract{
-		TemplateID: c.Template.Identifier.String(), ContractID: string(c.ID), Payload: payload,
-		CreatedEventBlob: base64.StdEncoding.EncodeToString(blob), CreatedAt: c.CreatedAt.MicrosString(),
-	}, nil
-}
-
-func withState(c *ledger.Contract) (*ContractWithState, error) {
-	k, err := contractOf(c)
-	if err != nil {
-		return nil, err
-	}
-	return &ContractWithState{Contract: k, DomainID: string(c.Synchronizer)}, nil
 }
