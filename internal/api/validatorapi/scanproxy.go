@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/scanclient"
 )
 
@@ -68,7 +68,7 @@ func (h *Handler) ansEntryByParty(w http.ResponseWriter, r *http.Request) error 
 // rules as the Scan has them, always with the contract (wallets submit it
 // as a disclosed contract).
 type AmuletRulesProxyResponse struct {
-	AmuletRules *ContractWithState `json:"amulet_rules"`
+	AmuletRules *splicewire.FullContractWithState `json:"amulet_rules"`
 }
 
 func (h *Handler) proxyAmuletRules(w http.ResponseWriter, r *http.Request) error {
@@ -76,7 +76,7 @@ func (h *Handler) proxyAmuletRules(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	cws, err := withState(rules)
+	cws, err := splicewire.WithState[splicewire.FullContractWithState](rules)
 	if err != nil {
 		return err
 	}
@@ -88,8 +88,8 @@ func (h *Handler) proxyAmuletRules(w http.ResponseWriter, r *http.Request) error
 // /v0/scan-proxy/open-and-issuing-mining-rounds: the rounds as lists,
 // each sorted by round number.
 type MiningRoundsProxyResponse struct {
-	OpenMiningRounds    []*ContractWithState `json:"open_mining_rounds"`
-	IssuingMiningRounds []*ContractWithState `json:"issuing_mining_rounds"`
+	OpenMiningRounds    []*splicewire.FullContractWithState `json:"open_mining_rounds"`
+	IssuingMiningRounds []*splicewire.FullContractWithState `json:"issuing_mining_rounds"`
 }
 
 func (h *Handler) proxyMiningRounds(w http.ResponseWriter, r *http.Request) error {
@@ -98,10 +98,10 @@ func (h *Handler) proxyMiningRounds(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	var out MiningRoundsProxyResponse
-	if out.OpenMiningRounds, err = withStates(open); err != nil {
+	if out.OpenMiningRounds, err = splicewire.WithStates[splicewire.FullContractWithState](open); err != nil {
 		return err
 	}
-	if out.IssuingMiningRounds, err = withStates(issuing); err != nil {
+	if out.IssuingMiningRounds, err = splicewire.WithStates[splicewire.FullContractWithState](issuing); err != nil {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, out)
@@ -117,26 +117,4 @@ func (h *Handler) proxyDso(w http.ResponseWriter, r *http.Request) error {
 	}
 	web.WriteJSON(w, http.StatusOK, info)
 	return nil
-}
-
-// withState renders a contract with the synchronizer it is on.
-func withState(c *ledger.Contract) (*ContractWithState, error) {
-	k, err := contractOf(c)
-	if err != nil {
-		return nil, err
-	}
-	return &ContractWithState{Contract: k, DomainID: string(c.Synchronizer)}, nil
-}
-
-// withStates renders contracts with their synchronizers, never as null.
-func withStates(cs []*ledger.Contract) ([]*ContractWithState, error) {
-	out := make([]*ContractWithState, 0, len(cs))
-	for _, c := range cs {
-		k, err := withState(c)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, nil
 }

@@ -3,6 +3,7 @@ package validatorapi
 import (
 	"net/http"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -72,7 +73,7 @@ func (h *Handler) createOffer(w http.ResponseWriter, r *http.Request, wallet val
 
 // ListTransferOffersResponse is GET /v0/wallet/transfer-offers.
 type ListTransferOffersResponse struct {
-	Offers []*Contract `json:"offers"`
+	Offers []*splicewire.Contract `json:"offers"`
 }
 
 func (h *Handler) listOffers(w http.ResponseWriter, r *http.Request, wallet validator.Wallet) error {
@@ -84,7 +85,7 @@ func (h *Handler) listOffers(w http.ResponseWriter, r *http.Request, wallet vali
 	for i, o := range offers {
 		cs[i] = o.Contract
 	}
-	out, err := contractsOf(cs)
+	out, err := splicewire.ContractsOf(cs)
 	if err != nil {
 		return err
 	}

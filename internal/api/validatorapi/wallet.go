@@ -3,6 +3,7 @@ package validatorapi
 import (
 	"net/http"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -32,10 +33,10 @@ func (h *Handler) balance(w http.ResponseWriter, r *http.Request, wallet validat
 
 // AmuletPosition is an amulet of a wallet with its value at a round.
 type AmuletPosition struct {
-	Contract          ContractWithState `json:"contract"`
-	Round             int64             `json:"round"`
-	AccruedHoldingFee string            `json:"accrued_holding_fee"`
-	EffectiveAmount   string            `json:"effective_amount"`
+	Contract          splicewire.FullContractWithState `json:"contract"`
+	Round             int64                            `json:"round"`
+	AccruedHoldingFee string                           `json:"accrued_holding_fee"`
+	EffectiveAmount   string                           `json:"effective_amount"`
 }
 
 // AmuletsResponse is GET /v0/wallet/amulets.
@@ -51,12 +52,12 @@ func (h *Handler) amulets(w http.ResponseWriter, r *http.Request, wallet validat
 	}
 	out := AmuletsResponse{Amulets: []AmuletPosition{}, LockedAmulets: []AmuletPosition{}}
 	for _, hd := range hs {
-		c, err := contractOf(hd.Contract)
+		c, err := splicewire.WithState[splicewire.FullContractWithState](hd.Contract)
 		if err != nil {
 			return err
 		}
 		pos := AmuletPosition{
-			Contract: ContractWithState{Contract: c, DomainID: string(hd.Contract.Synchronizer)},
+			Contract: *c,
 			Round:    hd.Round, AccruedHoldingFee: hd.AccruedFee.String(), EffectiveAmount: hd.EffectiveAmount.String(),
 		}
 		if hd.Locked {
@@ -137,7 +138,7 @@ func (h *Handler) withdrawOffer(w http.ResponseWriter, r *http.Request, wallet v
 
 // AcceptedOffersResponse is GET /v0/wallet/accepted-transfer-offers.
 type AcceptedOffersResponse struct {
-	AcceptedOffers []*Contract `json:"accepted_offers"`
+	AcceptedOffers []*splicewire.Contract `json:"accepted_offers"`
 }
 
 func (h *Handler) acceptedOffers(w http.ResponseWriter, r *http.Request, wallet validator.Wallet) error {
@@ -149,7 +150,7 @@ func (h *Handler) acceptedOffers(w http.ResponseWriter, r *http.Request, wallet 
 	for i, o := range offers {
 		cs[i] = o.Contract
 	}
-	out, err := contractsOf(cs)
+	out, err := splicewire.ContractsOf(cs)
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func (h *Handler) acceptedOffers(w http.ResponseWriter, r *http.Request, wallet 
 
 // SubscriptionRequestsResponse is GET /v0/wallet/subscription-requests.
 type SubscriptionRequestsResponse struct {
-	SubscriptionRequests []*Contract `json:"subscription_requests"`
+	SubscriptionRequests []*splicewire.Contract `json:"subscription_requests"`
 }
 
 func (h *Handler) subscriptionRequests(w http.ResponseWriter, r *http.Request, wallet validator.Wallet) error {
@@ -171,7 +172,7 @@ func (h *Handler) subscriptionRequests(w http.ResponseWriter, r *http.Request, w
 	for i, o := range rs {
 		cs[i] = o.Contract
 	}
-	out, err := contractsOf(cs)
+	out, err := splicewire.ContractsOf(cs)
 	if err != nil {
 		return err
 	}
