@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type AdminCmd struct {
 	AdvanceClock AdminAdvanceClockCmd `cmd:"" help:"Move ledger time forward, e.g. 1h30m or 720h."`
 	Prune        AdminPruneCmd        `cmd:"" help:"Prune a participant's update stream up to and including an offset."`
 	Snapshot     AdminSnapshotCmd     `cmd:"" help:"Take an ACS snapshot of the Scan now, outside its schedule."`
+	Host         AdminHostCmd         `cmd:"" help:"Host an existing party on a participant, or change its permission there."`
+	Unhost       AdminUnhostCmd       `cmd:"" help:"Revoke a party's hosting on a participant (not its last one)."`
 }
 
 // OperatorUser is the ledger API user a seeded network gives ParticipantAdmin
@@ -140,4 +143,28 @@ type AdminSnapshotCmd struct{}
 // Run calls POST /scan/snapshots.
 func (c *AdminSnapshotCmd) Run(ctx context.Context, a *AdminCmd) error {
 	return a.call(ctx, http.MethodPost, "/scan/snapshots", nil, nil)
+}
+
+// AdminHostCmd hosts a party on a participant or changes its permission.
+type AdminHostCmd struct {
+	Party       string `arg:"" help:"Party id, <hint>::<namespace>."`
+	Participant string `required:"" help:"Participant id, PAR::<name>::<fingerprint>."`
+	Permission  string `default:"Submission" enum:"Submission,Confirmation,Observation" help:"Permission to host the party at: Submission, Confirmation or Observation."`
+}
+
+// Run calls POST /parties/{party}/hostings.
+func (c *AdminHostCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/parties/"+url.PathEscape(c.Party)+"/hostings",
+		admin.HostPartyRequest{ParticipantID: c.Participant, Permission: c.Permission}, nil)
+}
+
+// AdminUnhostCmd revokes a party's hosting on a participant.
+type AdminUnhostCmd struct {
+	Party       string `arg:"" help:"Party id, <hint>::<namespace>."`
+	Participant string `required:"" help:"Participant id, PAR::<name>::<fingerprint>."`
+}
+
+// Run calls DELETE /parties/{party}/hostings/{participant_id}.
+func (c *AdminUnhostCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodDelete, "/parties/"+url.PathEscape(c.Party)+"/hostings/"+url.PathEscape(c.Participant), nil, nil)
 }

@@ -262,12 +262,58 @@ func TestStartServeRestart(t *testing.T) {
 			t.Errorf("tap %v: status %d", bad, code)
 		}
 	}
+	// Hosting carol on a second participant and revoking her first one
+	// through the CLI; GET hostings follows, and her last hosting stays.
+	type hostings struct {
+		Hostings []struct {
+			ParticipantID string `json:"participant_id"`
+			Permission    string `json:"permission"`
+		} `json:"hostings"`
+		UpdateIDs []string `json:"update_ids"`
+	}
+	var before hostings
+	if code := call(t, "GET", p.url("/api/sandnet/v0/parties/"+user.Party+"/hostings"), tok, nil, &before); code != 200 || len(before.Hostings) != 1 {
+		t.Fatalf("carol's hostings: %d %+v", code, before)
+	}
+	home, other := before.Hostings[0].ParticipantID, info.Participants[0].ID
+	if other == home {
+		other = info.Participants[1].ID
+	}
+	admin := func(args ...string) (string, error) {
+		return runCLI(t, append([]string{"admin", "--url", "http://" + p.addr, "--data-dir", dir}, args...)...)
+	}
+	out, err := admin("host", user.Party, "--participant", other, "--permission", "Observation")
+	if err != nil {
+		t.Fatalf("host: %v %s", err, out)
+	}
+	var added hostings
+	if json.Unmarshal([]byte(out), &added) != nil || len(added.Hostings) != 2 || len(added.UpdateIDs) != 1 {
+		t.Errorf("host printed %s", out)
+	}
+	if out, err := admin("unhost", user.Party, "--participant", home); err != nil {
+		t.Fatalf("unhost: %v %s", err, out)
+	}
+	var after hostings
+	if code := call(t, "GET", p.url("/api/sandnet/v0/parties/"+user.Party+"/hostings"), tok, nil, &after); code != 200 ||
+		len(after.Hostings) != 1 || after.Hostings[0].ParticipantID != other || after.Hostings[0].Permission != "Observation" {
+		t.Errorf("carol's hostings after host and unhost: %d %+v", code, after)
+	}
+	if out, err := admin("unhost", user.Party, "--participant", other); err == nil || !strings.Contains(out, "400") {
+		t.Errorf("unhost of carol's last hosting: %v %s; want a 400", err, out)
+	}
+	if out, err := admin("host", user.Party, "--participant", other, "--permission", "Owner"); err == nil {
+		t.Errorf("host with an unknown permission: %s; want an error", out)
+	}
+	// Host her back on the validator, where her wallet and user are.
+	if out, err := admin("host", user.Party, "--participant", home); err != nil {
+		t.Fatalf("host back: %v %s", err, out)
+	}
 	if out, err := runCLI(t, "admin", "--url", "http://"+p.addr, "--data-dir", dir, "advance-clock", "25h"); err != nil {
 		t.Fatalf("advance-clock: %v %s", err, out)
 	}
 	// Pruning through the CLI: the validator participant by default; an
 	// offset past its ledger end is refused with 400.
-	out, err := runCLI(t, "admin", "--url", "http://"+p.addr, "--data-dir", dir, "prune", "1")
+	out, err = runCLI(t, "admin", "--url", "http://"+p.addr, "--data-dir", dir, "prune", "1")
 	if err != nil {
 		t.Fatalf("prune: %v %s", err, out)
 	}
