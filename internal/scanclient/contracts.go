@@ -3,62 +3,19 @@ package scanclient
 import (
 	"cmp"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"time"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
 
-// Contract is Splice's HTTP Contract as the Scan serves it: the payload
-// as JSON and the created_event_blob a validator discloses to the ledger.
-type Contract struct {
-	TemplateID       string          `json:"template_id"`
-	ContractID       string          `json:"contract_id"`
-	Payload          json.RawMessage `json:"payload"`
-	CreatedEventBlob string          `json:"created_event_blob"`
-	CreatedAt        string          `json:"created_at"`
-}
-
-// ContractWithState is a contract and the synchronizer (domain) it is
-// assigned to; Contract is nil when the caller had it cached.
-type ContractWithState struct {
-	Contract *Contract `json:"contract,omitempty"`
-	DomainID string    `json:"domain_id,omitempty"`
-}
-
-// Decode decodes the contract from its created_event_blob (base64 of
-// ledger.EncodeContract, what the ledger API accepts as a disclosed
-// contract) and checks it is the contract the JSON names: same contract
-// id and template id. With a registry, the template must be registered.
-func (k *Contract) Decode(reg *ledger.Registry) (*ledger.Contract, error) {
-	blob, err := base64.StdEncoding.DecodeString(k.CreatedEventBlob)
-	if err != nil {
-		return nil, fault.Wrap(fault.Unavailable, err, "contract %s: created_event_blob is not base64", k.ContractID)
-	}
-	c, err := ledger.DecodeContract(blob)
-	if err != nil {
-		return nil, fault.Wrap(fault.Unavailable, err, "contract %s: undecodable created_event_blob", k.ContractID)
-	}
-	if string(c.ID) != k.ContractID || c.Template.Identifier.String() != k.TemplateID {
-		return nil, fault.New(fault.Unavailable, "contract %s of %s: its created_event_blob is contract %s of %s",
-			k.ContractID, k.TemplateID, c.ID, c.Template.Identifier)
-	}
-	if reg != nil {
-		if _, ok := reg.Template(c.Template.Identifier); !ok {
-			return nil, fault.New(fault.Unavailable, "contract %s: unknown template %s", k.ContractID, k.TemplateID)
-		}
-	}
-	return c, nil
-}
-
 // decode decodes a ContractWithState's contract and checks its
 // synchronizer against domain_id.
-func (c *Client) decode(cw *ContractWithState, templ ledger.TemplateID) (*ledger.Contract, error) {
+func (c *Client) decode(cw *splicewire.ContractWithState, templ ledger.TemplateID) (*ledger.Contract, error) {
 	if cw == nil || cw.Contract == nil {
 		return nil, fault.New(fault.Unavailable, "the Scan answered no contract")
 	}
@@ -93,7 +50,7 @@ type amuletRulesRequest struct {
 
 // amuletRulesResponse is the answer of POST /v0/amulet-rules.
 type amuletRulesResponse struct {
-	AmuletRulesUpdate *ContractWithState `json:"amulet_rules_update"`
+	AmuletRulesUpdate *splicewire.ContractWithState `json:"amulet_rules_update"`
 }
 
 // AmuletRules returns the DSO's AmuletRules contract, decoded from its
@@ -137,7 +94,7 @@ func (c *Client) AmuletRules(ctx context.Context) (*ledger.Contract, error) {
 
 // ansRulesResponse is the answer of POST /v0/ans-rules.
 type ansRulesResponse struct {
-	AnsRulesUpdate *ContractWithState `json:"ans_rules_update"`
+	AnsRulesUpdate *splicewire.ContractWithState `json:"ans_rules_update"`
 }
 
 // AnsRules returns the name service's AnsRules contract, decoded from its
@@ -162,9 +119,9 @@ type miningRoundsRequest struct {
 
 // miningRoundsResponse is its answer.
 type miningRoundsResponse struct {
-	TimeToLiveInMicroseconds int64                         `json:"time_to_live_in_microseconds"`
-	OpenMiningRounds         map[string]*ContractWithState `json:"open_mining_rounds"`
-	IssuingMiningRounds      map[string]*ContractWithState `json:"issuing_mining_rounds"`
+	TimeToLiveInMicroseconds int64                                    `json:"time_to_live_in_microseconds"`
+	OpenMiningRounds         map[string]*splicewire.ContractWithState `json:"open_mining_rounds"`
+	IssuingMiningRounds      map[string]*splicewire.ContractWithState `json:"issuing_mining_rounds"`
 }
 
 // OpenAndIssuingRounds returns the DSO's open and issuing mining rounds,
@@ -238,7 +195,7 @@ func issuingNumber(c *ledger.Contract) (int64, error) {
 
 // decodeRounds decodes the rounds of an answer, taking those the answer leaves
 // out (cached by the caller) from cached, and sorts them by round number.
-func (c *Client) decodeRounds(m map[string]*ContractWithState, cached []*ledger.Contract, templ ledger.TemplateID, number func(*ledger.Contract) (int64, error)) ([]*ledger.Contract, error) {
+func (c *Client) decodeRounds(m map[string]*splicewire.ContractWithState, cached []*ledger.Contract, templ ledger.TemplateID, number func(*ledger.Contract) (int64, error)) ([]*ledger.Contract, error) {
 	type round struct {
 		c *ledger.Contract
 		n int64

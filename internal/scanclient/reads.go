@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -100,14 +101,14 @@ func (c *Client) ansEntry(ctx context.Context, path string) (AnsEntry, error) {
 // DsoInfo is GET /v0/dso: the answering SV, the DSO and its main
 // contracts. The SV fields differ from Scan to Scan.
 type DsoInfo struct {
-	SvUser            string               `json:"sv_user"`
-	SvPartyID         string               `json:"sv_party_id"`
-	DsoPartyID        string               `json:"dso_party_id"`
-	VotingThreshold   int                  `json:"voting_threshold"`
-	LatestMiningRound *ContractWithState   `json:"latest_mining_round"`
-	AmuletRules       *ContractWithState   `json:"amulet_rules"`
-	DsoRules          *ContractWithState   `json:"dso_rules"`
-	SvNodeStates      []*ContractWithState `json:"sv_node_states"`
+	SvUser            string                          `json:"sv_user"`
+	SvPartyID         string                          `json:"sv_party_id"`
+	DsoPartyID        string                          `json:"dso_party_id"`
+	VotingThreshold   int                             `json:"voting_threshold"`
+	LatestMiningRound *splicewire.ContractWithState   `json:"latest_mining_round"`
+	AmuletRules       *splicewire.ContractWithState   `json:"amulet_rules"`
+	DsoRules          *splicewire.ContractWithState   `json:"dso_rules"`
+	SvNodeStates      []*splicewire.ContractWithState `json:"sv_node_states"`
 }
 
 // SynchronizerID returns the global synchronizer: the one the amulet
@@ -127,7 +128,7 @@ func (c *Client) DsoInfo(ctx context.Context) (*DsoInfo, error) {
 		if err := c.call(ctx, base, http.MethodGet, "/v0/dso", nil, nil, &d); err != nil {
 			return nil, err
 		}
-		for _, cw := range append([]*ContractWithState{d.LatestMiningRound, d.AmuletRules, d.DsoRules}, d.SvNodeStates...) {
+		for _, cw := range append([]*splicewire.ContractWithState{d.LatestMiningRound, d.AmuletRules, d.DsoRules}, d.SvNodeStates...) {
 			if cw == nil || cw.Contract == nil {
 				return nil, fault.New(fault.Unavailable, "Scan %s: /v0/dso lacks a contract", base)
 			}
