@@ -61,6 +61,13 @@ type Network struct {
 	// sync is the synchronizer of the current migration that commands use
 	// unless they name one; read once, reset when synchronizers change.
 	sync SynchronizerID
+
+	// seenSequence is the sequence number of the last update this
+	// process's topology cache is known to be current at. A batch that
+	// finds another process committed since reloads the topology first,
+	// so that no revocation or permission change committed elsewhere is
+	// missed. Only the sequencer goroutine uses it.
+	seenSequence int64
 }
 
 // Open starts a network over a store. It loads the clock offset and the
@@ -84,6 +91,7 @@ func Open(ctx context.Context, store Store, registry *Registry, cfg Config) (*Ne
 		stop:        make(chan struct{}),
 		stopped:     make(chan struct{}),
 	}
+	n.seenSequence = head.Sequence
 	if err := n.loadHostings(ctx); err != nil {
 		return nil, err
 	}
@@ -539,22 +547,25 @@ func (n *Network) commit(batch []*pending) {
 	// topology cache holds them before they are committed, so that later
 	// submissions of the batch see them.
 	var applied []hostingChange
+	var sequence int64
 	err := n.store.Write(ctx, func(w WriteTx) error {
 		clear(errs)
 		applied = nil
 		for _, p := range batch {
 			p.topology = nil
 		}
-		if topology {
-			// Under the write lock the committed topology is current.
-			if err := n.loadHostings(ctx); err != nil {
-				return err
-			}
-		}
 		head, err := w.Head(ctx)
 		if err != nil {
 			return err
 		}
+		if topology || head.Sequence != n.seenSequence {
+			// Under the write lock the committed topology is current;
+			// another process may have changed it since the last batch.
+			if err := n.loadHostings(ctx); err != nil {
+				return err
+			}
+		}
+		defer func() { sequence = head.Sequence }()
 		n.clock.setOffset(head.ClockOffset)
 		if head.Offsets == nil {
 			head.Offsets = map[ParticipantID]Offset{}
@@ -632,6 +643,7 @@ func (n *Network) commit(batch []*pending) {
 		}
 	}
 	if err == nil {
+		n.seenSequence = sequence
 		n.committed.Notify()
 	} else {
 		n.log.Error("commit failed", "transactions", len(batch), "err", err)

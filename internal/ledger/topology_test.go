@@ -2,12 +2,17 @@ package ledger_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"maps"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/store/pgstore"
 )
 
 // A hosting change is ordered like a transaction: an update id from the
@@ -268,3 +273,68 @@ func TestChangeAndRevokeHosting(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// Two processes sharing a PostgreSQL database: a hosting change one of
+// them commits routes the other's next transactions.
+func TestHostingChangesReachOtherProcesses(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := benchDatabaseURL(t)
+	var r [8]byte
+	rand.Read(r[:])
+	schema := "sandnet_topology_" + hex.EncodeToString(r[:])
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+			return
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	open := func() ledger.Store {
+		s, err := pgstore.OpenLedger(ctx, url, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	a := setupOn(t, open())
+	other, err := ledger.Open(ctx, open(), testRegistry(), ledger.Config{Seed: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	b := *a
+	b.net = other
+	offsets := func() map[ledger.ParticipantID]ledger.Offset {
+		t.Helper()
+		h, err := a.net.Store().Head(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.Offsets
+	}
+	if _, err := a.net.ChangeHosting(ctx, a.alice, a.p2, ledger.PermissionObservation); err != nil {
+		t.Fatal(err)
+	}
+	before := offsets()
+	b.issue(t, b.alice, "1")
+	if got := offsets(); got[a.p2] != before[a.p2]+1 {
+		t.Errorf("the other process did not route alice's IOU to p2: offsets %v, were %v", got, before)
+	}
+	if _, err := a.net.RevokeHosting(ctx, a.alice, a.p2); err != nil {
+		t.Fatal(err)
+	}
+	before = offsets()
+	b.issue(t, b.alice, "2")
+	if got := offsets(); got[a.p2] != before[a.p2] || got[a.p1] != before[a.p1]+1 {
+		t.Errorf("the other process routed alice's IOU after her revocation: offsets %v, were %v", got, before)
+	}
+	if hs := other.HostingsOf(a.alice); len(hs) != 1 || hs[0].Participant != a.p1 {
+		t.Errorf("the other process's hostings of alice = %+v", hs)
+	}
+}
