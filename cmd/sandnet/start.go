@@ -166,14 +166,24 @@ func (m *Main) Run(ctx context.Context) error {
 	// A new network's history starts before the previous snapshot
 	// boundary, so that its Scan has an ACS snapshot from the start.
 	genesis := scan.Boundary(network.Clock().Now(), cfg.SnapshotPeriod) - daml.Timestamp(time.Minute.Microseconds())
+	_, wasSeeded, err := network.Store().Meta(ctx, splice.SeededMetaKey)
+	if err != nil {
+		return err
+	}
 	seeded, err := seedOnce(ctx, network, leader, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis})
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}
 	scanSource, scanConfig := networkScanConfig(network, seeded)
 	scanNode := newScanNode(scanStore, scanSource, scanConfig, cfg.SnapshotPeriod, reg, log)
-	if err := scanNode.catchUp(ctx); err != nil {
-		return err
+	if !wasSeeded {
+		// A new network is ready once its Scan has its history and first
+		// snapshot, so a new user can page the ACS at once. A restart does
+		// not wait: what the Scan has to catch up on (a snapshot of a large
+		// ACS, say) happens in the background.
+		if err := scanNode.catchUp(ctx); err != nil {
+			return err
+		}
 	}
 	validatorNode, err := newValidatorNode(validatorStore, network, seeded, scanURLOf(ln.Addr().String()), log)
 	if err != nil {
