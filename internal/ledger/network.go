@@ -558,7 +558,10 @@ func (n *Network) commit(batch []*pending) {
 		if err != nil {
 			return err
 		}
-		if topology || head.Sequence != n.seenSequence {
+		// recheck: the topology may have changed since the batch's
+		// commands were interpreted.
+		recheck := topology || head.Sequence != n.seenSequence
+		if recheck {
 			// Under the write lock the committed topology is current;
 			// another process may have changed it since the last batch.
 			if err := n.loadHostings(ctx); err != nil {
@@ -592,7 +595,7 @@ func (n *Network) commit(batch []*pending) {
 			// The topology may have changed since the command was
 			// interpreted: its submitters must still be hosted on its
 			// participant with submission permission.
-			if topology {
+			if recheck {
 				if errs[i] = n.checkSubmitters(p.tx.Submission); errs[i] != nil {
 					continue
 				}

@@ -279,29 +279,7 @@ func second[T any](_ T, err error) error { return err }
 func TestHostingChangesReachOtherProcesses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := benchDatabaseURL(t)
-	var r [8]byte
-	rand.Read(r[:])
-	schema := "sandnet_topology_" + hex.EncodeToString(r[:])
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), url)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	open := func() ledger.Store {
-		s, err := pgstore.OpenLedger(ctx, url, schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
+	open := sharedPostgres(t)
 	a := setupOn(t, open())
 	other, err := ledger.Open(ctx, open(), testRegistry(), ledger.Config{Seed: "test"})
 	if err != nil {
@@ -336,5 +314,67 @@ func TestHostingChangesReachOtherProcesses(t *testing.T) {
 	}
 	if hs := other.HostingsOf(a.alice); len(hs) != 1 || hs[0].Participant != a.p1 {
 		t.Errorf("the other process's hostings of alice = %+v", hs)
+	}
+}
+
+// A process whose cache still says a party is hosted on a participant
+// cannot commit a submission as it there once another process revoked it.
+func TestRevocationElsewhereRefusesSubmissions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	open := sharedPostgres(t)
+	a := setupOn(t, open())
+	if _, err := a.net.ChangeHosting(ctx, a.alice, a.p2, ledger.PermissionSubmission); err != nil {
+		t.Fatal(err)
+	}
+	other, err := ledger.Open(ctx, open(), testRegistry(), ledger.Config{Seed: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	if _, err := a.net.RevokeHosting(ctx, a.alice, a.p1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = other.Submit(ctx, ledger.Command{
+		Participant: a.p1, ActAs: []daml.Party{a.alice},
+		Run: func(tx *ledger.Tx) error {
+			_, err := ledger.Create(tx, Iou{Issuer: a.alice, Owner: a.alice, Amount: daml.MustNumeric("1")})
+			return err
+		},
+	})
+	if !fault.Is(err, fault.NotFound) {
+		t.Errorf("submission as alice on p1 after her revocation elsewhere: %v; want NotFound", err)
+	}
+}
+
+// sharedPostgres returns a function that opens a store on one fresh
+// PostgreSQL schema, as processes sharing a database do; the schema is
+// dropped when t ends.
+func sharedPostgres(t *testing.T) func() ledger.Store {
+	t.Helper()
+	url := benchDatabaseURL(t)
+	var r [8]byte
+	rand.Read(r[:])
+	schema := "sandnet_topology_" + hex.EncodeToString(r[:])
+	// Registered first, so it runs after the stores are closed.
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	return func() ledger.Store {
+		s, err := pgstore.OpenLedger(context.Background(), url, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
 	}
 }
