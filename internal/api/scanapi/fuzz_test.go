@@ -64,7 +64,7 @@ func FuzzRequests(f *testing.F) {
 			req.URL = u
 		}
 		rec := httptest.NewRecorder()
-		e.handler.ServeHTTP(rec, req)
+		e.ScanHandler.ServeHTTP(rec, req)
 		if rec.Code >= 500 {
 			t.Fatalf("%s %s %q: %d %s", req.Method, req.URL, body, rec.Code, rec.Body)
 		}

@@ -74,15 +74,15 @@ func fixtureOf(t *testing.T, e *env) fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := fixture{
-		sync: string(e.seeded.Synchronizer), dso: string(e.seeded.DSOParty),
-		alice: string(e.party("alice")), sv1: string(e.seeded.SVs[0].Party),
+		sync: string(e.Seeded.Synchronizer), dso: string(e.Seeded.DSOParty),
+		alice: string(e.Party("alice")), sv1: string(e.Seeded.SVs[0].Party),
 	}
 	var err error
-	if f.updates, err = e.svc.History(ctx, nil, scan.MaxPageSize, false); err != nil {
+	if f.updates, err = e.Scan.History(ctx, nil, scan.MaxPageSize, false); err != nil {
 		t.Fatal(err)
 	}
 	only := func(tid ledger.TemplateID) string {
-		cs, err := e.svc.Active(ctx, scan.KeyOf(tid))
+		cs, err := e.Scan.Active(ctx, scan.KeyOf(tid))
 		if err != nil || len(cs) == 0 {
 			t.Fatalf("no active %s: %v", tid.EntityName, err)
 		}
@@ -98,7 +98,7 @@ func fixtureOf(t *testing.T, e *env) fixture {
 // firstResponse serves a request and decodes its JSON answer.
 func firstResponse[T any](t *testing.T, e *env, method, path, body string) T {
 	t.Helper()
-	rec := do(t, e.handler, method, path, body, false)
+	rec := do(t, e.ScanHandler, method, path, body, false)
 	var out T
 	if rec.Code != http.StatusOK {
 		t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
@@ -129,7 +129,7 @@ func TestHistoryGolden(t *testing.T) {
 	before := func(extra string) string {
 		return fmt.Sprintf(`{"migration_id":0,"synchronizer_id":%q,"before":%q,"count":2%s}`, f.sync, e.snapshot.RecordTime.String(), extra)
 	}
-	runGolden(t, "history", e.handler, []goldenCase{
+	runGolden(t, "history", e.ScanHandler, []goldenCase{
 		post("v2 updates: first page", "/v2/updates", `{"page_size":2}`, 200),
 		post("v2 updates: after the second", "/v2/updates", after(0, second.RecordTime.MicrosString()), 200),
 		post("v2 updates: after the last", "/v2/updates", after(0, last.RecordTime.MicrosString()), 200),
@@ -190,7 +190,7 @@ func TestStateGolden(t *testing.T) {
 		Next int64 `json:"next_page_token"`
 	}](t, e, http.MethodPost, "/v1/state/acs", acs(snap, ""))
 	q := url.QueryEscape
-	runGolden(t, "state", e.handler, []goldenCase{
+	runGolden(t, "state", e.ScanHandler, []goldenCase{
 		get("snapshot-timestamp: at the snapshot", "/v0/state/acs/snapshot-timestamp?migration_id=0&before="+q(snap), 200),
 		get("snapshot-timestamp: between the two", "/v0/state/acs/snapshot-timestamp?migration_id=0&before="+q("2026-01-05T12:00:30Z"), 200),
 		get("snapshot-timestamp: before the first", "/v0/state/acs/snapshot-timestamp?migration_id=0&before="+q("2026-01-05T11:59:59Z"), 404),
@@ -228,7 +228,7 @@ func TestDsoGolden(t *testing.T) {
 	f := fixtureOf(t, e)
 	q := url.PathEscape
 	nobody := "nobody::1220" + "00"
-	runGolden(t, "dso", e.handler, []goldenCase{
+	runGolden(t, "dso", e.ScanHandler, []goldenCase{
 		get("dso-party-id", "/v0/dso-party-id", 200),
 		get("dso", "/v0/dso", 200),
 		post("amulet-rules", "/v0/amulet-rules", `{}`, 200),

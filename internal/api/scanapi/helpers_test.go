@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -21,13 +19,10 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scan"
-	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+	"github.com/sandnet/sandnet/internal/testnet"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// epoch is the pinned wall clock, so that ids and times are reproducible.
-var epoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 
 // baseURL is where requests are addressed: the document's server.
 const baseURL = "http://127.0.0.1:7575" + scanapi.Prefix
@@ -35,12 +30,7 @@ const baseURL = "http://127.0.0.1:7575" + scanapi.Prefix
 // env is a seeded network on SQLite with SV 1's Scan ingested and
 // snapshotted.
 type env struct {
-	net     *ledger.Network
-	ledger  io.Closer
-	seeded  *splice.Seeded
-	store   *sqlitestore.Scan
-	svc     *scan.Service
-	handler http.Handler
+	*testnet.Net
 	// snapshot is the snapshot taken at the end of the fixture.
 	snapshot scan.Snapshot
 	// scheduled is the snapshot at the first 3-hour boundary.
@@ -52,63 +42,34 @@ type env struct {
 	transfer string
 }
 
-func (e *env) close() {
-	e.store.Close()
-	e.net.Close()
-	e.ledger.Close()
-}
-
-func (e *env) party(user string) daml.Party {
-	u, ok := e.seeded.User(user)
-	if !ok {
-		panic("no seeded user " + user)
-	}
-	return u.Party
-}
-
 // openEnv seeds a network, has alice pay bob and offer bob a transfer,
 // moves ledger time past the first snapshot boundary and has SV 1's Scan
 // ingest it all and take its snapshots.
 func openEnv(ctx context.Context, dir string) (*env, error) {
-	lst, err := sqlitestore.OpenLedger(ctx, filepath.Join(dir, "ledger.db"))
+	n, err := testnet.Open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	net, err := ledger.Open(ctx, lst, splice.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return epoch }})
-	if err != nil {
-		lst.Close()
-		return nil, err
-	}
-	sst, err := sqlitestore.OpenScan(ctx, filepath.Join(dir, "scan.db"))
-	if err != nil {
-		net.Close()
-		lst.Close()
-		return nil, err
-	}
-	e := &env{net: net, ledger: lst, store: sst}
+	e := &env{Net: n}
 	if err := e.build(ctx); err != nil {
-		e.close()
+		n.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
 func (e *env) build(ctx context.Context) error {
-	var err error
-	if e.seeded, err = splice.Seed(ctx, e.net, splice.SeedConfig{}); err != nil {
-		return err
-	}
-	alice, bob := e.party("alice"), e.party("bob")
-	v := e.seeded.Validator
-	ac, err := splice.LoadAmuletContext(ctx, e.net.Store(), e.seeded.DSOParty, e.net.Clock().Now())
+	alice, bob := e.Party("alice"), e.Party("bob")
+	v := e.Seeded.Validator
+	ac, err := splice.LoadAmuletContext(ctx, e.Network.Store(), e.Seeded.DSOParty, e.Network.Clock().Now())
 	if err != nil {
 		return err
 	}
-	holdings, err := splice.Holdings(ctx, e.net.Store(), alice)
+	holdings, err := splice.Holdings(ctx, e.Network.Store(), alice)
 	if err != nil || len(holdings) == 0 {
 		return fmt.Errorf("alice's holdings: %v (%d)", err, len(holdings))
 	}
-	tx, err := e.net.Submit(ctx, ledger.Command{
+	tx, err := e.Network.Submit(ctx, ledger.Command{
 		Participant: v.Participant, UserID: "alice", ActAs: []daml.Party{alice, bob}, Disclosed: ac.Disclosed(),
 		CommandID: "pay-bob",
 		Run: func(tx *ledger.Tx) error {
@@ -120,7 +81,7 @@ func (e *env) build(ctx context.Context) error {
 		return fmt.Errorf("pay bob: %w", err)
 	}
 	e.transfer = tx.UpdateID
-	installs, err := splice.Active[splice.WalletAppInstall](ctx, e.net.Store(), "")
+	installs, err := splice.Active[splice.WalletAppInstall](ctx, e.Network.Store(), "")
 	if err != nil {
 		return err
 	}
@@ -131,12 +92,12 @@ func (e *env) build(ctx context.Context) error {
 			aliceInstall = in.ID
 		}
 	}
-	tx, err = e.net.Submit(ctx, ledger.Command{
+	tx, err = e.Network.Submit(ctx, ledger.Command{
 		Participant: v.Participant, UserID: v.OperatorUser, ActAs: []daml.Party{v.Party}, CommandID: "offer-bob",
 		Run: func(tx *ledger.Tx) error {
 			_, err := ledger.Exercise[splice.WalletCreateTransferOfferResult](tx, aliceInstall, "WalletAppInstall_CreateTransferOffer", splice.WalletCreateTransferOffer{
 				Receiver: bob, Amount: splice.Amulets(daml.MustNumeric("3.0")), Description: "lunch",
-				ExpiresAt: e.net.Clock().Now() + daml.Timestamp(time.Hour.Microseconds()), TrackingID: "track-1",
+				ExpiresAt: e.Network.Clock().Now() + daml.Timestamp(time.Hour.Microseconds()), TrackingID: "track-1",
 			})
 			return err
 		},
@@ -146,19 +107,12 @@ func (e *env) build(ctx context.Context) error {
 	}
 	e.private = append(e.private, splice.CreatedIn(tx, splice.TransferOffer{}.TemplateID())...)
 
-	sv := e.seeded.SVs[0]
-	src := &scan.NetworkSource{Network: e.net, Participant: sv.Participant, DSO: e.seeded.DSOParty}
-	e.svc = &scan.Service{
-		Config: scan.Config{DSO: e.seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: e.seeded.AnsAcronym},
-		Store:  e.store, Source: src,
-	}
-	ing := &scan.Ingester{Source: src, Store: e.store}
-	snaps := &scan.Snapshotter{Store: e.store}
+	ing, snaps := e.Ingester, &scan.Snapshotter{Store: e.ScanStore}
 	if _, err := ing.Step(ctx); err != nil {
 		return err
 	}
 	// Past the 12:00 boundary: a scheduled snapshot there.
-	if _, err := e.net.AdvanceClock(ctx, 3*time.Hour+time.Minute); err != nil {
+	if _, err := e.Network.AdvanceClock(ctx, 3*time.Hour+time.Minute); err != nil {
 		return err
 	}
 	if _, err := ing.Step(ctx); err != nil {
@@ -175,9 +129,6 @@ func (e *env) build(ctx context.Context) error {
 	if e.snapshot, err = snaps.TakeNow(ctx); err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	scanapi.New(scanapi.Config{Service: e.svc, Registry: e.net.Registry(), Logger: slog.New(slog.DiscardHandler), SVUser: sv.OperatorUser}).Register(mux, scanapi.Prefix)
-	e.handler = mux
 	return nil
 }
 
@@ -197,7 +148,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if sharedDir != "" {
 		if e, err := sharedEnv(); err == nil {
-			e.close()
+			e.Close()
 		}
 		os.RemoveAll(sharedDir)
 	}

@@ -64,7 +64,7 @@ func TestAcsIsTheDSOsActiveContracts(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
 	ctx := context.Background()
-	all, err := e.net.Store().ActiveContracts(ctx, ledger.ContractFilter{Stakeholder: e.seeded.DSOParty})
+	all, err := e.Network.Store().ActiveContracts(ctx, ledger.ContractFilter{Stakeholder: e.Seeded.DSOParty})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestNothingPrivate(t *testing.T) {
 	f := fixtureOf(t, e)
 	var bodies []string
 	add := func(method, path, body string) {
-		rec := do(t, e.handler, method, path, body, false)
+		rec := do(t, e.ScanHandler, method, path, body, false)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
 		}
@@ -119,7 +119,7 @@ func TestNothingPrivate(t *testing.T) {
 	}
 	for _, at := range []daml.Timestamp{e.snapshot.RecordTime, e.scheduled.RecordTime} {
 		add(http.MethodPost, "/v0/state/acs", fmt.Sprintf(`{"migration_id":0,"record_time":%q,"page_size":1000}`, at.String()))
-		add(http.MethodPost, "/v1/state/acs", fmt.Sprintf(`{"migration_id":0,"record_time":%q,"page_size":1000,"party_ids":[%q,%q]}`, at.String(), f.alice, e.party("bob")))
+		add(http.MethodPost, "/v1/state/acs", fmt.Sprintf(`{"migration_id":0,"record_time":%q,"page_size":1000,"party_ids":[%q,%q]}`, at.String(), f.alice, e.Party("bob")))
 	}
 	add(http.MethodPost, "/v0/backfilling/updates-before", fmt.Sprintf(`{"migration_id":0,"synchronizer_id":%q,"before":"9999-01-01T00:00:00Z","count":1000}`, f.sync))
 	for _, id := range e.private {
@@ -200,10 +200,10 @@ func TestEmptyScanGolden(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	e := shared(t)
-	sv := e.seeded.SVs[0]
+	sv := e.Seeded.SVs[0]
 	svc := &scan.Service{
-		Config: scan.Config{DSO: e.seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: e.seeded.AnsAcronym},
-		Store:  st, Source: &scan.NetworkSource{Network: e.net, Participant: sv.Participant, DSO: e.seeded.DSOParty},
+		Config: scan.Config{DSO: e.Seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: e.Seeded.AnsAcronym},
+		Store:  st, Source: &scan.NetworkSource{Network: e.Network, Participant: sv.Participant, DSO: e.Seeded.DSOParty},
 	}
 	mux := http.NewServeMux()
 	scanapi.New(scanapi.Config{Service: svc, Logger: slog.New(slog.DiscardHandler)}).Register(mux, scanapi.Prefix)
@@ -228,14 +228,14 @@ func TestEmptyScanGolden(t *testing.T) {
 func TestOpenAPIServed(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	rec := do(t, e.handler, http.MethodGet, "/openapi.yaml", "", false)
+	rec := do(t, e.ScanHandler, http.MethodGet, "/openapi.yaml", "", false)
 	if rec.Code != http.StatusOK || rec.Body.String() != string(scanapi.OpenAPI()) {
 		t.Errorf("GET openapi.yaml: %d", rec.Code)
 	}
 	// An unknown path under the prefix is a JSON 404.
 	r := newRequest(http.MethodGet, "/v0/nope", "")
 	w := newRecorder()
-	e.handler.ServeHTTP(w, r)
+	e.ScanHandler.ServeHTTP(w, r)
 	var body map[string]string
 	if w.Code != http.StatusNotFound || json.Unmarshal(w.Body.Bytes(), &body) != nil || body["error"] == "" {
 		t.Errorf("GET /v0/nope: %d %s", w.Code, w.Body)

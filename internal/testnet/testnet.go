@@ -1,0 +1,122 @@
+// Package testnet builds seeded networks with their Scan for tests;
+// imported only by _test files.
+package testnet
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/scanapi"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/scan"
+	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+)
+
+// Epoch is the pinned wall clock of a network, so that ids and times are
+// reproducible.
+var Epoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
+// Net is a network on SQLite seeded by splice.Seed (seed "test", wall
+// clock at Epoch) and SV 1's Scan over it. The Scan has ingested nothing
+// yet: call Ingester.Step.
+type Net struct {
+	Network   *ledger.Network
+	Seeded    *splice.Seeded
+	ScanStore *sqlitestore.Scan
+	Scan      *scan.Service
+	Ingester  *scan.Ingester
+	// ScanHandler serves the Scan API under scanapi.Prefix.
+	ScanHandler http.Handler
+	closers     []func()
+}
+
+// Open builds a Net with its databases in dir. Close it when done.
+func Open(ctx context.Context, dir string) (*Net, error) {
+	n := &Net{}
+	lst, err := sqlitestore.OpenLedger(ctx, filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		return nil, err
+	}
+	n.closers = append(n.closers, func() { lst.Close() })
+	if n.Network, err = ledger.Open(ctx, lst, splice.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return Epoch }}); err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.closers = append(n.closers, func() { n.Network.Close() })
+	if n.ScanStore, err = sqlitestore.OpenScan(ctx, filepath.Join(dir, "scan.db")); err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.closers = append(n.closers, func() { n.ScanStore.Close() })
+	if n.Seeded, err = splice.Seed(ctx, n.Network, splice.SeedConfig{}); err != nil {
+		n.Close()
+		return nil, err
+	}
+	sv := n.Seeded.SVs[0]
+	src := &scan.NetworkSource{Network: n.Network, Participant: sv.Participant, DSO: n.Seeded.DSOParty}
+	n.Scan = &scan.Service{
+		Config: scan.Config{DSO: n.Seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: n.Seeded.AnsAcronym},
+		Store:  n.ScanStore, Source: src,
+	}
+	n.Ingester = &scan.Ingester{Source: src, Store: n.ScanStore}
+	mux := http.NewServeMux()
+	scanapi.New(scanapi.Config{Service: n.Scan, Registry: n.Network.Registry(), Logger: slog.New(slog.DiscardHandler), SVUser: sv.OperatorUser}).Register(mux, scanapi.Prefix)
+	n.ScanHandler = mux
+	return n, nil
+}
+
+// Seed is Open in t's temporary directory, closed when t ends.
+func Seed(t testing.TB) *Net {
+	t.Helper()
+	n, err := Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatalf("seeded network: %v", err)
+	}
+	t.Cleanup(n.Close)
+	return n
+}
+
+// Close closes the Scan store, the network and the ledger store.
+func (n *Net) Close() {
+	for i := len(n.closers) - 1; i >= 0; i-- {
+		n.closers[i]()
+	}
+	n.closers = nil
+}
+
+// Party is the party of a seeded user; it panics if there is none.
+func (n *Net) Party(user string) daml.Party {
+	u, ok := n.Seeded.User(user)
+	if !ok {
+		panic("no seeded user " + user)
+	}
+	return u.Party
+}
+
+// ScanServer serves the Scan API on an httptest server, closed when t
+// ends, that ingests before every request so that the Scan is never
+// behind the network. Its Scan API root is URL + scanapi.Prefix.
+func (n *Net) ScanServer(t testing.TB) *httptest.Server {
+	t.Helper()
+	var ingesting sync.Mutex
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ingesting.Lock()
+		_, err := n.Ingester.Step(r.Context())
+		ingesting.Unlock()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		n.ScanHandler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
