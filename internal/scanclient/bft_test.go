@@ -13,16 +13,16 @@ import (
 func TestBFTReads(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	dso := string(e.seeded.DSOParty)
-	alice := string(e.party("alice"))
-	bob := string(e.party("bob"))
-	honest := func(t *testing.T) string { return serve(t, e.handler, nil).url() }
+	dso := string(e.Seeded.DSOParty)
+	alice := string(e.Party("alice"))
+	bob := string(e.Party("bob"))
+	honest := func(t *testing.T) string { return serve(t, e.ScanHandler, nil).url() }
 	lying := func(old, new string) func(t *testing.T) string {
-		return func(t *testing.T) string { return serve(t, e.handler, replace("", old, new)).url() }
+		return func(t *testing.T) string { return serve(t, e.ScanHandler, replace("", old, new)).url() }
 	}
 	dead := func(t *testing.T) string { return deadURL(t) }
 	failing := func(status int, body string) func(t *testing.T) string {
-		return func(t *testing.T) string { return serve(t, e.handler, fixed(status, body)).url() }
+		return func(t *testing.T) string { return serve(t, e.ScanHandler, fixed(status, body)).url() }
 	}
 	type scanURL = func(t *testing.T) string
 	tests := []struct {
@@ -81,9 +81,9 @@ func TestBFTAgreedFailure(t *testing.T) {
 	e := shared(t)
 	var urls []string
 	for range 3 {
-		urls = append(urls, serve(t, e.handler, nil).url())
+		urls = append(urls, serve(t, e.ScanHandler, nil).url())
 	}
-	urls = append(urls, serve(t, e.handler, fixed(http.StatusOK, `{"entry":{"user":"x","name":"nobody.cns","url":"","description":""}}`)).url())
+	urls = append(urls, serve(t, e.ScanHandler, fixed(http.StatusOK, `{"entry":{"user":"x","name":"nobody.cns","url":"","description":""}}`)).url())
 	c := newClient(t, scanclient.Config{URLs: urls})
 	_, err := c.AnsEntryByName(context.Background(), "nobody.cns")
 	wantFault(t, err, fault.NotFound, "No ans entry found for name: nobody.cns")

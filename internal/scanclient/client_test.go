@@ -22,7 +22,7 @@ import (
 func rawGet(t *testing.T, e *env, path string) []byte {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	e.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://scan"+scanapi.Prefix+path, nil))
+	e.ScanHandler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://scan"+scanapi.Prefix+path, nil))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
 	}
@@ -32,7 +32,7 @@ func rawGet(t *testing.T, e *env, path string) []byte {
 // activeOf returns the ledger's active contracts of T, sorted by sortKey.
 func activeOf[T ledger.Template](t *testing.T, e *env, sortKey func(T) int64) []*ledger.Contract {
 	t.Helper()
-	cs, err := splice.Active[T](context.Background(), e.net.Store(), e.seeded.DSOParty)
+	cs, err := splice.Active[T](context.Background(), e.Network.Store(), e.Seeded.DSOParty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,18 +61,18 @@ func sameContracts(t *testing.T, what string, got, want []*ledger.Contract) {
 func TestReadsEqualTheLedger(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	srv := serve(t, e.handler, nil)
-	c := newClient(t, scanclient.Config{URLs: []string{srv.url() + "/"}, Registry: e.net.Registry()})
+	srv := serve(t, e.ScanHandler, nil)
+	c := newClient(t, scanclient.Config{URLs: []string{srv.url() + "/"}, Registry: e.Network.Registry()})
 	ctx := context.Background()
-	alice := e.party("alice")
+	alice := e.Party("alice")
 	tests := []struct {
 		name  string
 		check func(t *testing.T)
 	}{
 		{"dso party id", func(t *testing.T) {
 			got, err := c.DSOPartyID(ctx)
-			if err != nil || got != e.seeded.DSOParty {
-				t.Fatalf("DSOPartyID = %q, %v; want %q", got, err, e.seeded.DSOParty)
+			if err != nil || got != e.Seeded.DSOParty {
+				t.Fatalf("DSOPartyID = %q, %v; want %q", got, err, e.Seeded.DSOParty)
 			}
 		}},
 		{"amulet rules", func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestReadsEqualTheLedger(t *testing.T) {
 			}
 		}},
 		{"dso entry has no contract id", func(t *testing.T) {
-			got, err := c.AnsEntryByParty(ctx, e.seeded.DSOParty)
+			got, err := c.AnsEntryByParty(ctx, e.Seeded.DSOParty)
 			if err != nil || got.Name != "dso.cns" || got.ContractID != "" || got.ExpiresAt != "" {
 				t.Fatalf("AnsEntryByParty(dso) = %+v, %v", got, err)
 			}
@@ -151,19 +151,19 @@ func TestReadsEqualTheLedger(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.DsoPartyID != string(e.seeded.DSOParty) || d.SvPartyID != string(e.seeded.SVs[0].Party) {
+			if d.DsoPartyID != string(e.Seeded.DSOParty) || d.SvPartyID != string(e.Seeded.SVs[0].Party) {
 				t.Errorf("dso info names %s / %s", d.DsoPartyID, d.SvPartyID)
 			}
-			if d.SynchronizerID() != e.seeded.Synchronizer {
-				t.Errorf("SynchronizerID = %s, want %s", d.SynchronizerID(), e.seeded.Synchronizer)
+			if d.SynchronizerID() != e.Seeded.Synchronizer {
+				t.Errorf("SynchronizerID = %s, want %s", d.SynchronizerID(), e.Seeded.Synchronizer)
 			}
-			rules, err := d.AmuletRules.Contract.Decode(e.net.Registry())
+			rules, err := d.AmuletRules.Contract.Decode(e.Network.Registry())
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameContracts(t, "dso amulet rules", []*ledger.Contract{rules}, activeOf(t, e, func(splice.AmuletRules) int64 { return 0 }))
-			if len(d.SvNodeStates) != len(e.seeded.SVs) {
-				t.Errorf("%d node states, want %d", len(d.SvNodeStates), len(e.seeded.SVs))
+			if len(d.SvNodeStates) != len(e.Seeded.SVs) {
+				t.Errorf("%d node states, want %d", len(d.SvNodeStates), len(e.Seeded.SVs))
 			}
 		}},
 	}
@@ -215,7 +215,7 @@ func wantFault(t *testing.T, err error, kind fault.Kind, msg string) {
 func TestScanErrors(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	srv := serve(t, e.handler, nil)
+	srv := serve(t, e.ScanHandler, nil)
 	c := newClient(t, scanclient.Config{URLs: []string{srv.url()}})
 	ctx := context.Background()
 	tests := []struct {
@@ -294,7 +294,7 @@ func TestNewRefusesBadURLs(t *testing.T) {
 func TestContextEnded(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	c := newClient(t, scanclient.Config{URLs: []string{serve(t, e.handler, nil).url()}})
+	c := newClient(t, scanclient.Config{URLs: []string{serve(t, e.ScanHandler, nil).url()}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, r := range reads {

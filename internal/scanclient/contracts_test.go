@@ -46,7 +46,7 @@ func TestCache(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := serve(t, e.handler, nil)
+			srv := serve(t, e.ScanHandler, nil)
 			c := newClient(t, scanclient.Config{URLs: []string{srv.url()}})
 			first, err := tt.read(c)
 			if err != nil {
@@ -86,7 +86,7 @@ func TestCache(t *testing.T) {
 func TestCacheDisabled(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	srv := serve(t, e.handler, nil)
+	srv := serve(t, e.ScanHandler, nil)
 	c := newClient(t, scanclient.Config{URLs: []string{srv.url()}, CacheTTL: -1})
 	for range 3 {
 		if _, err := c.AmuletRules(context.Background()); err != nil {
@@ -106,7 +106,7 @@ func TestCacheDisabled(t *testing.T) {
 func TestCacheColdConcurrent(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	srv := serve(t, e.handler, nil)
+	srv := serve(t, e.ScanHandler, nil)
 	c := newClient(t, scanclient.Config{URLs: []string{srv.url()}})
 	var wg sync.WaitGroup
 	for range 16 {
@@ -131,15 +131,15 @@ func TestContractReads(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
 	ctx := context.Background()
-	want, err := splice.Active[splice.AmuletRules](ctx, e.net.Store(), e.seeded.DSOParty)
+	want, err := splice.Active[splice.AmuletRules](ctx, e.Network.Store(), e.Seeded.DSOParty)
 	if err != nil || len(want) != 1 {
 		t.Fatalf("amulet rules: %v (%d)", err, len(want))
 	}
 	id := string(want[0].ID)
-	syncID := string(e.seeded.Synchronizer)
-	honest := func(t *testing.T) string { return serve(t, e.handler, nil).url() }
+	syncID := string(e.Seeded.Synchronizer)
+	honest := func(t *testing.T) string { return serve(t, e.ScanHandler, nil).url() }
 	bad := func(rw rewrite) func(t *testing.T) string {
-		return func(t *testing.T) string { return serve(t, e.handler, rw).url() }
+		return func(t *testing.T) string { return serve(t, e.ScanHandler, rw).url() }
 	}
 	dead := func(t *testing.T) string { return deadURL(t) }
 	noRules := bad(fixed(http.StatusNotFound, `{"error":"No active AmuletRules contract"}`))
@@ -174,7 +174,7 @@ func TestContractReads(t *testing.T) {
 			for _, s := range tt.scans {
 				urls = append(urls, s(t))
 			}
-			c := newClient(t, scanclient.Config{URLs: urls, Registry: e.net.Registry()})
+			c := newClient(t, scanclient.Config{URLs: urls, Registry: e.Network.Registry()})
 			got, err := c.AmuletRules(ctx)
 			switch {
 			case tt.kind != 0:
@@ -200,11 +200,11 @@ func TestContractReads(t *testing.T) {
 func TestDecodeRefusesUnknownTemplates(t *testing.T) {
 	t.Parallel()
 	e := shared(t)
-	d, err := newClient(t, scanclient.Config{URLs: []string{serve(t, e.handler, nil).url()}}).DsoInfo(context.Background())
+	d, err := newClient(t, scanclient.Config{URLs: []string{serve(t, e.ScanHandler, nil).url()}}).DsoInfo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.AmuletRules.Contract.Decode(e.net.Registry()); err != nil {
+	if _, err := d.AmuletRules.Contract.Decode(e.Network.Registry()); err != nil {
 		t.Fatalf("Decode with the network's registry: %v", err)
 	}
 	if _, err := d.AmuletRules.Contract.Decode(ledger.NewRegistry()); !fault.Is(err, fault.Unavailable) {

@@ -8,86 +8,35 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/sandnet/sandnet/internal/api/scanapi"
-	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/scanclient"
-	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+	"github.com/sandnet/sandnet/internal/testnet"
 )
 
-// epoch is the pinned wall clock of the network.
-var epoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
-
-// env is a seeded network on SQLite whose SV 1 Scan has ingested it all.
-type env struct {
-	net     *ledger.Network
-	seeded  *splice.Seeded
-	handler http.Handler
-	closers []func() error
-}
-
-func (e *env) close() {
-	for i := len(e.closers) - 1; i >= 0; i-- {
-		_ = e.closers[i]()
-	}
-}
-
-func (e *env) party(user string) daml.Party {
-	u, ok := e.seeded.User(user)
-	if !ok {
-		panic("no seeded user " + user)
-	}
-	return u.Party
-}
+// env is a seeded network on SQLite whose SV 1 Scan has ingested it all
+// and taken a snapshot.
+type env struct{ *testnet.Net }
 
 func openEnv(ctx context.Context, dir string) (*env, error) {
-	e := &env{}
-	lst, err := sqlitestore.OpenLedger(ctx, filepath.Join(dir, "ledger.db"))
+	n, err := testnet.Open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	e.closers = append(e.closers, lst.Close)
-	if e.net, err = ledger.Open(ctx, lst, splice.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return epoch }}); err != nil {
-		e.close()
+	if _, err := n.Ingester.Step(ctx); err != nil {
+		n.Close()
 		return nil, err
 	}
-	e.closers = append(e.closers, func() error { e.net.Close(); return nil })
-	sst, err := sqlitestore.OpenScan(ctx, filepath.Join(dir, "scan.db"))
-	if err != nil {
-		e.close()
+	if _, err := (&scan.Snapshotter{Store: n.ScanStore}).TakeNow(ctx); err != nil {
+		n.Close()
 		return nil, err
 	}
-	e.closers = append(e.closers, func() error { sst.Close(); return nil })
-	if e.seeded, err = splice.Seed(ctx, e.net, splice.SeedConfig{}); err != nil {
-		e.close()
-		return nil, err
-	}
-	sv := e.seeded.SVs[0]
-	src := &scan.NetworkSource{Network: e.net, Participant: sv.Participant, DSO: e.seeded.DSOParty}
-	svc := &scan.Service{
-		Config: scan.Config{DSO: e.seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: e.seeded.AnsAcronym},
-		Store:  sst, Source: src,
-	}
-	if _, err := (&scan.Ingester{Source: src, Store: sst}).Step(ctx); err != nil {
-		e.close()
-		return nil, err
-	}
-	if _, err := (&scan.Snapshotter{Store: sst}).TakeNow(ctx); err != nil {
-		e.close()
-		return nil, err
-	}
-	mux := http.NewServeMux()
-	scanapi.New(scanapi.Config{Service: svc, Registry: e.net.Registry(), Logger: slog.New(slog.DiscardHandler), SVUser: sv.OperatorUser}).Register(mux, scanapi.Prefix)
-	e.handler = mux
-	return e, nil
+	return &env{n}, nil
 }
 
 var sharedDir string
@@ -106,7 +55,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if sharedDir != "" {
 		if e, err := sharedEnv(); err == nil {
-			e.close()
+			e.Close()
 		}
 		os.RemoveAll(sharedDir)
 	}
