@@ -37,7 +37,7 @@ func (f *flow) call(step string, rq request, status int) *httptest.ResponseRecor
 // offer creates an offer from alice to bob and returns its contract id.
 func (f *flow) offer(step, amount string, expires daml.Timestamp, tracking string) string {
 	f.t.Helper()
-	rec := f.call(step, post("/v0/wallet/transfer-offers", "alice", offerBody(f.e.party("bob"), amount, expires, tracking)), http.StatusOK)
+	rec := f.call(step, post("/v0/wallet/transfer-offers", "alice", offerBody(f.e.Party("bob"), amount, expires, tracking)), http.StatusOK)
 	return decode[validatorapi.CreateTransferOfferResponse](f.t, rec.Body.Bytes()).OfferContractID
 }
 
@@ -61,13 +61,13 @@ func TestFlows(t *testing.T) {
 		{"direct transfer completed", func(f *flow) {
 			e := f.e
 			cid := f.offer("create", "10.0", e.now()+hour, "t-1")
-			f.call("create again with the tracking id", post("/v0/wallet/transfer-offers", "alice", offerBody(e.party("bob"), "10.0", e.now()+hour, "t-1")), http.StatusConflict)
+			f.call("create again with the tracking id", post("/v0/wallet/transfer-offers", "alice", offerBody(e.Party("bob"), "10.0", e.now()+hour, "t-1")), http.StatusConflict)
 			if st := f.status("status after create", "alice", "t-1"); st.Status != "created" || st.ContractID != cid {
 				t.Errorf("status after create = %+v, want created %s", st, cid)
 			}
 			f.call("offers of the receiver", get("/v0/wallet/transfer-offers", "bob"), http.StatusOK)
 			f.call("accept by the sender", post("/v0/wallet/transfer-offers/"+cid+"/accept", "alice", ""), http.StatusForbidden)
-			f.call("accept by someone else's wallet", post("/v0/wallet/transfer-offers/"+cid+"/accept", e.seeded.Validator.OperatorUser, ""), http.StatusNotFound)
+			f.call("accept by someone else's wallet", post("/v0/wallet/transfer-offers/"+cid+"/accept", e.Seeded.Validator.OperatorUser, ""), http.StatusNotFound)
 			rec := f.call("accept", post("/v0/wallet/transfer-offers/"+cid+"/accept", "bob", ""), http.StatusOK)
 			accepted := decode[validatorapi.AcceptTransferOfferResponse](t, rec.Body.Bytes()).AcceptedOfferContractID
 			if st := f.status("status after accept", "bob", "t-1"); st.Status != "accepted" || st.ContractID != accepted {
@@ -146,7 +146,7 @@ func TestFlows(t *testing.T) {
 			f.call("accept by another user", post("/v0/wallet/subscription-requests/"+created.SubscriptionRequestCid+"/accept", "bob", ""), http.StatusNotFound)
 			f.call("accept", post("/v0/wallet/subscription-requests/"+created.SubscriptionRequestCid+"/accept", "alice", ""), http.StatusOK)
 			f.call("entries before the DSO collects", get("/v0/entry/all", "alice"), http.StatusOK)
-			res, err := splice.NewDSOAutomation(e.net, e.seeded, slog.New(slog.DiscardHandler)).RunOnce(context.Background())
+			res, err := splice.NewDSOAutomation(e.Network, e.Seeded, slog.New(slog.DiscardHandler)).RunOnce(context.Background())
 			if err != nil || res.Actions == 0 {
 				t.Fatalf("DSO automation: %+v, %v", res, err)
 			}
@@ -163,7 +163,7 @@ func TestFlows(t *testing.T) {
 		}},
 		{"onboarding", func(f *flow) {
 			e := f.e
-			op := e.seeded.Validator.OperatorUser
+			op := e.Seeded.Validator.OperatorUser
 			rec := f.call("register", post("/v0/register", "dave", ""), http.StatusOK)
 			party := decode[validatorapi.PartyResponse](t, rec.Body.Bytes()).PartyID
 			rec = f.call("register again", post("/v0/register", "dave", "null"), http.StatusOK)
@@ -173,8 +173,8 @@ func TestFlows(t *testing.T) {
 			f.call("user-status", get("/v0/wallet/user-status", "dave"), http.StatusOK)
 			f.call("onboard a user", post("/v0/admin/users", op, `{"name":"erin"}`), http.StatusOK)
 			f.call("onboard a user without a wallet onto its party", post("/v0/admin/users", op, `{"name":"carol","party_id":"`+
-				string(e.party("bob"))[:0]+carolParty(t, e)+`"}`), http.StatusOK)
-			f.call("onboard a user with another party", post("/v0/admin/users", op, `{"name":"erin","party_id":"`+string(e.party("bob"))+`"}`), http.StatusConflict)
+				string(e.Party("bob"))[:0]+carolParty(t, e)+`"}`), http.StatusOK)
+			f.call("onboard a user with another party", post("/v0/admin/users", op, `{"name":"erin","party_id":"`+string(e.Party("bob"))+`"}`), http.StatusConflict)
 			f.call("users", get("/v0/admin/users", op), http.StatusOK)
 			f.call("tap", post("/v0/wallet/tap", "dave", `{"amount":"1.0","command_id":"tap-1"}`), http.StatusOK)
 			f.call("balance", get("/v0/wallet/balance", "dave"), http.StatusOK)
@@ -196,7 +196,7 @@ func TestFlows(t *testing.T) {
 // carolParty is the party of the env's user without a wallet.
 func carolParty(t *testing.T, e *env) string {
 	t.Helper()
-	u, err := e.net.Store().User(context.Background(), e.seeded.Validator.Participant, e.noWallet)
+	u, err := e.Network.Store().User(context.Background(), e.Seeded.Validator.Participant, e.noWallet)
 	if err != nil {
 		t.Fatal(err)
 	}

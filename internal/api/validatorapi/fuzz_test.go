@@ -84,7 +84,7 @@ func FuzzRequests(f *testing.F) {
 		}
 		user := "alice"
 		if n == 4 {
-			user = e.seeded.Validator.OperatorUser
+			user = e.Seeded.Validator.OperatorUser
 		}
 		req.Header.Set("Authorization", "Bearer "+token(t, user))
 		rec := httptest.NewRecorder()

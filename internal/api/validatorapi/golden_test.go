@@ -23,9 +23,9 @@ type goldenCase struct {
 func TestGolden(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	alice, bob := e.party("alice"), e.party("bob")
+	alice, bob := e.Party("alice"), e.Party("bob")
 	future := e.now() + daml.Timestamp(3600_000_000)
-	op := e.seeded.Validator.OperatorUser
+	op := e.Seeded.Validator.OperatorUser
 	cases := []goldenCase{
 		// validator-internal
 		{"validator-user", get("/v0/validator-user", ""), http.StatusOK},
@@ -37,7 +37,7 @@ func TestGolden(t *testing.T) {
 		{"admin users: onboard with an empty name", post("/v0/admin/users", op, `{"name":""}`), http.StatusBadRequest},
 		{"admin users: onboard with an invalid party", post("/v0/admin/users", op, `{"name":"zed1","party_id":"nobody"}`), http.StatusBadRequest},
 		{"admin users: onboard with a party of another participant", post("/v0/admin/users", op,
-			`{"name":"zed2","party_id":"`+string(e.seeded.SVs[0].Party)+`","createPartyIfMissing":true}`), http.StatusBadRequest},
+			`{"name":"zed2","party_id":"`+string(e.Seeded.SVs[0].Party)+`","createPartyIfMissing":true}`), http.StatusBadRequest},
 		{"register: body an array", post("/v0/register", "zed", `[]`).off(), http.StatusBadRequest},
 		{"register without a token", post("/v0/register", "", `{}`).off(), http.StatusUnauthorized},
 		// wallet-internal

@@ -21,17 +21,13 @@ import (
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/ledger/splice"
-	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/scanclient"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+	"github.com/sandnet/sandnet/internal/testnet"
 	"github.com/sandnet/sandnet/internal/validator"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// epoch is the pinned wall clock, so that ids and times are reproducible.
-var epoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 
 // baseURL is where requests are addressed: the document's server.
 const baseURL = "http://127.0.0.1:7575" + validatorapi.Prefix
@@ -61,8 +57,7 @@ func token(t testing.TB, user string) string {
 // (ingesting before every request, so it is never behind), and the
 // validator and its API over them.
 type env struct {
-	net       *ledger.Network
-	seeded    *splice.Seeded
+	*testnet.Net
 	validator *validator.Validator
 	handler   http.Handler
 	// noWallet is a user of the validator participant with a party but no
@@ -70,87 +65,40 @@ type env struct {
 	noWallet string
 }
 
-func (e *env) party(user string) daml.Party {
-	u, ok := e.seeded.User(user)
-	if !ok {
-		panic("no seeded user " + user)
-	}
-	return u.Party
-}
-
 // newEnv builds an env in t's temporary directory.
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
 	log := slog.New(slog.DiscardHandler)
-	lst, err := sqlitestore.OpenLedger(ctx, filepath.Join(dir, "ledger.db"))
+	n := testnet.Seed(t)
+	if _, err := n.Ingester.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scanclient.New(scanclient.Config{URLs: []string{n.ScanServer(t).URL + scanapi.Prefix}, Registry: n.Network.Registry(), Logger: log, CacheTTL: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lst.Close() })
-	net, err := ledger.Open(ctx, lst, splice.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return epoch }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { net.Close() })
-	sst, err := sqlitestore.OpenScan(ctx, filepath.Join(dir, "scan.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sst.Close() })
-	seeded, err := splice.Seed(ctx, net, splice.SeedConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv := seeded.SVs[0]
-	src := &scan.NetworkSource{Network: net, Participant: sv.Participant, DSO: seeded.DSOParty}
-	svc := &scan.Service{
-		Config: scan.Config{DSO: seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: seeded.AnsAcronym},
-		Store:  sst, Source: src,
-	}
-	ing := &scan.Ingester{Source: src, Store: sst}
-	if _, err := ing.Step(ctx); err != nil {
-		t.Fatal(err)
-	}
-	scanMux := http.NewServeMux()
-	scanapi.New(scanapi.Config{Service: svc, Registry: net.Registry(), Logger: log, SVUser: sv.OperatorUser}).Register(scanMux, scanapi.Prefix)
-	var ingesting sync.Mutex
-	scanSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ingesting.Lock()
-		_, err := ing.Step(r.Context())
-		ingesting.Unlock()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		scanMux.ServeHTTP(w, r)
-	}))
-	t.Cleanup(scanSrv.Close)
-	sc, err := scanclient.New(scanclient.Config{URLs: []string{scanSrv.URL + scanapi.Prefix}, Registry: net.Registry(), Logger: log, CacheTTL: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vst, err := sqlitestore.OpenValidator(ctx, filepath.Join(dir, "validator.db"))
+	vst, err := sqlitestore.OpenValidator(ctx, filepath.Join(t.TempDir(), "validator.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { vst.Close() })
+	seeded := n.Seeded
 	v := validator.New(validator.Config{
 		Participant: seeded.Validator.Participant, Party: seeded.Validator.Party, OperatorUser: seeded.Validator.OperatorUser,
 		DSO: seeded.DSOParty, AnsAcronym: seeded.AnsAcronym,
-	}, net, sc, vst, log)
+	}, n.Network, sc, vst, log)
 	mux := http.NewServeMux()
 	validatorapi.New(validatorapi.Config{
 		Validator: v, Auth: &web.Authenticator{Verifier: hs256}, ScanProxy: sc, Logger: log,
 	}).Register(mux, validatorapi.Prefix)
-	e := &env{net: net, seeded: seeded, validator: v, handler: mux, noWallet: "carol"}
+	e := &env{Net: n, validator: v, handler: mux, noWallet: "carol"}
 	// carol: a party and the right to act as it, but no wallet.
-	party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: "carol", Hosts: []ledger.Hosting{{Participant: seeded.Validator.Participant}}})
+	party, err := n.Network.AllocateParty(ctx, ledger.PartySpec{Hint: "carol", Hosts: []ledger.Hosting{{Participant: seeded.Validator.Participant}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := net.CreateUser(ctx, ledger.User{ID: "carol", Participant: seeded.Validator.Participant, PrimaryParty: party,
+	if err := n.Network.CreateUser(ctx, ledger.User{ID: "carol", Participant: seeded.Validator.Participant, PrimaryParty: party,
 		Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: party}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +116,13 @@ func (e *env) step(t testing.TB) {
 // advance moves ledger time forward.
 func (e *env) advance(t testing.TB, d time.Duration) {
 	t.Helper()
-	if _, err := e.net.AdvanceClock(context.Background(), d); err != nil {
+	if _, err := e.Network.AdvanceClock(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // now is ledger time.
-func (e *env) now() daml.Timestamp { return e.net.Clock().Now() }
+func (e *env) now() daml.Timestamp { return e.Network.Clock().Now() }
 
 var specOnce = sync.OnceValues(func() (*apitest.Spec, error) { return apitest.LoadSpec(validatorapi.OpenAPI()) })
 
