@@ -39,36 +39,18 @@ func openEnv(ctx context.Context, dir string) (*env, error) {
 	return &env{n}, nil
 }
 
-var sharedDir string
-
 // sharedEnv is one network that no test changes.
-var sharedEnv = sync.OnceValues(func() (*env, error) {
-	dir, err := os.MkdirTemp("", "scanclient-test-")
-	if err != nil {
-		return nil, err
-	}
-	sharedDir = dir
-	return openEnv(context.Background(), dir)
-})
+var sharedEnv = testnet.NewShared("scanclient", openEnv, (*env).Close)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if sharedDir != "" {
-		if e, err := sharedEnv(); err == nil {
-			e.Close()
-		}
-		os.RemoveAll(sharedDir)
-	}
+	sharedEnv.Close()
 	os.Exit(code)
 }
 
 func shared(t testing.TB) *env {
 	t.Helper()
-	e, err := sharedEnv()
-	if err != nil {
-		t.Fatalf("shared network: %v", err)
-	}
-	return e
+	return sharedEnv.Get(t)
 }
 
 // scanServer is an httptest Scan over the shared network's handler that

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -119,4 +120,51 @@ func (n *Net) ScanServer(t testing.TB) *httptest.Server {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// Shared is a fixture built once per test binary, on first use, in a
+// temporary directory: one that no test changes.
+type Shared[T any] struct {
+	get   func() (T, error)
+	close func(T)
+	dir   string
+}
+
+// NewShared is a Shared built by open, in a directory named after name,
+// and closed by close.
+func NewShared[T any](name string, open func(ctx context.Context, dir string) (T, error), close func(T)) *Shared[T] {
+	s := &Shared[T]{close: close}
+	s.get = sync.OnceValues(func() (T, error) {
+		dir, err := os.MkdirTemp("", name+"-test-")
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		s.dir = dir
+		return open(context.Background(), dir)
+	})
+	return s
+}
+
+// Get returns the fixture, building it on first use; t fails if it could
+// not be built.
+func (s *Shared[T]) Get(t testing.TB) T {
+	t.Helper()
+	v, err := s.get()
+	if err != nil {
+		t.Fatalf("shared network: %v", err)
+	}
+	return v
+}
+
+// Close closes the fixture and removes its directory, if it was built.
+// Call it from TestMain, after m.Run.
+func (s *Shared[T]) Close() {
+	if s.dir == "" {
+		return
+	}
+	if v, err := s.get(); err == nil {
+		s.close(v)
+	}
+	os.RemoveAll(s.dir)
 }

@@ -132,36 +132,18 @@ func (e *env) build(ctx context.Context) error {
 	return nil
 }
 
-var sharedDir string
-
 // sharedEnv is one network that no test changes.
-var sharedEnv = sync.OnceValues(func() (*env, error) {
-	dir, err := os.MkdirTemp("", "scanapi-test-")
-	if err != nil {
-		return nil, err
-	}
-	sharedDir = dir
-	return openEnv(context.Background(), dir)
-})
+var sharedEnv = testnet.NewShared("scanapi", openEnv, (*env).Close)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if sharedDir != "" {
-		if e, err := sharedEnv(); err == nil {
-			e.Close()
-		}
-		os.RemoveAll(sharedDir)
-	}
+	sharedEnv.Close()
 	os.Exit(code)
 }
 
 func shared(t testing.TB) *env {
 	t.Helper()
-	e, err := sharedEnv()
-	if err != nil {
-		t.Fatalf("shared network: %v", err)
-	}
-	return e
+	return sharedEnv.Get(t)
 }
 
 var specOnce = sync.OnceValues(func() (*apitest.Spec, error) { return apitest.LoadSpec(scanapi.OpenAPI()) })
