@@ -1130,6 +1130,8 @@ func TestUndocumentedRoutesAreJSON404(t *testing.T) {
 		{http.MethodDelete, "/clock"},
 		{http.MethodGet, "/clock/advance"},
 		{http.MethodPost, "/openapi.yaml"},
+		{http.MethodGet, "/parties/" + string(aliceParty) + "/hostings/" + string(svParticipant)},
+		{http.MethodPost, "/parties/" + string(aliceParty) + "/hostings/" + string(svParticipant)},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			t.Parallel()
