@@ -165,6 +165,14 @@ type WriteTx interface {
 	AppendTopology(ctx context.Context, t *TopologyTransaction, offsets map[ParticipantID]Offset) error
 	// SetClockOffset stores the clock offset. The engine never lowers it.
 	SetClockOffset(ctx context.Context, micros int64) error
+	// SetMigration starts hard migration id: the head's migration becomes
+	// id with no record time yet (LastRecordTime 0, so the next update's
+	// record time is not bounded by the previous migration's), and every
+	// synchronizer moves to migration id, keeping its id. The sequence,
+	// the participants' offsets and the active contract set are not
+	// touched. id must be greater than the head's migration
+	// (fault.FailedPrecondition otherwise, nothing changed).
+	SetMigration(ctx context.Context, id int64) error
 	// Prune sets a participant's pruned offset to upTo and records
 	// nothing else: the stream's entries (and their per-party index
 	// entries) stay, and [Store.Updates] still returns them; the ledger

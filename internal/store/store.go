@@ -110,6 +110,12 @@ func OutOfOrder(head ledger.Head, tx *ledger.Transaction) error {
 	return nil
 }
 
+// MigrationNotAfter is the error for starting a migration that is not
+// after the current one: migrations never go back or repeat.
+func MigrationNotAfter(id int64) error {
+	return fault.New(fault.FailedPrecondition, "migration %d is not after the current migration", id)
+}
+
 // OffsetNotAfter is the error for an offset that does not extend a
 // participant's stream.
 func OffsetNotAfter(p ledger.ParticipantID, off, last ledger.Offset) error {

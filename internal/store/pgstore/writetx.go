@@ -230,6 +230,21 @@ func (w *writeTx) sendAppend(ctx context.Context, b *pgx.Batch, checks []func(pg
 	return interpret(br.Close())
 }
 
+// SetMigration starts hard migration id: the head moves to it with no
+// record time yet, and every synchronizer moves to it.
+func (w *writeTx) SetMigration(ctx context.Context, id int64) error {
+	tag, err := w.tx.Exec(ctx, `UPDATE head SET migration_id = $1, last_record_time = 0
+WHERE id = 1 AND migration_id < $1`, id)
+	if err != nil {
+		return interpret(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return store.MigrationNotAfter(id)
+	}
+	_, err = w.tx.Exec(ctx, `UPDATE synchronizers SET migration_id = $1`, id)
+	return interpret(err)
+}
+
 // SetClockOffset stores the clock offset in the head.
 func (w *writeTx) SetClockOffset(ctx context.Context, micros int64) error {
 	_, err := w.tx.Exec(ctx, `UPDATE head SET clock_offset = $1 WHERE id = 1`, micros)

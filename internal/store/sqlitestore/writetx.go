@@ -238,6 +238,23 @@ func (w *writeTx) consume(ctx context.Context, updateID string, id daml.Contract
 	return interpret(err)
 }
 
+// SetMigration starts hard migration id: the head moves to it with no
+// record time yet, and every synchronizer moves to it.
+func (w *writeTx) SetMigration(ctx context.Context, id int64) error {
+	res, err := w.ExecContext(ctx, `UPDATE head SET migration_id = ?1, last_record_time = 0
+WHERE id = 1 AND migration_id < ?1`, id)
+	if err != nil {
+		return interpret(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return interpret(err)
+	} else if n == 0 {
+		return store.MigrationNotAfter(id)
+	}
+	_, err = w.ExecContext(ctx, `UPDATE synchronizers SET migration_id = ?`, id)
+	return interpret(err)
+}
+
 // SetClockOffset stores the clock offset in the head.
 func (w *writeTx) SetClockOffset(ctx context.Context, micros int64) error {
 	_, err := w.ExecContext(ctx, `UPDATE head SET clock_offset = ? WHERE id = 1`, micros)

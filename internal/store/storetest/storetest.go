@@ -39,6 +39,7 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"OrderEnforced", testOrderEnforced},
 		{"Migration", testMigration},
+		{"SetMigration", testSetMigration},
 		{"Updates", testUpdates},
 		{"UpdatesByParty", testUpdatesByParty},
 		{"Prune", testPrune},
@@ -729,6 +730,54 @@ func testMigration(t *testing.T, s ledger.Store) {
 	us, err := s.Updates(ctx, ledger.UpdateQuery{Participant: par1.ID, After: 2})
 	if err != nil || len(us) != 1 || us[0].Transaction.MigrationID != 1 {
 		t.Errorf("update of migration 1 = %v, %v", us, err)
+	}
+}
+
+// testSetMigration starts migration 1 with SetMigration: the head moves
+// to it with no record time, the synchronizers move to it with their ids,
+// the sequence, offsets and contracts stay, the next append may take any
+// record time, and a migration that is not after the current one is
+// refused with nothing changed.
+func testSetMigration(t *testing.T, s ledger.Store) {
+	ctx := t.Context()
+	setupNetwork(t, s)
+	first := mustAppend(t, s, spec{creates: []create{{tmpl: amulet, sig: []daml.Party{alice}}}})
+	mustAppend(t, s, spec{})
+	if err := s.Write(ctx, func(w ledger.WriteTx) error { return w.SetMigration(ctx, 1) }); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.MigrationID != 1 || h.LastRecordTime != 0 || h.Sequence != 2 || h.Offsets[par1.ID] != 2 {
+		t.Errorf("head after SetMigration = %+v; want migration 1, no record time, sequence 2, offset 2", h)
+	}
+	syncs, err := s.Synchronizers(ctx)
+	if err != nil || len(syncs) != 1 || syncs[0].ID != sync1.ID || syncs[0].MigrationID != 1 {
+		t.Errorf("synchronizers after SetMigration = %+v, %v; want %s in migration 1", syncs, err, sync1.ID)
+	}
+	if _, active, err := s.Contract(ctx, first.Created()[0].ID); err != nil || !active {
+		t.Errorf("contract of migration 0 after SetMigration: active %v, %v", active, err)
+	}
+	before := snapshot(t, s)
+	for _, id := range []int64{1, 0} {
+		err := s.Write(ctx, func(w ledger.WriteTx) error { return w.SetMigration(ctx, id) })
+		if !fault.Is(err, fault.FailedPrecondition) {
+			t.Errorf("SetMigration(%d) in migration 1: error = %v; want FailedPrecondition", id, err)
+		}
+	}
+	if diff := cmp.Diff(before, snapshot(t, s), cmpOpts...); diff != "" {
+		t.Errorf("state changed by a refused SetMigration (-before +after):\n%s", diff)
+	}
+	// Record times start afresh: the first update of migration 1 may be
+	// earlier than the last of migration 0.
+	tx := mustAppend(t, s, spec{})
+	if tx.MigrationID != 1 || tx.RecordTime != baseTime {
+		t.Errorf("first update of migration 1: migration %d, record time %d; want 1, %d", tx.MigrationID, tx.RecordTime, baseTime)
+	}
+	if h, err := s.Head(ctx); err != nil || h.Sequence != 3 || h.LastRecordTime != baseTime || h.Offsets[par1.ID] != 3 {
+		t.Errorf("head after the first update of migration 1 = %+v, %v", h, err)
 	}
 }
 
