@@ -29,6 +29,7 @@ type AdminCmd struct {
 	AdvanceClock AdminAdvanceClockCmd `cmd:"" help:"Move ledger time forward, e.g. 1h30m or 720h."`
 	Prune        AdminPruneCmd        `cmd:"" help:"Prune a participant's update stream up to and including an offset."`
 	Snapshot     AdminSnapshotCmd     `cmd:"" help:"Take an ACS snapshot of the Scan now, outside its schedule."`
+	Migrate      AdminMigrateCmd      `cmd:"" help:"Run a hard synchronizer migration: end migration N and start N+1."`
 	Host         AdminHostCmd         `cmd:"" help:"Host an existing party on a participant, or change its permission there."`
 	Unhost       AdminUnhostCmd       `cmd:"" help:"Revoke a party's hosting on a participant (not its last one)."`
 }
@@ -135,6 +136,14 @@ type AdminPruneCmd struct {
 // Run calls POST /prune.
 func (c *AdminPruneCmd) Run(ctx context.Context, a *AdminCmd) error {
 	return a.call(ctx, http.MethodPost, "/prune", admin.PruneRequest{ParticipantID: c.Participant, Offset: c.Offset}, nil)
+}
+
+// AdminMigrateCmd runs a hard synchronizer migration.
+type AdminMigrateCmd struct{}
+
+// Run calls POST /migrations.
+func (c *AdminMigrateCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/migrations", nil, nil)
 }
 
 // AdminSnapshotCmd takes an ACS snapshot of the Scan on demand.

@@ -65,7 +65,7 @@ func newScanNode(st scan.Store, src scan.Source, cfg scan.Config, period time.Du
 	return &scanNode{
 		store:    st,
 		service:  &scan.Service{Config: cfg, Store: st, Source: src},
-		ingester: &scan.Ingester{Source: src, Store: st, Logger: log, Ingested: ingested},
+		ingester: &scan.Ingester{Source: src, Store: st, Logger: log, Ingested: ingested, DSO: cfg.DSO},
 		snapshots: &scan.Snapshotter{
 			Store: st, Period: period, Ingested: ingested, Logger: log,
 			Taken: func(s scan.Snapshot, d time.Duration) {

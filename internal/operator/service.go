@@ -206,6 +206,13 @@ func (o *Operator) Prune(ctx context.Context, participant ledger.ParticipantID, 
 	return Pruned{Participant: participant, UpTo: upTo}, nil
 }
 
+// Migrate runs a hard synchronizer migration (see [ledger.Network.Migrate])
+// and returns the new migration id. Migrating again before the new
+// migration has an update of its own is refused.
+func (o *Operator) Migrate(ctx context.Context) (int64, error) {
+	return o.net.Migrate(ctx)
+}
+
 // Hostings lists the participants hosting a party, on every
 // synchronizer, from the committed topology (not the process's cache, so
 // that it is current when several processes share the ledger).

@@ -42,7 +42,8 @@ type Cursor struct {
 	// than: the ledger's synchronizer time when the source last said it
 	// was caught up. Snapshots at or before it are final.
 	Watermark daml.Timestamp
-	// Migration is the migration id of the last update ingested.
+	// Migration is the migration id of the last update ingested, or of
+	// the migration whose import updates were ingested after it.
 	Migration int64
 }
 
@@ -252,6 +253,11 @@ type Store interface {
 type Checkpoint struct {
 	Offset     ledger.Offset
 	RecordTime daml.Timestamp
+	// Migration is the ledger's current hard-migration id at Offset, or
+	// 0 when the source does not know it (the JSON Ledger API source). A
+	// migration above the cursor's, with no update of it yet, makes the
+	// Ingester store the new migration's import updates.
+	Migration int64
 }
 
 // Batch is what a Source returns: the next updates of the stream, and,

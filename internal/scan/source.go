@@ -38,7 +38,7 @@ func (s *NetworkSource) Read(ctx context.Context, after ledger.Offset, limit int
 			return Batch{}, err
 		}
 		if end <= after {
-			return Batch{End: after, Checkpoint: Checkpoint{Offset: after, RecordTime: at}}, nil
+			return Batch{End: after, Checkpoint: Checkpoint{Offset: after, RecordTime: at, Migration: head.MigrationID}}, nil
 		}
 	}
 	ups, err := s.Network.Store().Updates(ctx, ledger.UpdateQuery{
@@ -48,7 +48,7 @@ func (s *NetworkSource) Read(ctx context.Context, after ledger.Offset, limit int
 	if err != nil {
 		return Batch{}, err
 	}
-	b := Batch{End: end, Checkpoint: Checkpoint{Offset: end, RecordTime: at}}
+	b := Batch{End: end, Checkpoint: Checkpoint{Offset: end, RecordTime: at, Migration: head.MigrationID}}
 	if len(ups) == limit {
 		// There may be more before end: this batch ends at its last update.
 		b.End, b.Checkpoint = ups[len(ups)-1].Offset, Checkpoint{}

@@ -67,7 +67,7 @@ func Open(ctx context.Context, dir string) (*Net, error) {
 		Config: scan.Config{DSO: n.Seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: n.Seeded.AnsAcronym},
 		Store:  n.ScanStore, Source: src,
 	}
-	n.Ingester = &scan.Ingester{Source: src, Store: n.ScanStore}
+	n.Ingester = &scan.Ingester{Source: src, Store: n.ScanStore, DSO: n.Seeded.DSOParty}
 	mux := http.NewServeMux()
 	scanapi.New(scanapi.Config{Service: n.Scan, Registry: n.Network.Registry(), Logger: slog.New(slog.DiscardHandler), SVUser: sv.OperatorUser}).Register(mux, scanapi.Prefix)
 	n.ScanHandler = mux

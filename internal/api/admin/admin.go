@@ -45,6 +45,9 @@ type Operator interface {
 	// Prune prunes a participant's update stream up to and including upTo;
 	// an empty participant means the validator participant.
 	Prune(ctx context.Context, participant ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error)
+	// Migrate runs a hard synchronizer migration and returns the new
+	// migration id.
+	Migrate(ctx context.Context) (int64, error)
 	// IsOperator reports whether a user may use the admin API.
 	IsOperator(ctx context.Context, user string) (bool, error)
 	// Hostings lists the participants hosting a party, on every
@@ -83,6 +86,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("GET "+Prefix+"/clock", h.operatorOnly(h.clock))
 	mux.Handle("POST "+Prefix+"/clock/advance", h.operatorOnly(h.advanceClock))
 	mux.Handle("POST "+Prefix+"/prune", h.operatorOnly(h.prune))
+	mux.Handle("POST "+Prefix+"/migrations", h.operatorOnly(h.migrate))
 	mux.Handle("GET "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostings))
 	mux.Handle("POST "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostParty))
 	mux.Handle("DELETE "+Prefix+"/parties/{party}/hostings/{participant_id}", h.operatorOnly(h.unhostParty))
@@ -352,6 +356,22 @@ func (h *Handler) prune(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, PruneResponse{ParticipantID: string(p.Participant), PrunedUpTo: int64(p.UpTo)})
+	return nil
+}
+
+// MigrationResponse names the migration a hard synchronizer migration
+// started.
+type MigrationResponse struct {
+	MigrationID int64 `json:"migration_id"`
+}
+
+// migrate runs a hard synchronizer migration. It takes no body.
+func (h *Handler) migrate(w http.ResponseWriter, r *http.Request) error {
+	id, err := h.op.Migrate(r.Context())
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, MigrationResponse{MigrationID: id})
 	return nil
 }
 

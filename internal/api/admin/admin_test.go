@@ -51,6 +51,7 @@ type fakeOperator struct {
 	ClockFunc        func(ctx context.Context) operator.Clock
 	AdvanceClockFunc func(ctx context.Context, d time.Duration) (operator.Clock, error)
 	PruneFunc        func(ctx context.Context, p ledger.ParticipantID, upTo ledger.Offset) (operator.Pruned, error)
+	MigrateFunc      func(ctx context.Context) (int64, error)
 	IsOperatorFunc   func(ctx context.Context, user string) (bool, error)
 	TakeNowFunc      func(ctx context.Context) (scan.Snapshot, error)
 	HostingsFunc     func(ctx context.Context, party daml.Party) ([]ledger.Hosting, error)
@@ -118,6 +119,14 @@ func (f *fakeOperator) Prune(ctx context.Context, p ledger.ParticipantID, upTo l
 		return operator.Pruned{}, errUnexpectedCall
 	}
 	return f.PruneFunc(ctx, p, upTo)
+}
+
+func (f *fakeOperator) Migrate(ctx context.Context) (int64, error) {
+	f.record("Migrate()")
+	if f.MigrateFunc == nil {
+		return 0, errUnexpectedCall
+	}
+	return f.MigrateFunc(ctx)
 }
 
 // TakeNow makes the fake the admin API's Snapshotter too.
@@ -282,11 +291,12 @@ var (
 	postAdvance  = route{http.MethodPost, "/clock/advance", "clock_advance", ""}
 	postPrune    = route{http.MethodPost, "/prune", "prune", ""}
 	postSnapshot = route{http.MethodPost, "/scan/snapshots", "scan_snapshot", ""}
+	postMigrate  = route{http.MethodPost, "/migrations", "migration", ""}
 	getHostings  = route{http.MethodGet, "/parties/" + string(dsoParty) + "/hostings", "hostings", "/parties/{party}/hostings"}
 	postHosting  = route{http.MethodPost, "/parties/" + string(aliceParty) + "/hostings", "hosting_change", "/parties/{party}/hostings"}
 	delHosting   = route{http.MethodDelete, "/parties/" + string(aliceParty) + "/hostings/" + string(svParticipant), "hosting_revoke",
 		"/parties/{party}/hostings/{participant_id}"}
-	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postSnapshot, getHostings, postHosting, delHosting}
+	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postMigrate, postSnapshot, getHostings, postHosting, delHosting}
 )
 
 type testCase struct {
@@ -314,6 +324,7 @@ var okBody = map[route]string{
 	postAdvance:  `{"duration":"24h"}`,
 	postPrune:    `{"offset":9}`,
 	postSnapshot: "",
+	postMigrate:  "",
 	getHostings:  "",
 	postHosting:  `{"participant_id":"` + string(svParticipant) + `"}`,
 	delHosting:   "",
@@ -349,7 +360,8 @@ func okOperator() fakeOperator {
 			advanced += d.Microseconds()
 			return clock(ctx), nil
 		},
-		PruneFunc: prunePerSample,
+		PruneFunc:   prunePerSample,
+		MigrateFunc: func(context.Context) (int64, error) { return 1, nil },
 		TakeNowFunc: func(context.Context) (scan.Snapshot, error) {
 			return scan.Snapshot{ID: 3, Migration: 0, RecordTime: ledgerNow, FirstRow: 41, LastRow: 67}, nil
 		},
@@ -436,6 +448,7 @@ var callsAfterAuth = map[route][]string{
 	postAdvance:  {"AdvanceClock(24h0m0s)"},
 	postPrune:    {`Prune("", 9)`},
 	postSnapshot: {"TakeNow()"},
+	postMigrate:  {"Migrate()"},
 	getHostings:  {fmt.Sprintf("Hostings(%q)", dsoParty)},
 	postHosting:  {fmt.Sprintf("HostParty(%q, %q, \"Submission\")", aliceParty, svParticipant)},
 	delHosting:   {fmt.Sprintf("UnhostParty(%q, %q)", aliceParty, svParticipant)},
@@ -537,6 +550,8 @@ func faultCases(r route, statuses ...int) []testCase {
 			}
 		case postSnapshot:
 			op.TakeNowFunc = func(context.Context) (scan.Snapshot, error) { return scan.Snapshot{}, err }
+		case postMigrate:
+			op.MigrateFunc = func(context.Context) (int64, error) { return 0, err }
 		case getHostings:
 			op.HostingsFunc = func(context.Context, daml.Party) ([]ledger.Hosting, error) { return nil, err }
 		case postHosting:
@@ -767,6 +782,18 @@ func routeCases(r route) []testCase {
 				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
 		}
 		cs = append(cs, faultCases(r, 400, 404, 429, 500, 503)...)
+	case postMigrate:
+		inProgress := okOperator()
+		inProgress.MigrateFunc = func(context.Context) (int64, error) {
+			return 0, fault.New(fault.FailedPrecondition,
+				"migration 1 has not started: it has no update of its own yet, so a new migration cannot start before it does")
+		}
+		cs = []testCase{
+			{name: "ok", op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, "Migrate()"}},
+			{name: "a body is ignored", body: `{"migration_id":7}`, op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, "Migrate()"}},
+			{name: "migration in progress", op: inProgress, wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, "Migrate()"}},
+		}
+		cs = append(cs, faultCases(r, 500, 503)...)
 	case postSnapshot:
 		cs = []testCase{{name: "ok", op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, "TakeNow()"}}}
 		cs = append(cs, faultCases(r, 500, 503)...)
@@ -831,7 +858,7 @@ func routeCases(r route) []testCase {
 		}
 		cs = append(cs, faultCases(r, 400, 404, 500, 503)...)
 	}
-	if r.method == http.MethodPost && r != postSnapshot { // the snapshot takes no body
+	if r.method == http.MethodPost && r != postSnapshot && r != postMigrate { // these take no body
 		for _, m := range malformedCases() {
 			m.offSpec, m.wantStatus, m.wantCalls = true, http.StatusBadRequest, []string{isOp}
 			cs = append(cs, m)
