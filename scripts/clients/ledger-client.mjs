@@ -12,9 +12,6 @@
 // union variant) fail the run; "note" ones (null in an optional field, fields
 // the schema does not know) do not.
 
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { LedgerClient, isJsCantonError } from '@canton-network/core-ledger-client'
 import { WebSocketClient } from '@canton-network/core-asyncapi-client'
 import {
@@ -22,6 +19,7 @@ import {
     TransactionFilterBySetup,
 } from '@canton-network/core-ledger-client-types'
 import { AuthTokenProvider } from '@canton-network/core-wallet-auth'
+import { assert, check, logger, report, schemaChecker } from './lib.mjs'
 
 const BASE = process.env.SANDNET_URL
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN
@@ -37,169 +35,11 @@ if (typeof WebSocket === 'undefined') {
 
 const AMULET = '#splice-amulet:Splice.Amulet:Amulet'
 const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding'
-const VERBOSE = !!process.env.VERBOSE
 
-// ---------------------------------------------------------------- schemas
-// Parse components.schemas of the generated OpenAPI types into
-// { name: {kind:'object', props:{p:{type, optional}}, map?} |
-//         {kind:'union', variants:{Key:type}} | {kind:'alias', type} }.
-function loadSchemas() {
-    const require = createRequire(import.meta.url)
-    const pkg = require.resolve('@canton-network/core-ledger-client-types')
-    const file = join(dirname(pkg), 'generated-clients', 'openapi-3.5.1.d.ts')
-    const lines = readFileSync(file, 'utf8').split('\n')
-    let i = lines.findIndex((l) => l === 'export interface components {')
-    while (lines[i] !== '    schemas: {') i++
-    i++
-    const schemas = {}
-    let cur = null
-    let skipTo = null
-    for (; i < lines.length; i++) {
-        const l = lines[i]
-        if (l === '    };') break
-        if (skipTo) {
-            if (l === skipTo) skipTo = null
-            continue
-        }
-        if (/^\s*(\/\*\*|\*)/.test(l)) continue
-        let m
-        if ((m = /^ {8}([A-Za-z0-9_]+): (.*)$/.exec(l))) {
-            const [, name, rest] = m
-            if (rest === '{') {
-                cur = schemas[name] = { kind: 'object', props: {} }
-            } else {
-                schemas[name] = { kind: 'alias', type: rest.replace(/;$/, '') }
-                cur = null
-            }
-            continue
-        }
-        if (/^ {8}} \| {$/.test(l)) {
-            if (cur.kind === 'object') {
-                const [[k, v]] = Object.entries(cur.props)
-                cur.kind = 'union'
-                cur.variants = { [k]: v.type }
-                delete cur.props
-            }
-            continue
-        }
-        if (/^ {8}};$/.test(l)) {
-            cur = null
-            continue
-        }
-        if (cur && (m = /^ {12}\[key: string\]: (.*);$/.exec(l))) {
-            cur.map = m[1]
-            continue
-        }
-        if (cur && (m = /^ {12}'?([A-Za-z0-9_-]+)'?(\?)?: (.*)$/.exec(l))) {
-            let type = m[3]
-            if (!type.endsWith(';')) {
-                // inline object type spanning lines: accept anything
-                skipTo = ' '.repeat(12) + '};'
-                type = 'unknown'
-            } else type = type.slice(0, -1)
-            if (cur.kind === 'union') cur.variants[m[1]] = type
-            else cur.props[m[1]] = { type, optional: !!m[2] }
-        }
-    }
-    return schemas
-}
-const SCHEMAS = loadSchemas()
-
-// findings: key -> {level, msg, count, example}
-const findings = new Map()
-function finding(level, key, msg, example) {
-    const f = findings.get(key)
-    if (f) f.count++
-    else findings.set(key, { level, msg, count: 1, example })
-}
-
-function checkType(type, v, path, ctx) {
-    type = type.trim()
-    if (type === 'unknown') return
-    if (type.endsWith('[]')) {
-        if (!Array.isArray(v)) {
-            finding('error', `${ctx}:notarray`, `${ctx}: expected array, got ${JSON.stringify(v)?.slice(0, 60)}`, path)
-            return
-        }
-        v.forEach((x, j) => checkType(type.slice(0, -2), x, `${path}[${j}]`, ctx + '[]'))
-        return
-    }
-    let m
-    if ((m = /^components\['schemas'\]\['([^']+)'\]$/.exec(type))) return checkSchema(m[1], v, path)
-    if (type === 'string' || type === 'number' || type === 'boolean') {
-        if (typeof v !== type) finding('error', `${ctx}:type`, `${ctx}: expected ${type}, got ${JSON.stringify(v)?.slice(0, 60)}`, path)
-        return
-    }
-    if (type.startsWith("'")) {
-        const allowed = type.split('|').map((s) => s.trim().replace(/^'|'$/g, ''))
-        if (!allowed.includes(v)) finding('error', `${ctx}:enum`, `${ctx}: ${JSON.stringify(v)} is not one of ${allowed.join(', ')}`, path)
-        return
-    }
-    // anything else (inline types): not checked
-}
-
-function checkSchema(name, v, path = name) {
-    const s = SCHEMAS[name]
-    if (!s) return finding('note', `schema:${name}`, `schema ${name} not found in the d.ts`, path)
-    if (s.kind === 'alias') return checkType(s.type, v, path, name)
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-        return finding('error', `${name}:notobject`, `${name}: expected object, got ${JSON.stringify(v)?.slice(0, 80)}`, path)
-    }
-    if (s.kind === 'union') {
-        const keys = Object.keys(v)
-        if (keys.length !== 1 || !(keys[0] in s.variants)) {
-            return finding('error', `${name}:variant:${keys.join(',')}`, `${name}: expected exactly one of {${Object.keys(s.variants).join(', ')}}, got keys {${keys.join(', ')}}`, path)
-        }
-        return checkType(s.variants[keys[0]], v[keys[0]], `${path}.${keys[0]}`, `${name}.${keys[0]}`)
-    }
-    if (s.map) {
-        for (const [k, x] of Object.entries(v)) checkType(s.map, x, `${path}[${k}]`, `${name}[*]`)
-        return
-    }
-    for (const [p, { type, optional }] of Object.entries(s.props)) {
-        const ctx = `${name}.${p}`
-        if (!(p in v)) {
-            if (!optional) finding('error', `${ctx}:missing`, `${ctx} is required but absent`, path)
-            continue
-        }
-        if (v[p] === null) {
-            finding(optional ? 'note' : 'error', `${ctx}:null`, `${ctx} is null (schema: ${optional ? 'optional' : 'required'} ${type}, not nullable)`, path)
-            continue
-        }
-        checkType(type, v[p], `${path}.${p}`, ctx)
-    }
-    for (const p of Object.keys(v)) {
-        if (!(p in s.props)) finding('note', `${name}.${p}:extra`, `${name}.${p} is not in the client's schema`, path)
-    }
-}
+// the schemas of core-ledger-client-types' generated OpenAPI types
+const checkSchema = schemaChecker('@canton-network/core-ledger-client-types', 'openapi-3.5.1.d.ts')
 
 // ---------------------------------------------------------------- checks
-const results = []
-async function check(level, name, fn) {
-    const t0 = Date.now()
-    try {
-        const detail = await fn()
-        results.push({ level, name, ok: true })
-        console.log(`ok    ${level.padEnd(4)} ${name}${detail ? ` — ${detail}` : ''} (${Date.now() - t0} ms)`)
-    } catch (e) {
-        results.push({ level, name, ok: false })
-        const msg = e instanceof Error ? e.message : JSON.stringify(e)
-        console.log(`FAIL  ${level.padEnd(4)} ${name} — ${msg}`)
-        if (VERBOSE && e instanceof Error) console.log(e.stack)
-    }
-}
-function assert(cond, msg) {
-    if (!cond) throw new Error(msg)
-}
-
-const logger = {
-    child: () => logger,
-    debug() {},
-    info() {},
-    trace() {},
-    warn: (...a) => VERBOSE && console.log('  [client warn]', ...a),
-    error: (...a) => VERBOSE && console.log('  [client error]', ...a),
-}
 const admin = new LedgerClient({
     baseUrl: new URL(BASE),
     logger,
@@ -587,15 +427,4 @@ await check('GAP', 'LedgerClient.getSynchronizerId() (GET /v2/state/connected-sy
 })
 
 // ---------------------------------------------------------------- report
-console.log('\nschema findings (response vs core-ledger-client-types openapi-3.5.1.d.ts):')
-const sorted = [...findings.values()].sort((a, b) => (a.level === b.level ? 0 : a.level === 'error' ? -1 : 1))
-if (sorted.length === 0) console.log('  none')
-for (const f of sorted) console.log(`  ${f.level.padEnd(5)} ${f.msg}  (${f.count}×, e.g. at ${f.example})`)
-
-const mustFailed = results.filter((r) => r.level === 'MUST' && !r.ok).length
-const gapFailed = results.filter((r) => r.level === 'GAP' && !r.ok).length
-const schemaErrors = sorted.filter((f) => f.level === 'error').length
-const passed = results.filter((r) => r.ok).length
-console.log(`\n${passed} passed, ${mustFailed} failed, ${gapFailed} skipped`)
-console.log(`(${gapFailed} GAP checks failed and do not count; ${schemaErrors} schema errors)`)
-process.exit(mustFailed > 0 || schemaErrors > 0 ? 1 : 0)
+report('response vs core-ledger-client-types openapi-3.5.1.d.ts')

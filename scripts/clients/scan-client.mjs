@@ -19,10 +19,8 @@
 // the run; "note" ones (null in an optional field, fields the schema does not
 // know) do not.
 
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { ScanClient } from '@canton-network/core-splice-client'
+import { assert, check, logger, noAuth, rejection, report, schemaChecker, show } from './lib.mjs'
 
 const BASE = process.env.SANDNET_URL
 if (!BASE) {
@@ -30,220 +28,13 @@ if (!BASE) {
     process.exit(2)
 }
 const SCAN = BASE.replace(/\/$/, '') + '/api/scan'
-const VERBOSE = !!process.env.VERBOSE
 
-// ---------------------------------------------------------------- schemas
-// Parse components.schemas of the generated scan.d.ts into
-// { name: {kind:'object', props:{p:{type, optional}}, map?, base?} |
-//         {kind:'alias', type} }.
-// Types stay strings: 'string', 'number', 'boolean', "'a' | 'b'",
-// components['schemas']['X'], T[], A | B, T | null, Record<string, never>
-// (any object) and map<T> (an inline { [key: string]: T }).
-function loadSchemas() {
-    const require = createRequire(import.meta.url)
-    const pkg = require.resolve('@canton-network/core-splice-client')
-    const file = join(dirname(pkg), 'generated-clients', 'scan.d.ts')
-    const lines = readFileSync(file, 'utf8').split('\n')
-    let i = lines.findIndex((l) => l === 'export interface components {')
-    while (lines[i] !== '    schemas: {') i++
-    i++
-    const schemas = {}
-    let cur = null
-    let inline = null // { prop, optional, map } while inside an inline object
-    for (; i < lines.length; i++) {
-        const l = lines[i]
-        if (l === '    };') break
-        if (/^\s*(\/\*\*|\*)/.test(l)) continue
-        let m
-        if (inline) {
-            if (l === ' '.repeat(12) + '};') {
-                cur.props[inline.prop] = { type: inline.map ? `map<${inline.map}>` : 'unknown', optional: inline.optional }
-                inline = null
-            } else if ((m = /^ {16}\[key: string\]: (.*);$/.exec(l))) inline.map = m[1]
-            continue
-        }
-        if ((m = /^ {8}([A-Za-z0-9_]+): (.*)$/.exec(l))) {
-            const [, name, rest] = m
-            if (rest === '{') cur = schemas[name] = { kind: 'object', props: {} }
-            else if ((m = /^(components\['schemas'\]\['[A-Za-z0-9_]+'\]) & \{$/.exec(rest))) {
-                cur = schemas[name] = { kind: 'object', props: {}, base: m[1] }
-            } else {
-                schemas[name] = { kind: 'alias', type: rest.replace(/;$/, '') }
-                cur = null
-            }
-            continue
-        }
-        if (/^ {8}};$/.test(l)) {
-            cur = null
-            continue
-        }
-        if (cur && (m = /^ {12}\[key: string\]: (.*);$/.exec(l))) {
-            cur.map = m[1]
-            continue
-        }
-        if (cur && (m = /^ {12}'?([A-Za-z0-9_-]+)'?(\?)?: (.*)$/.exec(l))) {
-            if (m[3] === '{') {
-                inline = { prop: m[1], optional: !!m[2], map: null }
-                continue
-            }
-            cur.props[m[1]] = { type: m[3].replace(/;$/, ''), optional: !!m[2] }
-        }
-    }
-    return schemas
-}
-const SCHEMAS = loadSchemas()
-
-// findings: key -> {level, msg, count, example}
-let findings = new Map()
-function finding(level, key, msg, example) {
-    const f = findings.get(key)
-    if (f) f.count++
-    else findings.set(key, { level, msg, count: 1, example })
-}
-const show = (v, n = 60) => JSON.stringify(v)?.slice(0, n)
-
-function checkType(type, v, path, ctx) {
-    type = type.trim()
-    if (type === 'unknown') return
-    const alts = type.split(' | ')
-    if (alts.length > 1) {
-        if (alts.every((a) => a.startsWith("'"))) {
-            const allowed = alts.map((s) => s.replace(/^'|'$/g, ''))
-            if (!allowed.includes(v)) finding('error', `${ctx}:enum`, `${ctx}: ${show(v)} is not one of ${allowed.join(', ')}`, path)
-            return
-        }
-        const rest = alts.filter((a) => a !== 'null')
-        if (rest.length < alts.length && v === null) return
-        if (rest.length === 1) return checkType(rest[0], v, path, ctx)
-        // untagged oneOf: the first variant that matches without errors wins
-        const outer = findings
-        const tries = rest.map((alt) => {
-            findings = new Map()
-            checkType(alt, v, path, ctx)
-            const f = findings
-            const errors = [...f.values()].filter((x) => x.level === 'error').length
-            return { alt, f, errors, notes: f.size - errors }
-        })
-        findings = outer
-        // none matches: report the closest (fewest unknown fields, then fewest errors)
-        const best = tries.find((t) => t.errors === 0) ??
-            tries.reduce((a, b) => (b.notes < a.notes || (b.notes === a.notes && b.errors < a.errors) ? b : a))
-        if (best.errors > 0) {
-            finding('error', `${ctx}:oneof`, `${ctx}: matches none of ${rest.map((a) => a.replace(/components\['schemas'\]\['([^']+)'\]/, '$1')).join(' | ')}`, path)
-        }
-        for (const [k, x] of best.f) {
-            const f = findings.get(k)
-            if (f) f.count += x.count
-            else findings.set(k, x)
-        }
-        return
-    }
-    if (type.endsWith('[]')) {
-        if (!Array.isArray(v)) {
-            finding('error', `${ctx}:notarray`, `${ctx}: expected array, got ${show(v)}`, path)
-            return
-        }
-        v.forEach((x, j) => checkType(type.slice(0, -2), x, `${path}[${j}]`, ctx + '[]'))
-        return
-    }
-    let m
-    if ((m = /^components\['schemas'\]\['([^']+)'\]$/.exec(type))) return checkSchema(m[1], v, path)
-    if ((m = /^map<(.*)>$/.exec(type)) || type === 'Record<string, never>') {
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-            finding('error', `${ctx}:notobject`, `${ctx}: expected object, got ${show(v)}`, path)
-            return
-        }
-        if (m) for (const [k, x] of Object.entries(v)) checkType(m[1], x, `${path}[${k}]`, `${ctx}[*]`)
-        return
-    }
-    if (type === 'string' || type === 'number' || type === 'boolean') {
-        if (typeof v !== type) finding('error', `${ctx}:type`, `${ctx}: expected ${type}, got ${show(v)}`, path)
-        return
-    }
-    if (type.startsWith("'")) {
-        if (v !== type.slice(1, -1)) finding('error', `${ctx}:enum`, `${ctx}: ${show(v)} is not ${type}`, path)
-        return
-    }
-    // anything else: not checked
-}
-
-// the properties of an object schema, its allOf base's included
-function propsOf(s) {
-    if (!s.base) return s.props
-    const base = SCHEMAS[/\['([^']+)'\]$/.exec(s.base)[1]]
-    return { ...propsOf(base), ...s.props }
-}
-
-function checkSchema(name, v, path = name) {
-    const s = SCHEMAS[name]
-    if (!s) return finding('note', `schema:${name}`, `schema ${name} not found in the d.ts`, path)
-    if (s.kind === 'alias') return checkType(s.type, v, path, name)
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-        return finding('error', `${name}:notobject`, `${name}: expected object, got ${show(v, 80)}`, path)
-    }
-    if (s.map) {
-        for (const [k, x] of Object.entries(v)) checkType(s.map, x, `${path}[${k}]`, `${name}[*]`)
-        return
-    }
-    const props = propsOf(s)
-    for (const [p, { type, optional }] of Object.entries(props)) {
-        const ctx = `${name}.${p}`
-        if (!(p in v)) {
-            if (!optional) finding('error', `${ctx}:missing`, `${ctx} is required but absent`, path)
-            continue
-        }
-        if (v[p] === null && !type.split(' | ').includes('null')) {
-            finding(optional ? 'note' : 'error', `${ctx}:null`, `${ctx} is null (schema: ${optional ? 'optional' : 'required'} ${type}, not nullable)`, path)
-            continue
-        }
-        checkType(type, v[p], `${path}.${p}`, ctx)
-    }
-    for (const p of Object.keys(v)) {
-        if (!(p in props)) finding('note', `${name}.${p}:extra`, `${name}.${p} is not in the client's schema`, path)
-    }
-}
+// the schemas of the client's generated scan.d.ts
+const checkSchema = schemaChecker('@canton-network/core-splice-client', 'scan.d.ts')
 
 // ---------------------------------------------------------------- checks
-const results = []
-async function check(level, name, fn) {
-    const t0 = Date.now()
-    try {
-        const detail = await fn()
-        results.push({ level, name, ok: true })
-        console.log(`ok    ${level.padEnd(4)} ${name}${detail ? ` — ${detail}` : ''} (${Date.now() - t0} ms)`)
-    } catch (e) {
-        results.push({ level, name, ok: false })
-        const msg = e instanceof Error ? e.message : JSON.stringify(e)
-        console.log(`FAIL  ${level.padEnd(4)} ${name} — ${msg}`)
-        if (VERBOSE && e instanceof Error) console.log(e.stack)
-    }
-}
-function assert(cond, msg) {
-    if (!cond) throw new Error(msg)
-}
-
-const logger = {
-    child: () => logger,
-    debug() {},
-    info() {},
-    trace() {},
-    warn: (...a) => VERBOSE && console.log('  [client warn]', ...a),
-    error: (...a) => VERBOSE && console.log('  [client error]', ...a),
-}
 // the Scan needs no auth: no token, so the client sends no Authorization
-const noAuth = { getAccessToken: async () => '', getAuthContext: async () => ({}) }
 const scan = new ScanClient(new URL(SCAN), logger, noAuth)
-
-// the error a client call rejected with, or a failure if it resolved
-async function rejection(p) {
-    try {
-        const v = await p
-        throw new Error(`expected an error, got ${show(v, 200)}`)
-    } catch (e) {
-        if (e instanceof Error && e.message.startsWith('expected an error')) throw e
-        return e
-    }
-}
 
 // the same call through the openapi-fetch client ScanClient wraps, for the
 // HTTP status ScanClient's get/post drop
@@ -536,15 +327,4 @@ await check('MUST', 'POST /v1/state/acs record_time with no snapshot (exact): 40
 })
 
 // ---------------------------------------------------------------- report
-console.log('\nschema findings (response vs core-splice-client generated-clients/scan.d.ts):')
-const sorted = [...findings.values()].sort((a, b) => (a.level === b.level ? 0 : a.level === 'error' ? -1 : 1))
-if (sorted.length === 0) console.log('  none')
-for (const f of sorted) console.log(`  ${f.level.padEnd(5)} ${f.msg}  (${f.count}×, e.g. at ${f.example})`)
-
-const mustFailed = results.filter((r) => r.level === 'MUST' && !r.ok).length
-const gapFailed = results.filter((r) => r.level === 'GAP' && !r.ok).length
-const schemaErrors = sorted.filter((f) => f.level === 'error').length
-const passed = results.filter((r) => r.ok).length
-console.log(`\n${passed} passed, ${mustFailed} failed, ${gapFailed} skipped`)
-console.log(`(${gapFailed} GAP checks failed and do not count; ${schemaErrors} schema errors)`)
-process.exit(mustFailed > 0 || schemaErrors > 0 ? 1 : 0)
+report('response vs core-splice-client generated-clients/scan.d.ts')
