@@ -32,6 +32,9 @@ type AdminCmd struct {
 	Migrate      AdminMigrateCmd      `cmd:"" help:"Run a hard synchronizer migration: end migration N and start N+1."`
 	Host         AdminHostCmd         `cmd:"" help:"Host an existing party on a participant, or change its permission there."`
 	Unhost       AdminUnhostCmd       `cmd:"" help:"Revoke a party's hosting on a participant (not its last one)."`
+
+	AddSynchronizer AdminAddSynchronizerCmd `cmd:"" help:"Add a synchronizer to the current migration."`
+	Reassign        AdminReassignCmd        `cmd:"" help:"Reassign a contract to another synchronizer (unassign, then assign)."`
 }
 
 // OperatorUser is the ledger API user a seeded network gives ParticipantAdmin
@@ -176,4 +179,26 @@ type AdminUnhostCmd struct {
 // Run calls DELETE /parties/{party}/hostings/{participant_id}.
 func (c *AdminUnhostCmd) Run(ctx context.Context, a *AdminCmd) error {
 	return a.call(ctx, http.MethodDelete, "/parties/"+url.PathEscape(c.Party)+"/hostings/"+url.PathEscape(c.Participant), nil, nil)
+}
+
+// AdminAddSynchronizerCmd adds a synchronizer.
+type AdminAddSynchronizerCmd struct {
+	Alias string `arg:"" help:"The synchronizer's alias, e.g. app-synchronizer."`
+}
+
+// Run calls POST /synchronizers.
+func (c *AdminAddSynchronizerCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/synchronizers", admin.AddSynchronizerRequest{Alias: c.Alias}, nil)
+}
+
+// AdminReassignCmd reassigns a contract to another synchronizer.
+type AdminReassignCmd struct {
+	Contract string `arg:"" name:"cid" help:"Contract id."`
+	Target   string `required:"" help:"Target synchronizer id, <alias>::<fingerprint>."`
+}
+
+// Run calls POST /reassignments.
+func (c *AdminReassignCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/reassignments",
+		admin.ReassignRequest{ContractID: c.Contract, TargetSynchronizerID: c.Target}, nil)
 }

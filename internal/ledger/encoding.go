@@ -29,6 +29,7 @@ const (
 	blobTransaction byte = 'T'
 	blobContract    byte = 'C'
 	blobTopology    byte = 'P'
+	blobReassign    byte = 'R'
 )
 
 // Event node kinds.
@@ -241,6 +242,11 @@ func EncodeContract(c *Contract) ([]byte, error) {
 	if err := putContract(e, c); err != nil {
 		return nil, err
 	}
+	// The reassignment counter is an optional trailer, so that the blobs
+	// of never reassigned contracts keep the layout they always had.
+	if c.ReassignmentCounter != 0 {
+		e.Varint(c.ReassignmentCounter)
+	}
 	return e.Bytes(), nil
 }
 
@@ -250,7 +256,15 @@ func DecodeContract(b []byte) (*Contract, error) {
 	if err == nil {
 		var c *Contract
 		if c, err = getContract(d); err == nil {
-			if err = end(d); err == nil {
+			if d.Err() == nil && len(d.Rest()) > 0 {
+				if c.ReassignmentCounter = d.Varint(); d.Err() == nil && c.ReassignmentCounter <= 0 {
+					err = fmt.Errorf("contract %s: reassignment counter %d", c.ID, c.ReassignmentCounter)
+				}
+			}
+			if err == nil {
+				err = end(d)
+			}
+			if err == nil {
 				return c, nil
 			}
 		}
@@ -427,15 +441,94 @@ func decodeTopology(b []byte, shared bool) (*TopologyTransaction, error) {
 	return t, nil
 }
 
-// DecodeUpdate decodes an update blob: a transaction or a topology
-// transaction, exactly one of which it returns.
-func DecodeUpdate(b []byte) (*Transaction, *TopologyTransaction, error) {
-	if IsTopologyBlob(b) {
-		t, err := DecodeTopologyTransaction(b)
-		return nil, t, err
+// IsTransactionBlob reports whether an update blob holds a transaction
+// rather than a topology transaction or a reassignment.
+func IsTransactionBlob(b []byte) bool {
+	return len(b) >= 2 && b[0] == blobFormat && b[1] == blobTransaction
+}
+
+// EncodeReassignment serialises one half of a reassignment for storage.
+func EncodeReassignment(r *Reassignment) ([]byte, error) {
+	if r.Kind != Unassigned && r.Kind != Assigned {
+		return nil, fmt.Errorf("encode reassignment %s: unknown kind %d", r.UpdateID, r.Kind)
 	}
-	tx, err := DecodeTransaction(b)
-	return tx, nil, err
+	if r.Contract == nil {
+		return nil, fmt.Errorf("encode reassignment %s: no contract", r.UpdateID)
+	}
+	e := daml.NewBinaryEncoder(make([]byte, 0, 512))
+	e.Byte(blobFormat)
+	e.Byte(blobReassign)
+	e.Byte(byte(r.Kind))
+	e.String(r.UpdateID)
+	e.String(string(r.Source))
+	e.String(string(r.Target))
+	e.Varint(r.MigrationID)
+	e.Varint(int64(r.RecordTime))
+	e.String(r.UnassignID)
+	e.Varint(r.Counter)
+	if err := putContract(e, r.Contract); err != nil {
+		return nil, fmt.Errorf("encode reassignment %s: %w", r.UpdateID, err)
+	}
+	e.Varint(r.Contract.ReassignmentCounter)
+	e.String(string(r.Submitter))
+	e.String(r.CommandID)
+	e.String(r.WorkflowID)
+	e.String(r.TraceContext.TraceParent)
+	e.String(r.TraceContext.TraceState)
+	return e.Bytes(), nil
+}
+
+// DecodeReassignment reverses [EncodeReassignment].
+func DecodeReassignment(b []byte) (*Reassignment, error) {
+	r, err := decodeReassignment(b, false)
+	if err != nil {
+		return nil, fmt.Errorf("decode reassignment: %w", err)
+	}
+	return r, nil
+}
+
+func decodeReassignment(b []byte, shared bool) (*Reassignment, error) {
+	d, err := beginShared(b, blobReassign, shared)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reassignment{Kind: ReassignmentKind(d.Byte())}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	if r.Kind != Unassigned && r.Kind != Assigned {
+		return nil, fmt.Errorf("unknown reassignment kind %d", r.Kind)
+	}
+	r.UpdateID = d.String()
+	r.Source = SynchronizerID(d.String())
+	r.Target = SynchronizerID(d.String())
+	r.MigrationID = d.Varint()
+	r.RecordTime = daml.Timestamp(d.Varint())
+	r.UnassignID = d.String()
+	r.Counter = d.Varint()
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	if r.Contract, err = getContract(d); err != nil {
+		return nil, err
+	}
+	r.Contract.ReassignmentCounter = d.Varint()
+	r.Submitter = daml.Party(d.String())
+	r.CommandID = d.String()
+	r.WorkflowID = d.String()
+	r.TraceContext.TraceParent = d.String()
+	r.TraceContext.TraceState = d.String()
+	if err := end(d); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// DecodeUpdate decodes an update blob: a transaction, a topology
+// transaction or a reassignment, exactly one of which the result holds
+// (its Participant and Offset are left zero).
+func DecodeUpdate(b []byte) (ParticipantUpdate, error) {
+	return decodeUpdate(b, false)
 }
 
 // DecodeUpdateShared is [DecodeUpdate] for a read path that decodes many
@@ -443,17 +536,26 @@ func DecodeUpdate(b []byte) (*Transaction, *TopologyTransaction, error) {
 // rather than one allocation each, and b is only read during the call,
 // so it may be a buffer the caller reuses (a database/sql RawBytes). The
 // result is the same; any of its strings keeps that copy alive.
-func DecodeUpdateShared(b []byte) (*Transaction, *TopologyTransaction, error) {
-	if IsTopologyBlob(b) {
-		t, err := decodeTopology(b, true)
-		if err != nil {
-			return nil, nil, fmt.Errorf("decode topology transaction: %w", err)
+func DecodeUpdateShared(b []byte) (ParticipantUpdate, error) {
+	return decodeUpdate(b, true)
+}
+
+func decodeUpdate(b []byte, shared bool) (ParticipantUpdate, error) {
+	var u ParticipantUpdate
+	var err error
+	switch {
+	case IsTopologyBlob(b):
+		if u.Topology, err = decodeTopology(b, shared); err != nil {
+			return u, fmt.Errorf("decode topology transaction: %w", err)
 		}
-		return nil, t, nil
+	case len(b) >= 2 && b[0] == blobFormat && b[1] == blobReassign:
+		if u.Reassignment, err = decodeReassignment(b, shared); err != nil {
+			return u, fmt.Errorf("decode reassignment: %w", err)
+		}
+	default:
+		if u.Transaction, err = decodeTransaction(b, shared); err != nil {
+			return u, fmt.Errorf("decode transaction: %w", err)
+		}
 	}
-	tx, err := decodeTransaction(b, true)
-	if err != nil {
-		return nil, nil, fmt.Errorf("decode transaction: %w", err)
-	}
-	return tx, nil, nil
+	return u, nil
 }

@@ -513,10 +513,11 @@ func TestEncodingTopologyRoundTrip(t *testing.T) {
 	if !ledger.IsTopologyBlob(b) {
 		t.Error("IsTopologyBlob = false for a topology blob")
 	}
-	tx, got, err := ledger.DecodeUpdate(b)
-	if err != nil || tx != nil {
-		t.Fatalf("DecodeUpdate = %v, %v", tx, err)
+	u, err := ledger.DecodeUpdate(b)
+	if err != nil || u.Transaction != nil || u.Reassignment != nil {
+		t.Fatalf("DecodeUpdate = %+v, %v", u, err)
 	}
+	got := u.Topology
 	if d := cmp.Diff(tt, got); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}
@@ -559,13 +560,13 @@ func TestDecodeUpdateSharedMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, err := ledger.DecodeUpdate(b)
+		want, err := ledger.DecodeUpdate(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, topo, err := ledger.DecodeUpdateShared(b)
-		if err != nil || topo != nil {
-			t.Fatalf("%s: topology %v, err %v", tx.UpdateID, topo, err)
+		got, err := ledger.DecodeUpdateShared(b)
+		if err != nil || got.Topology != nil || got.Reassignment != nil {
+			t.Fatalf("%s: %+v, err %v", tx.UpdateID, got, err)
 		}
 		for i := range b {
 			b[i] = 0 // the store's buffer is reused for the next row
@@ -575,7 +576,7 @@ func TestDecodeUpdateSharedMatches(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]byte{nil, {0}, []byte(`{"u":"x"}`)} {
-		if _, _, err := ledger.DecodeUpdateShared(bad); err == nil {
+		if _, err := ledger.DecodeUpdateShared(bad); err == nil {
 			t.Errorf("DecodeUpdateShared(%q) accepted", bad)
 		}
 	}

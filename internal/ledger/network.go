@@ -393,6 +393,8 @@ type pending struct {
 	known bool
 	// revoke, when set, revokes a party's hostings on a participant.
 	revoke *revocation
+	// reassign, when set, moves a contract to another synchronizer.
+	reassign *reassignment
 	// topology are the topology transactions the change committed.
 	topology []*TopologyTransaction
 	done     chan error
@@ -456,6 +458,11 @@ func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error)
 		var err error
 		if syncID, err = n.defaultSynchronizer(ctx); err != nil {
 			return nil, err
+		}
+	}
+	for _, cid := range slices.Sorted(maps.Keys(tx.located)) {
+		if on := tx.located[cid]; on != "" && on != syncID {
+			return nil, notOnSynchronizer(cid, on, syncID)
 		}
 	}
 	p := &pending{
@@ -574,7 +581,15 @@ func (n *Network) commit(batch []*pending) {
 			head.Offsets = map[ParticipantID]Offset{}
 		}
 		consumed := map[daml.ContractID]bool{}
+		moved := map[daml.ContractID]*Contract{}
 		for i, p := range batch {
+			if p.reassign != nil {
+				var err error
+				if errs[i], err = n.commitReassignment(ctx, w, &head, p, consumed, moved); err != nil {
+					return err
+				}
+				continue
+			}
 			if p.hosts != nil || p.revoke != nil {
 				var changes []hostingChange
 				var err error
@@ -601,6 +616,9 @@ func (n *Network) commit(batch []*pending) {
 				}
 			}
 			if errs[i] = n.check(ctx, w, p, consumed); errs[i] != nil {
+				continue
+			}
+			if errs[i] = checkMoved(p, moved); errs[i] != nil {
 				continue
 			}
 			head.Sequence++

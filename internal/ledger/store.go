@@ -29,7 +29,7 @@ type Head struct {
 }
 
 // ParticipantUpdate is an update as one participant's stream numbers it.
-// Exactly one of Transaction and Topology is set.
+// Exactly one of Transaction, Topology and Reassignment is set.
 type ParticipantUpdate struct {
 	Participant ParticipantID
 	Offset      Offset
@@ -38,12 +38,18 @@ type ParticipantUpdate struct {
 	// It holds every event of the change; a participant's view is the
 	// events about itself.
 	Topology *TopologyTransaction
+	// Reassignment is an unassignment or an assignment of a contract one
+	// of the participant's parties is a stakeholder of.
+	Reassignment *Reassignment
 }
 
 // UpdateID returns the update's id.
 func (u *ParticipantUpdate) UpdateID() string {
 	if u.Topology != nil {
 		return u.Topology.UpdateID
+	}
+	if u.Reassignment != nil {
+		return u.Reassignment.UpdateID
 	}
 	return u.Transaction.UpdateID
 }
@@ -53,6 +59,9 @@ func (u *ParticipantUpdate) Synchronizer() SynchronizerID {
 	if u.Topology != nil {
 		return u.Topology.Synchronizer
 	}
+	if u.Reassignment != nil {
+		return u.Reassignment.Synchronizer()
+	}
 	return u.Transaction.Synchronizer
 }
 
@@ -60,6 +69,9 @@ func (u *ParticipantUpdate) Synchronizer() SynchronizerID {
 func (u *ParticipantUpdate) RecordTime() daml.Timestamp {
 	if u.Topology != nil {
 		return u.Topology.RecordTime
+	}
+	if u.Reassignment != nil {
+		return u.Reassignment.RecordTime
 	}
 	return u.Transaction.RecordTime
 }
@@ -163,6 +175,15 @@ type WriteTx interface {
 	// each of the transaction's parties in each listed participant's
 	// stream. The hostings themselves are written with PutHosting.
 	AppendTopology(ctx context.Context, t *TopologyTransaction, offsets map[ParticipantID]Offset) error
+	// AppendReassignment stores one half of a reassignment as
+	// AppendTransaction stores a transaction (same sequence, head checks
+	// and streams), indexed under the contract's stakeholders in each
+	// listed participant's stream. An assignment also replaces the stored
+	// contract with r.Contract (its new synchronizer and reassignment
+	// counter); the contract must be active (fault.FailedPrecondition
+	// otherwise, nothing changed). An unassignment leaves the active
+	// contract set as it is.
+	AppendReassignment(ctx context.Context, r *Reassignment, offsets map[ParticipantID]Offset) error
 	// SetClockOffset stores the clock offset. The engine never lowers it.
 	SetClockOffset(ctx context.Context, micros int64) error
 	// SetMigration starts hard migration id: the head's migration becomes

@@ -31,6 +31,9 @@ type Contract struct {
 	Synchronizer SynchronizerID
 	// MigrationID is the migration the contract was created in.
 	MigrationID int64
+	// ReassignmentCounter counts the contract's unassignments: 0 at
+	// creation (and in every created event of a transaction).
+	ReassignmentCounter int64
 }
 
 // Stakeholders returns the signatories and observers, sorted and distinct.

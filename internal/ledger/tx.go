@@ -39,6 +39,9 @@ type Tx struct {
 	// disclosed); the sequencer checks they are still active at commit.
 	inputs map[daml.ContractID]bool
 	cache  map[daml.ContractID]Template
+	// located are the synchronizers of the inputs read from the active
+	// contract set: a command may only use contracts on its own.
+	located map[daml.ContractID]SynchronizerID
 }
 
 // Now returns the transaction's ledger effective time.
@@ -150,6 +153,12 @@ func (tx *Tx) contract(cid daml.ContractID) (*Contract, error) {
 		return c, nil
 	}
 	c, active, err := tx.net.store.Contract(tx.ctx, cid)
+	if err == nil && active {
+		if tx.located == nil {
+			tx.located = map[daml.ContractID]SynchronizerID{}
+		}
+		tx.located[cid] = c.Synchronizer
+	}
 	if err != nil || !active {
 		if err == nil || fault.Is(err, fault.NotFound) {
 			return nil, fault.WithCode(fault.NotFound, "CONTRACT_NOT_FOUND",

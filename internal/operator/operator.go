@@ -62,6 +62,11 @@ type Pruned struct {
 	UpTo ledger.Offset
 }
 
+// Reassigned is the outcome of a reassignment: its two halves.
+type Reassigned struct {
+	Unassigned, Assigned *ledger.Reassignment
+}
+
 // HostingChange is the outcome of a change of a party's hosting: the
 // party's hostings after it and the topology transactions that made it
 // (none when nothing changed).

@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -211,6 +212,28 @@ func (o *Operator) Prune(ctx context.Context, participant ledger.ParticipantID, 
 // migration has an update of its own is refused.
 func (o *Operator) Migrate(ctx context.Context) (int64, error) {
 	return o.net.Migrate(ctx)
+}
+
+// AddSynchronizer adds a synchronizer with an alias to the current
+// migration (see [ledger.Network.AddSynchronizer]); its id derives from
+// the alias and the network seed, so adding the same alias again returns
+// the same synchronizer. An empty alias, or one with "::" or blanks, is a
+// fault.InvalidArgument.
+func (o *Operator) AddSynchronizer(ctx context.Context, alias string) (ledger.Synchronizer, error) {
+	if alias == "" || strings.Contains(alias, "::") || strings.ContainsAny(alias, " \t\r\n") {
+		return ledger.Synchronizer{}, fault.New(fault.InvalidArgument, "invalid synchronizer alias %q: want a non-empty name without \"::\" or blanks", alias)
+	}
+	return o.net.AddSynchronizer(ctx, alias)
+}
+
+// Reassign moves a contract to another synchronizer (see
+// [ledger.Network.Reassign]) on behalf of its first signatory.
+func (o *Operator) Reassign(ctx context.Context, cid daml.ContractID, target ledger.SynchronizerID) (Reassigned, error) {
+	un, as, err := o.net.Reassign(ctx, ledger.ReassignSpec{Contract: cid, Target: target})
+	if err != nil {
+		return Reassigned{}, err
+	}
+	return Reassigned{Unassigned: un, Assigned: as}, nil
 }
 
 // Hostings lists the participants hosting a party, on every

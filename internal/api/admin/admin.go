@@ -48,6 +48,11 @@ type Operator interface {
 	// Migrate runs a hard synchronizer migration and returns the new
 	// migration id.
 	Migrate(ctx context.Context) (int64, error)
+	// AddSynchronizer adds a synchronizer to the current migration.
+	AddSynchronizer(ctx context.Context, alias string) (ledger.Synchronizer, error)
+	// Reassign moves a contract to another synchronizer: an unassignment
+	// on its current one, then an assignment on the target.
+	Reassign(ctx context.Context, cid daml.ContractID, target ledger.SynchronizerID) (operator.Reassigned, error)
 	// IsOperator reports whether a user may use the admin API.
 	IsOperator(ctx context.Context, user string) (bool, error)
 	// Hostings lists the participants hosting a party, on every
@@ -87,6 +92,8 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("POST "+Prefix+"/clock/advance", h.operatorOnly(h.advanceClock))
 	mux.Handle("POST "+Prefix+"/prune", h.operatorOnly(h.prune))
 	mux.Handle("POST "+Prefix+"/migrations", h.operatorOnly(h.migrate))
+	mux.Handle("POST "+Prefix+"/synchronizers", h.operatorOnly(h.addSynchronizer))
+	mux.Handle("POST "+Prefix+"/reassignments", h.operatorOnly(h.reassign))
 	mux.Handle("GET "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostings))
 	mux.Handle("POST "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostParty))
 	mux.Handle("DELETE "+Prefix+"/parties/{party}/hostings/{participant_id}", h.operatorOnly(h.unhostParty))
@@ -507,4 +514,76 @@ func (h *Handler) unhostParty(w http.ResponseWriter, r *http.Request) error {
 // FormatTime renders a ledger time as RFC 3339 with microseconds.
 func FormatTime(t daml.Timestamp) string {
 	return time.UnixMicro(int64(t)).UTC().Format("2006-01-02T15:04:05.000000Z")
+}
+
+// AddSynchronizerRequest adds a synchronizer.
+type AddSynchronizerRequest struct {
+	Alias string `json:"alias"`
+}
+
+// SynchronizerResponse describes a synchronizer.
+type SynchronizerResponse struct {
+	SynchronizerID string `json:"synchronizer_id"`
+	Alias          string `json:"alias"`
+	MigrationID    int64  `json:"migration_id"`
+}
+
+func (h *Handler) addSynchronizer(w http.ResponseWriter, r *http.Request) error {
+	var req AddSynchronizerRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.Alias == "" {
+		return fault.New(fault.InvalidArgument, "alias is required")
+	}
+	s, err := h.op.AddSynchronizer(r.Context(), req.Alias)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, SynchronizerResponse{SynchronizerID: string(s.ID), Alias: s.Alias, MigrationID: s.MigrationID})
+	return nil
+}
+
+// ReassignRequest moves a contract to another synchronizer.
+type ReassignRequest struct {
+	ContractID           string `json:"contract_id"`
+	TargetSynchronizerID string `json:"target_synchronizer_id"`
+}
+
+// ReassignResponse describes a reassignment: its two updates, the
+// unassign id that correlates them and the contract's new reassignment
+// counter.
+type ReassignResponse struct {
+	ContractID           string `json:"contract_id"`
+	SourceSynchronizerID string `json:"source_synchronizer_id"`
+	TargetSynchronizerID string `json:"target_synchronizer_id"`
+	UnassignID           string `json:"unassign_id"`
+	ReassignmentCounter  int64  `json:"reassignment_counter"`
+	UnassignUpdateID     string `json:"unassign_update_id"`
+	AssignUpdateID       string `json:"assign_update_id"`
+	MigrationID          int64  `json:"migration_id"`
+}
+
+func (h *Handler) reassign(w http.ResponseWriter, r *http.Request) error {
+	var req ReassignRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	switch {
+	case req.ContractID == "":
+		return fault.New(fault.InvalidArgument, "contract_id is required")
+	case req.TargetSynchronizerID == "":
+		return fault.New(fault.InvalidArgument, "target_synchronizer_id is required")
+	}
+	res, err := h.op.Reassign(r.Context(), daml.ContractID(req.ContractID), ledger.SynchronizerID(req.TargetSynchronizerID))
+	if err != nil {
+		return err
+	}
+	un, as := res.Unassigned, res.Assigned
+	web.WriteJSON(w, http.StatusOK, ReassignResponse{
+		ContractID: req.ContractID, SourceSynchronizerID: string(un.Source), TargetSynchronizerID: string(un.Target),
+		UnassignID: un.UnassignID, ReassignmentCounter: un.Counter,
+		UnassignUpdateID: un.UpdateID, AssignUpdateID: as.UpdateID, MigrationID: as.MigrationID,
+	})
+	return nil
 }

@@ -57,6 +57,8 @@ type fakeOperator struct {
 	HostingsFunc     func(ctx context.Context, party daml.Party) ([]ledger.Hosting, error)
 	HostPartyFunc    func(ctx context.Context, party daml.Party, p ledger.ParticipantID, perm ledger.Permission) (operator.HostingChange, error)
 	UnhostPartyFunc  func(ctx context.Context, party daml.Party, p ledger.ParticipantID) (operator.HostingChange, error)
+	AddSyncFunc      func(ctx context.Context, alias string) (ledger.Synchronizer, error)
+	ReassignFunc     func(ctx context.Context, cid daml.ContractID, target ledger.SynchronizerID) (operator.Reassigned, error)
 
 	// calls are the calls made, in order. One fake serves one request, so
 	// they need no lock.
@@ -121,6 +123,22 @@ func (f *fakeOperator) Prune(ctx context.Context, p ledger.ParticipantID, upTo l
 	return f.PruneFunc(ctx, p, upTo)
 }
 
+func (f *fakeOperator) AddSynchronizer(ctx context.Context, alias string) (ledger.Synchronizer, error) {
+	f.record("AddSynchronizer(%q)", alias)
+	if f.AddSyncFunc == nil {
+		return ledger.Synchronizer{}, errUnexpectedCall
+	}
+	return f.AddSyncFunc(ctx, alias)
+}
+
+func (f *fakeOperator) Reassign(ctx context.Context, cid daml.ContractID, target ledger.SynchronizerID) (operator.Reassigned, error) {
+	f.record("Reassign(%q, %q)", cid, target)
+	if f.ReassignFunc == nil {
+		return operator.Reassigned{}, errUnexpectedCall
+	}
+	return f.ReassignFunc(ctx, cid, target)
+}
+
 func (f *fakeOperator) Migrate(ctx context.Context) (int64, error) {
 	f.record("Migrate()")
 	if f.MigrateFunc == nil {
@@ -183,6 +201,7 @@ func fp(purpose string) string { return ledger.Fingerprint("admin-test", purpose
 var (
 	dsoParty      = ledger.PartyID("DSO", fp("dso"))
 	syncID        = ledger.NewSynchronizerID("global-domain", fp("sync"))
+	appSyncID     = ledger.NewSynchronizerID("app-synchronizer", fp("app-sync"))
 	svParticipant = ledger.NewParticipantID("sv-1", fp("participant/sv-1"))
 	validatorPart = ledger.NewParticipantID("validator", fp("participant/validator"))
 	svParty       = ledger.PartyID("sv-1", fp("party/sv-1"))
@@ -296,7 +315,10 @@ var (
 	postHosting  = route{http.MethodPost, "/parties/" + string(aliceParty) + "/hostings", "hosting_change", "/parties/{party}/hostings"}
 	delHosting   = route{http.MethodDelete, "/parties/" + string(aliceParty) + "/hostings/" + string(svParticipant), "hosting_revoke",
 		"/parties/{party}/hostings/{participant_id}"}
-	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postMigrate, postSnapshot, getHostings, postHosting, delHosting}
+	postSync     = route{http.MethodPost, "/synchronizers", "synchronizer", ""}
+	postReassign = route{http.MethodPost, "/reassignments", "reassignment", ""}
+	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postMigrate, postSnapshot, getHostings, postHosting, delHosting,
+		postSync, postReassign}
 )
 
 type testCase struct {
@@ -328,6 +350,8 @@ var okBody = map[route]string{
 	getHostings:  "",
 	postHosting:  `{"participant_id":"` + string(svParticipant) + `"}`,
 	delHosting:   "",
+	postSync:     `{"alias":"app-synchronizer"}`,
+	postReassign: `{"contract_id":"` + string(amuletCID) + `","target_synchronizer_id":"` + string(appSyncID) + `"}`,
 }
 
 // okOperator answers every call as a healthy network would; advancing its
@@ -368,7 +392,33 @@ func okOperator() fakeOperator {
 		HostingsFunc:    hostingsPerSample,
 		HostPartyFunc:   hostPartyPerSample,
 		UnhostPartyFunc: unhostPartyPerSample,
+		AddSyncFunc: func(_ context.Context, alias string) (ledger.Synchronizer, error) {
+			if strings.Contains(alias, "::") {
+				return ledger.Synchronizer{}, fault.New(fault.InvalidArgument, "invalid synchronizer alias %q", alias)
+			}
+			return ledger.Synchronizer{ID: ledger.NewSynchronizerID(alias, fp("app-sync")), Alias: alias}, nil
+		},
+		ReassignFunc: reassignPerSample,
 	}
+}
+
+// reassignPerSample reassigns as the real operator would on
+// sampleNetwork with the app synchronizer added: the amulet is the only
+// contract it knows, on the global synchronizer.
+func reassignPerSample(_ context.Context, cid daml.ContractID, target ledger.SynchronizerID) (operator.Reassigned, error) {
+	switch {
+	case cid != amuletCID:
+		return operator.Reassigned{}, fault.WithCode(fault.NotFound, "CONTRACT_NOT_FOUND", "Contract could not be found with id %s", cid)
+	case target == syncID:
+		return operator.Reassigned{}, fault.New(fault.InvalidArgument, "contract %s is already on synchronizer %s", cid, target)
+	case target != appSyncID:
+		return operator.Reassigned{}, fault.New(fault.NotFound, "synchronizer %s not found", target)
+	}
+	un := &ledger.Reassignment{Kind: ledger.Unassigned, UpdateID: fp("unassign"), Source: syncID, Target: target,
+		UnassignID: "0x" + fp("unassign-id")[4:], Counter: 1}
+	as := *un
+	as.Kind, as.UpdateID = ledger.Assigned, fp("assign")
+	return operator.Reassigned{Unassigned: un, Assigned: &as}, nil
 }
 
 // alicesHostings are alice's hostings in sampleNetwork: the validator
@@ -452,6 +502,8 @@ var callsAfterAuth = map[route][]string{
 	getHostings:  {fmt.Sprintf("Hostings(%q)", dsoParty)},
 	postHosting:  {fmt.Sprintf("HostParty(%q, %q, \"Submission\")", aliceParty, svParticipant)},
 	delHosting:   {fmt.Sprintf("UnhostParty(%q, %q)", aliceParty, svParticipant)},
+	postSync:     {`AddSynchronizer("app-synchronizer")`},
+	postReassign: {fmt.Sprintf("Reassign(%q, %q)", amuletCID, appSyncID)},
 }
 
 const isOp = `IsOperator("participant_admin")`
@@ -561,6 +613,12 @@ func faultCases(r route, statuses ...int) []testCase {
 		case delHosting:
 			op.UnhostPartyFunc = func(context.Context, daml.Party, ledger.ParticipantID) (operator.HostingChange, error) {
 				return operator.HostingChange{}, err
+			}
+		case postSync:
+			op.AddSyncFunc = func(context.Context, string) (ledger.Synchronizer, error) { return ledger.Synchronizer{}, err }
+		case postReassign:
+			op.ReassignFunc = func(context.Context, daml.ContractID, ledger.SynchronizerID) (operator.Reassigned, error) {
+				return operator.Reassigned{}, err
 			}
 		default:
 			panic(fmt.Sprintf("%s %s has no operator call that can fail", r.method, r.path))
@@ -855,6 +913,45 @@ func routeCases(r route) []testCase {
 			{name: "not hosted there", op: withUnhostParty(func(_ context.Context, party daml.Party, p ledger.ParticipantID) (operator.HostingChange, error) {
 				return operator.HostingChange{}, fault.New(fault.NotFound, "party %s is not hosted on participant %s", party, p)
 			}), wantStatus: http.StatusNotFound, wantCalls: []string{isOp, callsAfterAuth[r][0]}},
+		}
+		cs = append(cs, faultCases(r, 400, 404, 500, 503)...)
+	case postSync:
+		cs = []testCase{
+			{name: "ok", body: okBody[r], op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, callsAfterAuth[r][0]}},
+			{name: "alias with ::", body: `{"alias":"a::b"}`, op: okOperator(), wantStatus: http.StatusBadRequest,
+				wantCalls: []string{isOp, `AddSynchronizer("a::b")`}},
+		}
+		for _, bad := range []struct{ name, body string }{
+			{"alias missing", `{}`},
+			{"alias empty", `{"alias":""}`},
+			{"alias a number", `{"alias":7}`},
+		} {
+			cs = append(cs, testCase{name: bad.name, body: bad.body, offSpec: true, op: okOperator(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
+		}
+		cs = append(cs, faultCases(r, 400, 500, 503)...)
+	case postReassign:
+		reassign := func(cid string, target ledger.SynchronizerID) string {
+			return fmt.Sprintf("Reassign(%q, %q)", cid, target)
+		}
+		unknown := ledger.NewSynchronizerID("nowhere", fp("nowhere"))
+		cs = []testCase{
+			{name: "ok", body: okBody[r], op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, callsAfterAuth[r][0]}},
+			{name: "already there", body: `{"contract_id":"` + string(amuletCID) + `","target_synchronizer_id":"` + string(syncID) + `"}`,
+				op: okOperator(), wantStatus: http.StatusBadRequest, wantCalls: []string{isOp, reassign(string(amuletCID), syncID)}},
+			{name: "unknown synchronizer", body: `{"contract_id":"` + string(amuletCID) + `","target_synchronizer_id":"` + string(unknown) + `"}`,
+				op: okOperator(), wantStatus: http.StatusNotFound, wantCalls: []string{isOp, reassign(string(amuletCID), unknown)}},
+			{name: "unknown contract", body: `{"contract_id":"00ab","target_synchronizer_id":"` + string(appSyncID) + `"}`,
+				op: okOperator(), wantStatus: http.StatusNotFound, wantCalls: []string{isOp, reassign("00ab", appSyncID)}},
+		}
+		for _, bad := range []struct{ name, body string }{
+			{"contract id missing", `{"target_synchronizer_id":"` + string(appSyncID) + `"}`},
+			{"target missing", `{"contract_id":"00ab"}`},
+			{"contract id empty", `{"contract_id":"","target_synchronizer_id":"` + string(appSyncID) + `"}`},
+			{"target a number", `{"contract_id":"00ab","target_synchronizer_id":3}`},
+		} {
+			cs = append(cs, testCase{name: bad.name, body: bad.body, offSpec: true, op: okOperator(),
+				wantStatus: http.StatusBadRequest, wantCalls: []string{isOp}})
 		}
 		cs = append(cs, faultCases(r, 400, 404, 500, 503)...)
 	}

@@ -551,6 +551,9 @@ func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Of
 	}
 	return l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
 		l.last = u
+		if u.Reassignment != nil {
+			return true, nil // not rendered yet
+		}
 		if u.Topology != nil {
 			tt := pr.topology(u.Offset, u.Topology)
 			if tt == nil {
@@ -584,6 +587,9 @@ func (l *lister) count(ctx context.Context, pr *projector, after, until ledger.O
 		return 0, nil
 	}
 	err := l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
+		if u.Reassignment != nil {
+			return true, nil
+		}
 		if u.Topology != nil {
 			if pr.topology(u.Offset, u.Topology) != nil {
 				n++

@@ -333,7 +333,7 @@ func (l *Ledger) Transaction(ctx context.Context, updateID string) (*ledger.Tran
 	if err != nil {
 		return nil, interpret(err)
 	}
-	if ledger.IsTopologyBlob(body) {
+	if !ledger.IsTransactionBlob(body) {
 		return nil, store.UpdateNotFound(updateID)
 	}
 	return ledger.DecodeTransaction(body)
@@ -358,12 +358,13 @@ func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Pa
 			rows.Close()
 			return nil, interpret(err)
 		}
-		tx, topo, err := ledger.DecodeUpdate(body)
+		u, err := ledger.DecodeUpdate(body)
 		if err != nil {
 			rows.Close()
 			return nil, err
 		}
-		out = append(out, ledger.ParticipantUpdate{Participant: q.Participant, Offset: ledger.Offset(off), Transaction: tx, Topology: topo})
+		u.Participant, u.Offset = q.Participant, ledger.Offset(off)
+		out = append(out, u)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

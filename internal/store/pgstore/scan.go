@@ -322,7 +322,8 @@ func readUpdates(ctx context.Context, q querier, query string, args ...any) ([]s
 	for i, su := range stored {
 		u := &out[i]
 		u.Offset, u.Import = ledger.Offset(su.offset), su.imported
-		tx, _, err := ledger.DecodeUpdateShared(su.body)
+		du, err := ledger.DecodeUpdateShared(su.body)
+		tx := du.Transaction
 		if err != nil {
 			return nil, err
 		}

@@ -178,6 +178,42 @@ func (w *writeTx) AppendTopology(ctx context.Context, t *ledger.TopologyTransact
 	return w.sendAppend(ctx, b, nil, head, t.Parties(), offsets)
 }
 
+// AppendReassignment sends one half of a reassignment as one batch:
+// head, the update (its effective time is its record time), for an
+// assignment the contract's new body, then the participants' offsets,
+// indexed under the contract's stakeholders.
+func (w *writeTx) AppendReassignment(ctx context.Context, r *ledger.Reassignment, offsets map[ledger.ParticipantID]ledger.Offset) error {
+	body, err := ledger.EncodeReassignment(r)
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	b.Queue(appendHead, r.MigrationID, int64(r.RecordTime))
+	b.Queue(appendTransaction, r.UpdateID, r.MigrationID, int64(r.RecordTime), int64(r.RecordTime),
+		string(r.Synchronizer()), body)
+	var checks []func(pgx.BatchResults) error
+	if r.Kind == ledger.Assigned {
+		cb, err := ledger.EncodeContract(r.Contract)
+		if err != nil {
+			return err
+		}
+		id := r.Contract.ID
+		b.Queue(`UPDATE contracts SET body = $1 WHERE contract_id = $2 AND archived_update_id IS NULL`, cb, string(id))
+		checks = append(checks, func(br pgx.BatchResults) error {
+			tag, err := br.Exec()
+			if err != nil {
+				return interpret(err)
+			}
+			if tag.RowsAffected() == 0 {
+				return store.InactiveContract(id)
+			}
+			return nil
+		})
+	}
+	head := &ledger.Transaction{UpdateID: r.UpdateID, MigrationID: r.MigrationID, RecordTime: r.RecordTime}
+	return w.sendAppend(ctx, b, checks, head, r.Parties(), offsets)
+}
+
 // sendAppend queues the participants' offsets after the head, update and
 // checks statements already in b, sends the batch and checks the results
 // in order. tx carries the update's id, migration and record time.

@@ -342,7 +342,7 @@ func (l *Ledger) Transaction(ctx context.Context, updateID string) (*ledger.Tran
 	if err != nil {
 		return nil, interpret(err)
 	}
-	if ledger.IsTopologyBlob(body) {
+	if !ledger.IsTransactionBlob(body) {
 		return nil, store.UpdateNotFound(updateID)
 	}
 	return ledger.DecodeTransaction(body)
@@ -378,11 +378,12 @@ func (l *Ledger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.Pa
 		if err := rows.Scan(&off, &body); err != nil {
 			return nil, interpret(err)
 		}
-		tx, topo, err := ledger.DecodeUpdateShared(body)
+		u, err := ledger.DecodeUpdateShared(body)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ledger.ParticipantUpdate{Participant: q.Participant, Offset: ledger.Offset(off), Transaction: tx, Topology: topo})
+		u.Participant, u.Offset = q.Participant, ledger.Offset(off)
+		out = append(out, u)
 	}
 	return out, interpret(rows.Err())
 }

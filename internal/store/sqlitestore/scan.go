@@ -352,7 +352,8 @@ func scanUpdate(ctx context.Context, q queryer, rows *sql.Rows) (scan.Update, er
 		return u, interpret(err)
 	}
 	u.Offset = ledger.Offset(off)
-	tx, _, err := ledger.DecodeUpdateShared(body)
+	du, err := ledger.DecodeUpdateShared(body)
+	tx := du.Transaction
 	if err != nil {
 		return u, err
 	}

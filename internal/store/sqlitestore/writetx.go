@@ -134,6 +134,39 @@ func (w *writeTx) AppendTopology(ctx context.Context, t *ledger.TopologyTransact
 	return w.appendUpdate(ctx, head, body, t.Parties(), offsets, nil)
 }
 
+// AppendReassignment advances the head, stores one half of a
+// reassignment in the transactions table (its effective time is its
+// record time), for an assignment replaces the contract's body with its
+// new synchronizer and counter, and appends it to each listed
+// participant's stream, indexed under the contract's stakeholders.
+func (w *writeTx) AppendReassignment(ctx context.Context, r *ledger.Reassignment, offsets map[ledger.ParticipantID]ledger.Offset) error {
+	body, err := ledger.EncodeReassignment(r)
+	if err != nil {
+		return err
+	}
+	head := &ledger.Transaction{UpdateID: r.UpdateID, Synchronizer: r.Synchronizer(), MigrationID: r.MigrationID,
+		RecordTime: r.RecordTime, EffectiveAt: r.RecordTime}
+	var apply func() error
+	if r.Kind == ledger.Assigned {
+		apply = func() error {
+			cb, err := ledger.EncodeContract(r.Contract)
+			if err != nil {
+				return err
+			}
+			res, err := w.ExecContext(ctx, `UPDATE contracts SET body = ? WHERE contract_id = ? AND archived_update_id IS NULL`,
+				cb, string(r.Contract.ID))
+			if err != nil {
+				return interpret(err)
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return errors.Join(interpret(err), store.InactiveContract(r.Contract.ID))
+			}
+			return nil
+		}
+	}
+	return w.appendUpdate(ctx, head, body, r.Parties(), offsets, apply)
+}
+
 // appendUpdate is the common part of both appends: tx carries the update's
 // columns, body its blob, parties the index entries of every stream, and
 // apply (when set) its effect on the active contract set.

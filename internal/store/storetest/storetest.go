@@ -46,6 +46,7 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 		{"PruneRefused", testPruneRefused},
 		{"Users", testUsers},
 		{"Topology", testTopology},
+		{"Reassignment", testReassignment},
 		{"Meta", testMeta},
 		{"ClockOffset", testClockOffset},
 		{"Leader", testLeader},
