@@ -67,10 +67,10 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 		}
 		next.Offset = max(b.End, cur.Offset)
 		if n := len(b.Updates); n > 0 {
-			next.Migration = b.Updates[n-1].Transaction.MigrationID
+			next.Migration = b.Updates[n-1].MigrationID()
 			// The last update's record time is a watermark too: no later
 			// update of the migration is at or before it.
-			next.Watermark = max(next.Watermark, b.Updates[n-1].Transaction.RecordTime)
+			next.Watermark = max(next.Watermark, b.Updates[n-1].RecordTime())
 		}
 		if b.Checkpoint.RecordTime != 0 {
 			next.Watermark = max(next.Watermark, b.Checkpoint.RecordTime)
@@ -112,7 +112,7 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 // migration.
 func (g *Ingester) migration(ctx context.Context, cur Cursor, b *Batch) ([]Update, int64, error) {
 	later := func(m int64) func(Update) bool {
-		return func(u Update) bool { return u.Transaction.MigrationID > m }
+		return func(u Update) bool { return u.MigrationID() > m }
 	}
 	next := cur.Migration
 	switch k := slices.IndexFunc(b.Updates, later(cur.Migration)); {
@@ -120,7 +120,7 @@ func (g *Ingester) migration(ctx context.Context, cur Cursor, b *Batch) ([]Updat
 		*b = Batch{Updates: b.Updates[:k], End: b.Updates[k-1].Offset}
 		return nil, cur.Migration, nil
 	case k == 0:
-		next = b.Updates[0].Transaction.MigrationID
+		next = b.Updates[0].MigrationID()
 		if j := slices.IndexFunc(b.Updates, later(next)); j > 0 {
 			*b = Batch{Updates: b.Updates[:j], End: b.Updates[j-1].Offset}
 		}

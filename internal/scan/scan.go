@@ -19,7 +19,14 @@ type Update struct {
 	Offset ledger.Offset
 	// Transaction is the transaction projected to the DSO party: only the
 	// nodes the DSO party witnesses, with node ids of the full tree.
+	// Exactly one of Transaction and Reassignment is set.
 	Transaction *ledger.Transaction
+	// Reassignment is an unassignment or an assignment of a contract the
+	// DSO party is a stakeholder of, as Scan history serves it
+	// (UpdateHistoryReassignment). It neither adds to nor removes from the
+	// DSO party's active contract set: an assignment moves the contract to
+	// its target synchronizer (Created and Archived stay empty).
+	Reassignment *ledger.Reassignment
 	// Import marks an ACS re-import update of a hard migration: one create
 	// per update, no record time, update id = contract id. History reads
 	// of v1 and v2 leave them out.
@@ -32,7 +39,39 @@ type Update struct {
 }
 
 // UpdateID returns the update id.
-func (u *Update) UpdateID() string { return u.Transaction.UpdateID }
+func (u *Update) UpdateID() string {
+	if u.Reassignment != nil {
+		return u.Reassignment.UpdateID
+	}
+	return u.Transaction.UpdateID
+}
+
+// MigrationID returns the migration id of the synchronizer that ordered
+// the update.
+func (u *Update) MigrationID() int64 {
+	if u.Reassignment != nil {
+		return u.Reassignment.MigrationID
+	}
+	return u.Transaction.MigrationID
+}
+
+// RecordTime returns the update's record time.
+func (u *Update) RecordTime() daml.Timestamp {
+	if u.Reassignment != nil {
+		return u.Reassignment.RecordTime
+	}
+	return u.Transaction.RecordTime
+}
+
+// Synchronizer returns the synchronizer that ordered the update: for a
+// reassignment, the source of an unassignment and the target of an
+// assignment.
+func (u *Update) Synchronizer() ledger.SynchronizerID {
+	if u.Reassignment != nil {
+		return u.Reassignment.Synchronizer()
+	}
+	return u.Transaction.Synchronizer
+}
 
 // Cursor says how far ingestion has come.
 type Cursor struct {

@@ -96,6 +96,12 @@ func (e *env) want(t *testing.T) []scan.Update {
 	}
 	var out []scan.Update
 	for _, u := range ups {
+		if r := u.Reassignment; r != nil {
+			if slices.Contains(r.Parties(), e.seeded.DSOParty) {
+				out = append(out, scan.Update{Offset: u.Offset, Reassignment: r})
+			}
+			continue
+		}
 		if u.Transaction == nil {
 			continue
 		}
@@ -123,8 +129,8 @@ func (e *env) history(t *testing.T) []scan.Update {
 			return all
 		}
 		all = append(all, page...)
-		last := page[len(page)-1].Transaction
-		after = &scan.HistoryPosition{Migration: last.MigrationID, RecordTime: last.RecordTime}
+		last := &page[len(page)-1]
+		after = &scan.HistoryPosition{Migration: last.MigrationID(), RecordTime: last.RecordTime()}
 	}
 }
 
@@ -252,6 +258,9 @@ func TestNoPrivateContractsInScan(t *testing.T) {
 		t.Errorf("the private contract %s is in Scan", offer)
 	}
 	for _, u := range e.history(t) {
+		if u.Transaction == nil {
+			continue
+		}
 		for _, ev := range u.Transaction.Events {
 			if ev.Created != nil && !slices.Contains(ev.Created.Stakeholders(), e.seeded.DSOParty) &&
 				!slices.Contains(ev.Witnesses, e.seeded.DSOParty) {

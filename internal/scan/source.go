@@ -54,6 +54,12 @@ func (s *NetworkSource) Read(ctx context.Context, after ledger.Offset, limit int
 		b.End, b.Checkpoint = ups[len(ups)-1].Offset, Checkpoint{}
 	}
 	for _, u := range ups {
+		if r := u.Reassignment; r != nil {
+			if slices.Contains(r.Parties(), s.DSO) {
+				b.Updates = append(b.Updates, Update{Offset: u.Offset, Reassignment: r})
+			}
+			continue
+		}
 		if u.Transaction == nil {
 			continue // topology: not part of Scan's history
 		}

@@ -231,7 +231,7 @@ func (h *Handler) v0EventID(ctx context.Context, row scan.SnapshotRow, nodes map
 		if err != nil && !fault.Is(err, fault.NotFound) {
 			return "", err
 		}
-		if u != nil {
+		if u != nil && u.Transaction != nil {
 			for i := range u.Transaction.Events {
 				if e := &u.Transaction.Events[i]; e.Created != nil {
 					byCid[e.Created.ID] = e.NodeID

@@ -42,6 +42,66 @@ type UpdateItem struct {
 	ExternalTransactionHash string                     `json:"external_transaction_hash,omitempty"`
 }
 
+// ReassignmentItem is an unassignment or an assignment of the update
+// history (UpdateHistoryReassignment, the same in v1 and v2). It has no
+// migration id of its own: the event's is that of the synchronizer that
+// recorded it.
+type ReassignmentItem struct {
+	UpdateID   string `json:"update_id"`
+	Offset     string `json:"offset"`
+	RecordTime string `json:"record_time"`
+	// Event is an *AssignmentEvent or an *UnassignmentEvent.
+	Event any `json:"event"`
+}
+
+// AssignmentEvent is a contract's arrival on its target synchronizer
+// (UpdateHistoryAssignment).
+type AssignmentEvent struct {
+	Submitter           string        `json:"submitter"`
+	SourceSynchronizer  string        `json:"source_synchronizer"`
+	TargetSynchronizer  string        `json:"target_synchronizer"`
+	MigrationID         int64         `json:"migration_id"`
+	UnassignID          string        `json:"unassign_id"`
+	CreatedEvent        *CreatedEvent `json:"created_event"`
+	ReassignmentCounter int64         `json:"reassignment_counter"`
+}
+
+// UnassignmentEvent is a contract's departure from its source
+// synchronizer (UpdateHistoryUnassignment).
+type UnassignmentEvent struct {
+	Submitter           string `json:"submitter"`
+	SourceSynchronizer  string `json:"source_synchronizer"`
+	MigrationID         int64  `json:"migration_id"`
+	TargetSynchronizer  string `json:"target_synchronizer"`
+	UnassignID          string `json:"unassign_id"`
+	ReassignmentCounter int64  `json:"reassignment_counter"`
+	ContractID          string `json:"contract_id"`
+}
+
+// renderReassignment renders a reassignment of the history. Its offset is
+// Splice's constant in v1 and v2 alike; the assignment's created event is
+// numbered as the only node of its update.
+func renderReassignment(r *ledger.Reassignment, codec daml.Codec) (*ReassignmentItem, error) {
+	item := &ReassignmentItem{UpdateID: r.UpdateID, Offset: v1Offset, RecordTime: r.RecordTime.MicrosString()}
+	if r.Kind == ledger.Assigned {
+		ev, err := createdEvent(r.Contract, r.UpdateID+":0", codec)
+		if err != nil {
+			return nil, err
+		}
+		item.Event = &AssignmentEvent{
+			Submitter: string(r.Submitter), SourceSynchronizer: string(r.Source), TargetSynchronizer: string(r.Target),
+			MigrationID: r.MigrationID, UnassignID: r.UnassignID, CreatedEvent: ev, ReassignmentCounter: r.Counter,
+		}
+		return item, nil
+	}
+	item.Event = &UnassignmentEvent{
+		Submitter: string(r.Submitter), SourceSynchronizer: string(r.Source), MigrationID: r.MigrationID,
+		TargetSynchronizer: string(r.Target), UnassignID: r.UnassignID, ReassignmentCounter: r.Counter,
+		ContractID: string(r.Contract.ID),
+	}
+	return item, nil
+}
+
 // CreatedEvent is a tree node creating a contract; also the item of the
 // v0 ACS.
 type CreatedEvent struct {
@@ -128,8 +188,17 @@ func numbering(t *ledger.Transaction) map[int32]int {
 	return out
 }
 
-// renderUpdate renders an update of the history as the v1 or v2 item.
-func renderUpdate(u *scan.Update, v historyVersion, codec daml.Codec) (*UpdateItem, error) {
+// renderUpdate renders an update of the history as the v1 or v2 item: an
+// *UpdateItem for a transaction, a *ReassignmentItem for a reassignment.
+func renderUpdate(u *scan.Update, v historyVersion, codec daml.Codec) (any, error) {
+	if u.Reassignment != nil {
+		return renderReassignment(u.Reassignment, codec)
+	}
+	return renderTransaction(u, v, codec)
+}
+
+// renderTransaction renders a transaction of the history.
+func renderTransaction(u *scan.Update, v historyVersion, codec daml.Codec) (*UpdateItem, error) {
 	t := u.Transaction
 	num := numbering(t)
 	id := func(node int32) string { return t.UpdateID + ":" + strconv.Itoa(num[node]) }

@@ -34,7 +34,7 @@ func TestRenderImportUpdate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			item, err := renderUpdate(u, tc.v, daml.ProtobufJSON)
+			item, err := renderTransaction(u, tc.v, daml.ProtobufJSON)
 			if err != nil {
 				t.Fatal(err)
 			}

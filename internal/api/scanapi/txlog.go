@@ -172,7 +172,7 @@ func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool
 				out = append(out, it)
 			}
 		}
-		after = &scan.HistoryPosition{Migration: u.Transaction.MigrationID, RecordTime: u.Transaction.RecordTime}
+		after = &scan.HistoryPosition{Migration: u.MigrationID(), RecordTime: u.RecordTime()}
 	}
 	var all []*TxLogItem
 	for len(out) < limit || desc {
@@ -199,8 +199,8 @@ func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool
 		}
 		// Paging on by position skips the rest of a run of import updates
 		// that share a record time; they hold no log entries.
-		last := ups[len(ups)-1].Transaction
-		after = &scan.HistoryPosition{Migration: last.MigrationID, RecordTime: last.RecordTime}
+		last := &ups[len(ups)-1]
+		after = &scan.HistoryPosition{Migration: last.MigrationID(), RecordTime: last.RecordTime()}
 	}
 	if !desc {
 		return out, nil
@@ -225,6 +225,9 @@ func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool
 // mint is part of the tap.
 func txLogItems(u *scan.Update) []*TxLogItem {
 	t := u.Transaction
+	if t == nil {
+		return nil // a reassignment: no transfer, mint or tap
+	}
 	var out []*TxLogItem
 	var walk func(id int32)
 	walk = func(id int32) {

@@ -25,7 +25,8 @@ type UpdateHistoryRequestAfter struct {
 
 // UpdateHistoryResponse is a page of the update history.
 type UpdateHistoryResponse struct {
-	Transactions []*UpdateItem `json:"transactions"`
+	// Each item is an *UpdateItem or a *ReassignmentItem.
+	Transactions []any `json:"transactions"`
 }
 
 // decodeHistoryRequest reads and checks a v1/v2 history request.
@@ -90,7 +91,7 @@ func (h *Handler) updates(w http.ResponseWriter, r *http.Request, v historyVersi
 }
 
 func writeItems(w http.ResponseWriter, ups []scan.Update, v historyVersion, codec daml.Codec) error {
-	out := UpdateHistoryResponse{Transactions: make([]*UpdateItem, 0, len(ups))}
+	out := UpdateHistoryResponse{Transactions: make([]any, 0, len(ups))}
 	for i := range ups {
 		item, err := renderUpdate(&ups[i], v, codec)
 		if err != nil {

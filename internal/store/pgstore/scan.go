@@ -149,7 +149,46 @@ VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (contract_id) DO NOTHING RETURNI
 	sqlScanNewTemplate = `INSERT INTO templates (template_key) VALUES ($1) RETURNING id`
 	sqlScanArchive     = `UPDATE contracts SET archived_migration = $1, archived_record_time = $2
 WHERE contract_id = $3 AND archived_record_time IS NULL`
+	// sqlScanAssign moves an active contract to the synchronizer an
+	// assignment put it on (the body carries synchronizer and counter).
+	sqlScanAssign = `UPDATE contracts SET body = $1 WHERE contract_id = $2 AND archived_record_time IS NULL`
 )
+
+// ingestReassignment stores an unassignment or an assignment: a history
+// row (its body the reassignment's blob), its synchronizer's record-time
+// range, and, for an assignment, the contract's new synchronizer and
+// counter in the DSO party's active contract set. Sandnet commits both
+// halves of a reassignment together, so an unassigned contract stays
+// active until its assignment moves it.
+func ingestReassignment(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
+	r := u.Reassignment
+	body, err := ledger.EncodeReassignment(r)
+	if err != nil {
+		return err
+	}
+	rt := int64(r.RecordTime)
+	if _, err := tx.Exec(ctx, sqlScanInsertUpdate, r.UpdateID, r.MigrationID, rt, string(r.Synchronizer()),
+		int64(u.Offset), false, nil, nil, body); err != nil {
+		return interpret(err)
+	}
+	if _, err := tx.Exec(ctx, sqlScanUpsertRange, r.MigrationID, string(r.Synchronizer()), rt); err != nil {
+		return interpret(err)
+	}
+	if _, err := tx.Exec(ctx, sqlScanUpsertMigration, r.MigrationID, nil); err != nil {
+		return interpret(err)
+	}
+	if r.Kind == ledger.Assigned {
+		cb, err := ledger.EncodeContract(r.Contract)
+		if err != nil {
+			return err
+		}
+		// A contract created before the Scan's history began is not held.
+		if _, err := tx.Exec(ctx, sqlScanAssign, cb, string(r.Contract.ID)); err != nil {
+			return interpret(err)
+		}
+	}
+	return nil
+}
 
 // Ingest stores updates and moves the cursor in one transaction; the
 // cursor's compare-and-swap comes first, so a lost race stores nothing.
@@ -174,6 +213,9 @@ func (s *Scan) Ingest(ctx context.Context, prev, next scan.Cursor, updates []sca
 }
 
 func ingestOne(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
+	if u.Reassignment != nil {
+		return ingestReassignment(ctx, tx, u)
+	}
 	t := u.Transaction
 	if t == nil {
 		return fault.New(fault.InvalidArgument, "scan update without a transaction")
@@ -326,6 +368,10 @@ func readUpdates(ctx context.Context, q querier, query string, args ...any) ([]s
 		tx := du.Transaction
 		if err != nil {
 			return nil, err
+		}
+		if du.Reassignment != nil {
+			u.Reassignment = du.Reassignment
+			continue
 		}
 		if tx == nil {
 			return nil, fmt.Errorf("scan update at offset %d is not a transaction", su.offset)

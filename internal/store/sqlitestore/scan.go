@@ -137,6 +137,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
 	sqlScanNewTemplate = `INSERT INTO templates (template_key) VALUES (?) RETURNING id`
 	sqlScanArchive     = `UPDATE contracts SET archived_migration = ?, archived_record_time = ?
 WHERE contract_id = ? AND archived_record_time IS NULL`
+	// sqlScanAssign moves an active contract to the synchronizer an
+	// assignment put it on (the body carries synchronizer and counter).
+	sqlScanAssign = `UPDATE contracts SET body = ? WHERE contract_id = ? AND archived_record_time IS NULL`
 
 	// activeAt is the condition of a contract being in the snapshot of
 	// migration ?1 at record time ?2: created at or before it, in this or
@@ -170,7 +173,7 @@ VALUES (?, ?, ?, ?, 0) RETURNING id`
 
 var scanWriteStatements = []string{
 	sqlScanCursor, sqlScanAdvance, sqlScanInsertUpdate, sqlScanUpsertRange, sqlScanUpsertMigration,
-	sqlScanInsertContract, sqlScanImportContract, sqlScanInsertStakeholder, sqlScanArchive,
+	sqlScanInsertContract, sqlScanImportContract, sqlScanInsertStakeholder, sqlScanArchive, sqlScanAssign,
 	sqlScanPartyID, sqlScanNewParty, sqlScanTemplateID, sqlScanNewTemplate,
 	sqlSnapChunk, sqlSnapChunkParties, sqlSnapRowKey, sqlSnapFind, sqlSnapIncomplete, sqlSnapNextRow,
 	sqlSnapInsert, sqlSnapPublish,
@@ -223,6 +226,9 @@ func cursorMoved(prev scan.Cursor) error {
 }
 
 func (s *Scan) ingestOne(ctx context.Context, w runner, u *scan.Update) error {
+	if u.Reassignment != nil {
+		return ingestReassignment(ctx, w, u)
+	}
 	tx := u.Transaction
 	if tx == nil {
 		return fault.New(fault.InvalidArgument, "scan update without a transaction")
@@ -294,6 +300,42 @@ func (s *Scan) ingestOne(ctx context.Context, w runner, u *scan.Update) error {
 	return nil
 }
 
+// ingestReassignment stores an unassignment or an assignment: a history
+// row (its body the reassignment's blob), its synchronizer's record-time
+// range, and, for an assignment, the contract's new synchronizer and
+// counter in the DSO party's active contract set. Sandnet commits both
+// halves of a reassignment together, so an unassigned contract stays
+// active until its assignment moves it.
+func ingestReassignment(ctx context.Context, w runner, u *scan.Update) error {
+	r := u.Reassignment
+	body, err := ledger.EncodeReassignment(r)
+	if err != nil {
+		return err
+	}
+	rt := int64(r.RecordTime)
+	if _, err := w.ExecContext(ctx, sqlScanInsertUpdate, r.UpdateID, r.MigrationID, rt, string(r.Synchronizer()),
+		int64(u.Offset), false, nil, nil, body); err != nil {
+		return interpret(err)
+	}
+	if _, err := w.ExecContext(ctx, sqlScanUpsertRange, r.MigrationID, string(r.Synchronizer()), rt); err != nil {
+		return interpret(err)
+	}
+	if _, err := w.ExecContext(ctx, sqlScanUpsertMigration, r.MigrationID, nil); err != nil {
+		return interpret(err)
+	}
+	if r.Kind == ledger.Assigned {
+		cb, err := ledger.EncodeContract(r.Contract)
+		if err != nil {
+			return err
+		}
+		// A contract created before the Scan's history began is not held.
+		if _, err := w.ExecContext(ctx, sqlScanAssign, cb, string(r.Contract.ID)); err != nil {
+			return interpret(err)
+		}
+	}
+	return nil
+}
+
 // intern returns the id of name, looked up with find or, the first time,
 // made with add.
 func intern(ctx context.Context, w runner, find, add, name string) (int64, error) {
@@ -356,6 +398,10 @@ func scanUpdate(ctx context.Context, q queryer, rows *sql.Rows) (scan.Update, er
 	tx := du.Transaction
 	if err != nil {
 		return u, err
+	}
+	if du.Reassignment != nil {
+		u.Reassignment = du.Reassignment
+		return u, nil
 	}
 	if tx == nil {
 		return u, fmt.Errorf("scan update at offset %d is not a transaction", off)

@@ -36,6 +36,7 @@ func ExerciseScan(t *testing.T, open func(t *testing.T) scan.Store, reopen func(
 		{"UpdatesBefore", testScanUpdatesBefore},
 		{"ImportUpdates", testScanImportUpdates},
 		{"Migrations", testScanMigrations},
+		{"Reassignments", testScanReassignments},
 		{"ActiveContracts", testScanActiveContracts},
 		{"Snapshot", testScanSnapshot},
 		{"SnapshotEmpty", testScanSnapshotEmpty},
@@ -1035,5 +1036,112 @@ func testScanReopen(t *testing.T, s scan.Store, reopen func(t *testing.T, s scan
 	}
 	if err := s.Ingest(ctx, scan.Cursor{}, scan.Cursor{Offset: 1}, nil); !fault.Is(err, fault.Aborted) {
 		t.Errorf("Ingest from offset 0 after reopen = %v; want Aborted", err)
+	}
+}
+
+// testScanReassignments stores an unassignment and an assignment of a DSO
+// contract between two transactions: both are history rows in (migration,
+// record time) order, readable by id and by UpdatesBefore on their own
+// synchronizer, counted in that synchronizer's record-time range, and the
+// assignment moves the contract (synchronizer, counter) in the active
+// contract set without archiving it.
+func testScanReassignments(t *testing.T, s scan.Store) {
+	ctx := t.Context()
+	g := newScanIngester(t, s)
+	created := g.ingest(supd{rt: t0, creates: []create{owned(dso, amulet)}})[0]
+	c := created.Created[0]
+	moved := *c
+	moved.Synchronizer, moved.ReassignmentCounter = sync2.ID, 1
+	r := func(kind ledger.ReassignmentKind, rt daml.Timestamp, k *ledger.Contract) *ledger.Reassignment {
+		return &ledger.Reassignment{
+			Kind: kind, UpdateID: "1220" + hexID(fmt.Sprintf("reassign/%d", kind)),
+			Source: sync1.ID, Target: sync2.ID, RecordTime: rt, UnassignID: "0x" + hexID("unassign"),
+			Counter: 1, Contract: k, Submitter: dso, CommandID: "move",
+		}
+	}
+	un, as := r(ledger.Unassigned, t0+10, c), r(ledger.Assigned, t0+11, &moved)
+	next := g.cur
+	next.Offset += 2
+	next.Watermark = t0 + 11
+	moves := []scan.Update{{Offset: g.cur.Offset + 1, Reassignment: un}, {Offset: g.cur.Offset + 2, Reassignment: as}}
+	if err := s.Ingest(ctx, g.cur, next, moves); err != nil {
+		t.Fatalf("ingest the reassignment: %v", err)
+	}
+	g.cur = next
+	later := g.ingest(supd{rt: t0 + 20})[0]
+
+	hist, err := s.History(ctx, scan.HistoryQuery{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIDs := []string{created.UpdateID(), un.UpdateID, as.UpdateID, later.UpdateID()}
+	if diff := cmp.Diff(wantIDs, updateIDs(hist)); diff != "" {
+		t.Fatalf("History (-want +got):\n%s", diff)
+	}
+	for i, want := range []*ledger.Reassignment{un, as} {
+		got := hist[i+1]
+		if got.Transaction != nil || len(got.Created) > 0 || len(got.Archived) > 0 || got.Offset != moves[i].Offset {
+			t.Errorf("history row %s: %+v", want.UpdateID, got)
+		}
+		if diff := cmp.Diff(want, got.Reassignment, cmpOpts...); diff != "" {
+			t.Errorf("History's %s (-want +got):\n%s", want.UpdateID, diff)
+		}
+		byID, err := s.Update(ctx, want.UpdateID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, byID.Reassignment, cmpOpts...); diff != "" {
+			t.Errorf("Update(%s) (-want +got):\n%s", want.UpdateID, diff)
+		}
+	}
+	after, err := s.History(ctx, scan.HistoryQuery{After: &scan.HistoryPosition{RecordTime: t0 + 10}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantIDs[2:], updateIDs(after)); diff != "" {
+		t.Errorf("History after the unassignment (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		sync ledger.SynchronizerID
+		want []string
+	}{
+		{sync1.ID, []string{later.UpdateID(), un.UpdateID, created.UpdateID()}},
+		{sync2.ID, []string{as.UpdateID}},
+	} {
+		got, err := s.UpdatesBefore(ctx, scan.BeforeQuery{Synchronizer: tc.sync, Before: t0 + 100, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, updateIDs(got)); diff != "" {
+			t.Errorf("UpdatesBefore(%s) (-want +got):\n%s", tc.sync, diff)
+		}
+	}
+	ms, err := s.Migrations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranges := []scan.RecordTimeRange{
+		{Synchronizer: sync1.ID, Min: t0, Max: t0 + 20},
+		{Synchronizer: sync2.ID, Min: t0 + 11, Max: t0 + 11},
+	}
+	slices.SortFunc(ranges, func(a, b scan.RecordTimeRange) int {
+		return strings.Compare(string(a.Synchronizer), string(b.Synchronizer))
+	})
+	if diff := cmp.Diff([]scan.Migration{{ID: 0, Ranges: ranges, HasUpdates: true}}, ms, cmpOpts...); diff != "" {
+		t.Errorf("Migrations (-want +got):\n%s", diff)
+	}
+	got, active, err := s.Contract(ctx, c.ID)
+	if err != nil || !active {
+		t.Fatalf("Contract(%s) = active %v, %v", c.ID, active, err)
+	}
+	if got.Synchronizer != sync2.ID || got.ReassignmentCounter != 1 {
+		t.Errorf("the contract is on %s with counter %d, want %s and 1", got.Synchronizer, got.ReassignmentCounter, sync2.ID)
+	}
+	acs, err := s.ActiveContracts(ctx, scan.ContractQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acs) != 1 || acs[0].ID != c.ID || acs[0].Synchronizer != sync2.ID {
+		t.Errorf("ActiveContracts = %v, want the moved contract", ids(acs))
 	}
 }
