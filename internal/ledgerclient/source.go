@@ -69,10 +69,10 @@ func (c *Client) transactions() *updateFormat {
 	return &updateFormat{IncludeTransactions: &transactionFormat{EventFormat: c.dsoEvents(), TransactionShape: "TRANSACTION_SHAPE_LEDGER_EFFECTS"}}
 }
 
-// checkpointsOnly is a format that selects no update: the DSO party's
-// reassignments, which sandnet never records. An open-ended list of it
-// holds nothing but offset checkpoints, which Canton adds to every
-// open-ended list whatever its format.
+// checkpointsOnly is a format that selects few updates: the DSO party's
+// reassignments, which are rare. An open-ended list of it holds offset
+// checkpoints, which Canton adds to every open-ended list whatever its
+// format, and those reassignments, which the callers skip.
 func (c *Client) checkpointsOnly() *updateFormat {
 	return &updateFormat{IncludeReassignments: c.dsoEvents()}
 }
@@ -174,18 +174,19 @@ func (c *Client) readRange(ctx context.Context, batch *scan.Batch, until ledger.
 // checkpoint returns the offset checkpoint at the participant's ledger
 // end, end or later: that of an open-ended list that begins just before
 // end (a list that begins at the end gets no checkpoint until something
-// is committed) and selects nothing (checkpointsOnly), with an idle
-// timeout of 0 and a limit of 1, so that it answers at once with the
-// checkpoint alone. Its time is the network's watermark there, which
-// every later update's record time is after. This reads at most one
-// update on the server and transfers none; a bounded list never carries
-// a checkpoint. ok is false when there is none to be had: at offset 0,
+// is committed) and selects almost nothing (checkpointsOnly), with an
+// idle timeout of 0 and a limit of 2, so that it answers at once with the
+// checkpoint, after the update at end when that is a reassignment of the
+// DSO party's. Its time is the network's watermark there, which every
+// later update's record time is after. This reads at most one update on
+// the server and transfers at most that one; a bounded list never
+// carries a checkpoint. ok is false when there is none to be had: at offset 0,
 // or when the participant's stream is pruned up to its end.
 func (c *Client) checkpoint(ctx context.Context, end ledger.Offset) (scan.Checkpoint, bool, error) {
 	if end <= 0 {
 		return scan.Checkpoint{}, false, nil
 	}
-	list, err := c.list(ctx, updatesRequest{BeginExclusive: int64(end - 1), UpdateFormat: c.checkpointsOnly()}, 1, 0)
+	list, err := c.list(ctx, updatesRequest{BeginExclusive: int64(end - 1), UpdateFormat: c.checkpointsOnly()}, 2, 0)
 	if isCode(err, "PARTICIPANT_PRUNED_DATA_ACCESSED") {
 		return scan.Checkpoint{}, false, nil
 	}
@@ -216,10 +217,10 @@ func (c *Client) decodeCheckpoint(cp *ledgerapi.OffsetCheckpoint) (scan.Checkpoi
 // once ledger time has reached until (when set), when ctx ends (with
 // ctx's error), or after Config.WaitIdle at most, since ledger time may
 // move without a commit and the ledger API does not report it. It long
-// polls an open-ended list that begins at after and selects nothing
-// (checkpointsOnly), with a limit of 1: the server answers with the
-// checkpoint as soon as its ledger end passes after, or empty at the idle
-// timeout.
+// polls an open-ended list that begins at after and selects almost
+// nothing (checkpointsOnly), with a limit of 1: the server answers with
+// the checkpoint (or a reassignment of the DSO party's) as soon as its
+// ledger end passes after, or empty at the idle timeout.
 func (c *Client) Wait(ctx context.Context, after ledger.Offset, until daml.Timestamp) error {
 	idle := c.cfg.WaitIdle
 	if until != 0 {

@@ -25,8 +25,10 @@ type JsGetActiveContractsResponse struct {
 	ContractEntry ContractEntry `json:"contractEntry"`
 }
 
-// ContractEntry is the JsContractEntry one-of. sandnet's contracts never
-// move between synchronizers, so the only case is an active contract.
+// ContractEntry is the JsContractEntry one-of. sandnet commits a
+// reassignment's unassignment and assignment together, so no ledger end
+// falls between them and the only case is an active contract (a snapshot
+// at the very offset of an unassignment leaves the contract out).
 type ContractEntry struct {
 	JsActiveContract *JsActiveContract `json:"JsActiveContract,omitempty"`
 }
@@ -193,6 +195,39 @@ func (h *Handler) activeContracts(ctx context.Context, q *acsQuery) (*activeSnap
 	index := map[daml.ContractID]int{}
 	l := &lister{h: h, plan: q.plan, replay: true}
 	err := l.pages(ctx, 0, q.at, false, func(u *ledger.ParticipantUpdate) (bool, error) {
+		if r := u.Reassignment; r != nil {
+			// The contract leaves the active contract set with its
+			// unassignment and comes back with its assignment, as it
+			// is on the target: the assignment is its last activation
+			// (its offset, node 0, its workflow id, the new counter).
+			switch r.Kind {
+			case ledger.Unassigned:
+				// Only from where it is: an assignment read before its
+				// unassignment has already moved it.
+				if i, ok := index[r.Contract.ID]; ok && s.entries[i].synchronizer == r.Source {
+					s.entries[i] = nil
+					s.n--
+					delete(index, r.Contract.ID)
+				}
+			case ledger.Assigned:
+				c := r.Contract
+				if !intersects(c.Stakeholders(), pr.hosted) {
+					return true, nil
+				}
+				if i, ok := index[c.ID]; ok { // no unassignment seen
+					s.entries[i] = nil
+					s.n--
+				}
+				if m := pr.stakeholderMatch(c.Template, c.Stakeholders()); m.ok() {
+					index[c.ID] = len(s.entries)
+					s.entries = append(s.entries, &activeEntry{u.Offset, 0, c, m, r.WorkflowID, r.Target})
+					s.n++
+				} else {
+					delete(index, c.ID)
+				}
+			}
+			return true, nil
+		}
 		tx := u.Transaction
 		if tx == nil {
 			return true, nil // a topology transaction
@@ -256,6 +291,7 @@ func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error 
 			WorkflowID: a.workflowID,
 			ContractEntry: ContractEntry{JsActiveContract: &JsActiveContract{
 				CreatedEvent: ev.CreatedEvent, SynchronizerID: string(a.synchronizer),
+				ReassignmentCounter: a.contract.ReassignmentCounter,
 			}},
 		})
 		if err != nil {

@@ -101,8 +101,9 @@ type updatePlan struct {
 	// transactions are asked for.
 	transactions *selector
 	shape        shape
-	// reassignments are validated and resolved, but the engine records no
-	// reassignments, so nothing matches them yet.
+	// reassignments selects the reassignments, by their contract's
+	// stakeholders and template (the ACS_DELTA rule); nil when no
+	// reassignments are asked for.
 	reassignments *selector
 	// topology selects the participant authorization events about the
 	// participant, of these parties (of any party when empty); nil when

@@ -28,6 +28,7 @@ type Update struct {
 	OffsetCheckpoint    *Wrapped[OffsetCheckpoint]      `json:"OffsetCheckpoint,omitempty"`
 	Transaction         *Wrapped[JsTransaction]         `json:"Transaction,omitempty"`
 	TopologyTransaction *Wrapped[JsTopologyTransaction] `json:"TopologyTransaction,omitempty"`
+	Reassignment        *Wrapped[JsReassignment]        `json:"Reassignment,omitempty"`
 }
 
 // Wrapped is the {"value": …} wrapper of the Update cases.
@@ -329,7 +330,12 @@ func (pr *projector) witnessMatch(t ledger.TemplateID, witnesses []daml.Party) m
 // parties. Witnesses shown are those parties narrowed to the listed ones,
 // or all of them when the request reads as any party.
 func (pr *projector) selectFor(t ledger.TemplateID, seenBy []daml.Party, anyPartySees bool) match {
-	sel := pr.plan.transactions
+	return pr.selectWith(pr.plan.transactions, t, seenBy, anyPartySees)
+}
+
+// selectWith is selectFor through the filters of sel: the transactions'
+// or the reassignments' event format.
+func (pr *projector) selectWith(sel *selector, t ledger.TemplateID, seenBy []daml.Party, anyPartySees bool) match {
 	var m match
 	for _, p := range sel.parties {
 		if !slices.Contains(seenBy, p) {

@@ -19,6 +19,8 @@ type JsGetUpdateTreesResponse struct {
 type UpdateTree struct {
 	OffsetCheckpoint *Wrapped[OffsetCheckpoint]  `json:"OffsetCheckpoint,omitempty"`
 	TransactionTree  *Wrapped[JsTransactionTree] `json:"TransactionTree,omitempty"`
+	// Reassignment is rendered as in the updates list.
+	Reassignment *Wrapped[JsReassignment] `json:"Reassignment,omitempty"`
 }
 
 // JsTransactionTree is a transaction as a tree of events.

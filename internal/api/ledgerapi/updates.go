@@ -552,7 +552,18 @@ func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Of
 	return l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
 		l.last = u
 		if u.Reassignment != nil {
-			return true, nil // not rendered yet
+			ra, err := pr.reassignment(u.Offset, u.Reassignment)
+			if err != nil || ra == nil {
+				return true, err
+			}
+			var el any = JsGetUpdatesResponse{Update: Update{Reassignment: &Wrapped[JsReassignment]{Value: *ra}}}
+			if l.plan.trees {
+				el = JsGetUpdateTreesResponse{Update: UpdateTree{Reassignment: &Wrapped[JsReassignment]{Value: *ra}}}
+			}
+			if err := l.add(el); err != nil {
+				return false, err
+			}
+			return !l.full(), nil
 		}
 		if u.Topology != nil {
 			tt := pr.topology(u.Offset, u.Topology)
@@ -588,7 +599,10 @@ func (l *lister) count(ctx context.Context, pr *projector, after, until ledger.O
 	}
 	err := l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
 		if u.Reassignment != nil {
-			return true, nil
+			if pr.reassignmentMatch(u.Reassignment).ok() {
+				n++
+			}
+			return n < max, nil
 		}
 		if u.Topology != nil {
 			if pr.topology(u.Offset, u.Topology) != nil {
