@@ -182,9 +182,35 @@ func ingestReassignment(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
 		if err != nil {
 			return err
 		}
-		// A contract created before the Scan's history began is not held.
-		if _, err := tx.Exec(ctx, sqlScanAssign, cb, string(r.Contract.ID)); err != nil {
+		// A contract the Scan does not hold (created before its history
+		// began) joins the active contract set with the assignment, as a
+		// contract without a creating update in this history; a held one
+		// moves.
+		c := r.Contract
+		tmpl, err := intern(ctx, tx, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
+		if err != nil {
+			return err
+		}
+		var seq int64
+		err = tx.QueryRow(ctx, sqlScanImportContract, string(c.ID), tmpl, int64(c.CreatedAt),
+			r.MigrationID, rt, true, cb).Scan(&seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			if _, err := tx.Exec(ctx, sqlScanAssign, cb, string(c.ID)); err != nil {
+				return interpret(err)
+			}
+			return nil
+		}
+		if err != nil {
 			return interpret(err)
+		}
+		for _, p := range c.Stakeholders() {
+			id, err := intern(ctx, tx, sqlScanPartyID, sqlScanNewParty, string(p))
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO contract_stakeholders (seq, party_id) VALUES ($1, $2)`, seq, id); err != nil {
+				return interpret(err)
+			}
 		}
 	}
 	return nil

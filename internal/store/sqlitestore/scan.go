@@ -328,9 +328,35 @@ func ingestReassignment(ctx context.Context, w runner, u *scan.Update) error {
 		if err != nil {
 			return err
 		}
-		// A contract created before the Scan's history began is not held.
-		if _, err := w.ExecContext(ctx, sqlScanAssign, cb, string(r.Contract.ID)); err != nil {
+		// A contract the Scan does not hold (created before its history
+		// began) joins the active contract set with the assignment, as a
+		// contract without a creating update in this history; a held one
+		// moves.
+		c := r.Contract
+		tmpl, err := intern(ctx, w, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
+		if err != nil {
+			return err
+		}
+		var seq int64
+		err = w.QueryRowContext(ctx, sqlScanImportContract, string(c.ID), tmpl, int64(c.CreatedAt),
+			r.MigrationID, rt, true, cb).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			if _, err := w.ExecContext(ctx, sqlScanAssign, cb, string(c.ID)); err != nil {
+				return interpret(err)
+			}
+			return nil
+		}
+		if err != nil {
 			return interpret(err)
+		}
+		for _, p := range c.Stakeholders() {
+			id, err := intern(ctx, w, sqlScanPartyID, sqlScanNewParty, string(p))
+			if err != nil {
+				return err
+			}
+			if _, err := w.ExecContext(ctx, sqlScanInsertStakeholder, seq, id); err != nil {
+				return interpret(err)
+			}
 		}
 	}
 	return nil

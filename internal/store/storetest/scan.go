@@ -1144,4 +1144,40 @@ func testScanReassignments(t *testing.T, s scan.Store) {
 	if len(acs) != 1 || acs[0].ID != c.ID || acs[0].Synchronizer != sync2.ID {
 		t.Errorf("ActiveContracts = %v, want the moved contract", ids(acs))
 	}
+
+	// The assignment of a contract created before the history began: it
+	// joins the active contract set, with no creating update here.
+	early := &ledger.Contract{
+		ID: daml.ContractID("00" + hexID("early")), Template: amulet, Argument: argument(owned(dso, amulet)),
+		Signatories: []daml.Party{dso}, CreatedAt: t0 - 1000, CreatedBy: "1220" + hexID("before the history"),
+		Synchronizer: sync2.ID, ReassignmentCounter: 3,
+	}
+	arrive := r(ledger.Assigned, t0+30, early)
+	arrive.UpdateID, arrive.Counter = "1220"+hexID("early arrives"), 3
+	next = g.cur
+	next.Offset++
+	next.Watermark = t0 + 30
+	if err := s.Ingest(ctx, g.cur, next, []scan.Update{{Offset: next.Offset, Reassignment: arrive}}); err != nil {
+		t.Fatalf("ingest the assignment: %v", err)
+	}
+	g.cur = next
+	got, active, err = s.Contract(ctx, early.ID)
+	if err != nil || !active || got.Synchronizer != sync2.ID || got.ReassignmentCounter != 3 {
+		t.Fatalf("Contract(%s) = %+v active %v, %v: want it active on %s", early.ID, got, active, err, sync2.ID)
+	}
+	snap, err := s.BuildSnapshot(ctx, 0, t0+30, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := snapshotRows(t, s, scan.SnapshotQuery{Snapshot: snap, Limit: 10})
+	var inSnap []daml.ContractID
+	for _, row := range rows {
+		inSnap = append(inSnap, row.Contract.ID)
+		if row.Contract.ID == early.ID && !row.Imported {
+			t.Errorf("the assigned contract %s has a creating update in the snapshot", early.ID)
+		}
+	}
+	if diff := cmp.Diff([]daml.ContractID{early.ID, c.ID}, inSnap); diff != "" {
+		t.Errorf("snapshot after the assignment (-want +got):\n%s", diff)
+	}
 }
