@@ -534,3 +534,40 @@ func closedURL(t *testing.T) string {
 	srv.Close()
 	return u
 }
+
+// A reassignment of a DSO contract at the ledger end is an element of the
+// checkpoint read (its format selects the DSO party's reassignments): Now
+// still finds the checkpoint after it, and Read, which lists
+// transactions only, reaches the end with its checkpoint.
+func TestCheckpointAfterAReassignment(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	alice, _ := e.seeded.User("alice")
+	cid, err := splice.TapFor(ctx, e.net, e.seeded, "alice", alice.Party, daml.MustNumeric("5.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := e.net.AddSynchronizer(ctx, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.net.Reassign(ctx, ledger.ReassignSpec{Contract: cid, Target: other.ID}); err != nil {
+		t.Fatal(err)
+	}
+	end, _, err := e.net.Watermark(ctx, e.sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.client(nil)
+	if _, err := c.Now(ctx); err != nil {
+		t.Fatalf("Now: %v", err)
+	}
+	b, err := c.Read(ctx, end-2, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.End != end || b.Checkpoint.Offset < end || len(b.Updates) != 0 {
+		t.Errorf("Read after the tap: end %d, checkpoint at %d, %d updates; want end %d with its checkpoint and no transaction", b.End, b.Checkpoint.Offset, len(b.Updates), end)
+	}
+}

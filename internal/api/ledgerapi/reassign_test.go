@@ -149,6 +149,27 @@ func TestReassignments(t *testing.T) {
 		t.Errorf("flats differs from /v2/updates")
 	}
 
+	// An open-ended list follows the reassignments to the ledger end and
+	// adds the checkpoint there, at the assignment's synchronizer.
+	{
+		body := e.expand(`{"beginExclusive":` + strconv.FormatInt(begin+2, 10) + `,"updateFormat":{"includeReassignments":` + byParty("{alice}", "{}") + `}}`)
+		authz := bearer(t, "alice")
+		target := "/v2/updates?stream_idle_timeout_ms=10"
+		rec := httptest.NewRecorder()
+		e.handler(options{}).ServeHTTP(rec, newRequest(http.MethodPost, target, authz, body))
+		if err := s.Validate(t, newRequest(http.MethodPost, target, authz, body), rec); err != nil {
+			t.Errorf("open-ended: the exchange does not conform to the document: %v", err)
+		}
+		list := decodeList(t, rec)
+		if len(list) != 4 || list[0].Update.Reassignment == nil || list[2].Update.Reassignment == nil || list[3].Update.OffsetCheckpoint == nil {
+			t.Fatalf("open-ended: %.3000s", rec.Body)
+		}
+		cp := list[3].Update.OffsetCheckpoint.Value
+		if cp.Offset != last || cp.SynchronizerTimes[0].SynchronizerID != string(out.Source) {
+			t.Errorf("open-ended: checkpoint %+v, want at %d on %s", cp, last, out.Source)
+		}
+	}
+
 	// What alice sees of the first move: the same counter and id on both
 	// halves, the command id of her own move only, the record time and
 	// synchronizer of the source for the unassignment and of the target
