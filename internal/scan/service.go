@@ -242,6 +242,14 @@ func (s *Service) Acs(ctx context.Context, r AcsRequest) (AcsPage, error) {
 	if err != nil {
 		return AcsPage{}, err
 	}
+	// A contract created in an earlier migration came into this one by an
+	// import: it has no creating update in this migration's history, so
+	// created_in_update_id is left out, as the interface says.
+	for i := range rows {
+		if rows[i].Contract.MigrationID < snap.Migration {
+			rows[i].Imported = true
+		}
+	}
 	page := AcsPage{Snapshot: snap, Rows: rows}
 	if int64(len(rows)) == r.PageSize {
 		page.Next = rows[len(rows)-1].Row
