@@ -53,7 +53,7 @@ func TestPostgresReplicas(t *testing.T) {
 			return
 		}
 		defer conn.Close(context.Background())
-		for _, component := range []string{"ledger", "scan", "validator"} {
+		for _, component := range []string{"ledger", "scan", "scan_sv2", "scan_sv3", "scan_sv4", "validator"} {
 			_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+prefix+"_"+component+" CASCADE")
 		}
 	})

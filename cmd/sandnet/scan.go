@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,7 +19,7 @@ import (
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
 )
 
-// scanNode is SV 1's Scan: its own store, the reads it serves, and the
+// scanNode is an SV's Scan: its own store, the reads it serves, and the
 // background work that fills it (ingestion and ACS snapshots).
 type scanNode struct {
 	store     scan.Store
@@ -26,40 +28,53 @@ type scanNode struct {
 	snapshots *scan.Snapshotter
 }
 
-// openScanStore opens a Scan's database: <dataDir>/scan.db, or the schema
-// <prefix>_scan on PostgreSQL when databaseURL is set.
-func openScanStore(ctx context.Context, dataDir, databaseURL, prefix string) (scan.Store, error) {
+// scanStoreName is the name of SV k's Scan database: scan for SV 1 (as
+// before there was a Scan per SV), scan_sv<k> for the others.
+func scanStoreName(k int) string {
+	if k == 1 {
+		return "scan"
+	}
+	return fmt.Sprintf("scan_sv%d", k)
+}
+
+// openScanStore opens a Scan's database called name: <dataDir>/<name>.db
+// (with - for _: scan-sv2.db), or the schema <prefix>_<name> on PostgreSQL
+// when databaseURL is set.
+func openScanStore(ctx context.Context, dataDir, databaseURL, prefix, name string) (scan.Store, error) {
 	if databaseURL != "" {
-		s, err := pgstore.OpenScan(ctx, databaseURL, prefix+"_scan")
+		s, err := pgstore.OpenScan(ctx, databaseURL, prefix+"_"+name)
 		if err != nil {
 			return nil, fmt.Errorf("open the scan's PostgreSQL schema: %w", err)
 		}
 		return s, nil
 	}
-	s, err := sqlitestore.OpenScan(ctx, filepath.Join(dataDir, "scan.db"))
+	s, err := sqlitestore.OpenScan(ctx, filepath.Join(dataDir, strings.ReplaceAll(name, "_", "-")+".db"))
 	if err != nil {
 		return nil, fmt.Errorf("open the scan's SQLite database: %w", err)
 	}
 	return s, nil
 }
 
-// networkScanConfig is SV 1's Scan of a network in this process: it reads
-// SV 1's participant through the engine.
-func networkScanConfig(net *ledger.Network, seeded *splice.Seeded) (scan.Source, scan.Config) {
-	sv := seeded.SVs[0]
+// networkScanConfig is SV k's Scan of a network in this process: it reads
+// SV k's participant through the engine.
+func networkScanConfig(net *ledger.Network, seeded *splice.Seeded, k int) (scan.Source, scan.Config) {
+	sv := seeded.SVs[k-1]
 	src := &scan.NetworkSource{Network: net, Participant: sv.Participant, DSO: seeded.DSOParty}
 	return src, scan.Config{DSO: seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: seeded.AnsAcronym}
 }
 
-// newScanNode builds a Scan over a source.
-func newScanNode(st scan.Store, src scan.Source, cfg scan.Config, period time.Duration, reg prometheus.Registerer, log *slog.Logger) *scanNode {
+// newScanNode builds SV k's Scan over a source. Its metrics carry the
+// label sv="<k>", so that the Scans of several SVs share a registry.
+func newScanNode(st scan.Store, src scan.Source, cfg scan.Config, k int, period time.Duration, reg prometheus.Registerer, log *slog.Logger) *scanNode {
 	ingested := ledger.NewSignal()
+	log = log.With("scan_sv", k)
+	labels := prometheus.Labels{"sv": strconv.Itoa(k)}
 	snapshotSeconds := prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "sandnet_scan_snapshot_seconds", Help: "Time to build an ACS snapshot.",
-		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10), ConstLabels: labels,
 	})
 	snapshotContracts := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "sandnet_scan_snapshot_contracts", Help: "Contracts in the latest ACS snapshot.",
+		Name: "sandnet_scan_snapshot_contracts", Help: "Contracts in the latest ACS snapshot.", ConstLabels: labels,
 	})
 	reg.MustRegister(snapshotSeconds, snapshotContracts)
 	return &scanNode{

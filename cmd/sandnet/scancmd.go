@@ -76,7 +76,7 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
 	defer ln.Close()
-	st, err := openScanStore(ctx, c.DataDir, c.DatabaseURL, c.DBSchema)
+	st, err := openScanStore(ctx, c.DataDir, c.DatabaseURL, c.DBSchema, "scan")
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	node := newScanNode(st, src, scan.Config{
 		DSO: daml.Party(info.DSO), SV: daml.Party(sv.Party), SVName: sv.Name, AnsAcronym: c.AnsAcronym,
-	}, c.Period, reg, log)
+	}, c.SV, c.Period, reg, log)
 
 	var ready atomic.Bool
 	mux := http.NewServeMux()

@@ -115,11 +115,14 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
-	scanStore, err := openScanStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema)
-	if err != nil {
-		return err
-	}
-	defer scanStore.Close()
+	// The SVs' Scan stores, opened once the network is seeded; closed
+	// after the server has shut down.
+	var scanStores []scan.Store
+	defer func() {
+		for _, st := range scanStores {
+			st.Close()
+		}
+	}()
 	validatorStore, err := openValidatorStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema)
 	if err != nil {
 		return err
@@ -174,13 +177,27 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}
-	scanSource, scanConfig := networkScanConfig(network, seeded)
-	scanNode := newScanNode(scanStore, scanSource, scanConfig, cfg.SnapshotPeriod, reg, log)
+	// Every SV has its own Scan, with its own store, reading its own
+	// participant: SV 1's in <data-dir>/scan.db (or <prefix>_scan), SV k's
+	// in scan-sv<k>.db (or <prefix>_scan_sv<k>).
+	scanNodes := make([]*scanNode, len(seeded.SVs))
+	for i := range seeded.SVs {
+		k := i + 1
+		st, err := openScanStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema, scanStoreName(k))
+		if err != nil {
+			return err
+		}
+		scanStores = append(scanStores, st)
+		src, sc := networkScanConfig(network, seeded, k)
+		scanNodes[i] = newScanNode(st, src, sc, k, cfg.SnapshotPeriod, reg, log)
+	}
+	scanNode := scanNodes[0]
 	if !wasSeeded {
-		// A new network is ready once its Scan has its history and first
-		// snapshot, so a new user can page the ACS at once. A restart does
-		// not wait: what the Scan has to catch up on (a snapshot of a large
-		// ACS, say) happens in the background.
+		// A new network is ready once SV 1's Scan has its history and
+		// first snapshot, so a new user can page the ACS at once. A
+		// restart does not wait, nor do the other SVs' Scans: what they
+		// have to catch up on (a snapshot of a large ACS, say) happens in
+		// the background.
 		if err := scanNode.catchUp(ctx); err != nil {
 			return err
 		}
@@ -190,6 +207,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	op := operator.New(network, seeded)
+	// The on-demand snapshot is SV 1's Scan's.
 	admin.New(op, authn, scanNode.snapshots).Register(mux)
 	// The validator's ledger API at the root, SV k's under /sv/k.
 	ledgerAPI := func(p ledger.ParticipantID, name, prefix string) {
@@ -198,9 +216,16 @@ func (m *Main) Run(ctx context.Context) error {
 			Registry: registry, Auth: authn, MaxListElements: cfg.ListLimit, Logger: log,
 		}).Register(mux, prefix)
 	}
-	scanapi.New(scanapi.Config{
-		Service: scanNode.service, Registry: registry, Logger: log, SVUser: seeded.SVs[0].OperatorUser,
-	}).Register(mux, scanapi.Prefix)
+	// SV 1's Scan at /api/scan, and SV k's at /sv/k/api/scan.
+	for i, sn := range scanNodes {
+		api := scanapi.New(scanapi.Config{
+			Service: sn.service, Registry: registry, Logger: log, SVUser: seeded.SVs[i].OperatorUser,
+		})
+		if i == 0 {
+			api.Register(mux, scanapi.Prefix)
+		}
+		api.Register(mux, fmt.Sprintf("/sv/%d%s", i+1, scanapi.Prefix))
+	}
 	validatorapi.New(validatorapi.Config{
 		Validator: validatorNode.validator, Auth: authn, ScanProxy: validatorNode.scan, Logger: log,
 	}).Register(mux, validatorapi.Prefix)
@@ -223,7 +248,9 @@ func (m *Main) Run(ctx context.Context) error {
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			var wg sync.WaitGroup
-			wg.Go(func() { _ = scanNode.run(ctx) })
+			for _, sn := range scanNodes {
+				wg.Go(func() { _ = sn.run(ctx) })
+			}
 			wg.Go(func() { _ = validatorNode.run(ctx) })
 			err := automation.Run(ctx)
 			cancel() // automation ended: the scan's loops end with it

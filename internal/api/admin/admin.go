@@ -78,7 +78,8 @@ type Handler struct {
 }
 
 // New returns the admin API handler. snapshots, when not nil, is the Scan
-// whose snapshots POST /scan/snapshots takes.
+// whose snapshots POST /scan/snapshots takes: in sandnet start, SV 1's
+// (the one at /api/scan).
 func New(op Operator, a *web.Authenticator, snapshots Snapshotter) *Handler {
 	return &Handler{op: op, auth: a, snapshots: snapshots}
 }
