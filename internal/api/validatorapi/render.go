@@ -3,7 +3,10 @@ package validatorapi
 import (
 	"regexp"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
 
 // decimalPattern is the form Splice's decoders accept for a Decimal.
@@ -21,4 +24,14 @@ func parseDecimal(s string) (daml.Numeric, error) {
 		return daml.Numeric{}, badRequest("Failed to decode: %v", err)
 	}
 	return n, nil
+}
+
+// contractsOf renders contracts decoded by the domain (splice.Contract[T])
+// as Splice's HTTP Contracts, never as null.
+func contractsOf[T ledger.Template](cs []splice.Contract[T]) ([]*splicewire.Contract, error) {
+	plain := make([]*ledger.Contract, len(cs))
+	for i, c := range cs {
+		plain[i] = c.Contract
+	}
+	return splicewire.ContractsOf(plain)
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/validator"
 )
 
@@ -81,11 +80,7 @@ func (h *Handler) listOffers(w http.ResponseWriter, r *http.Request, wallet vali
 	if err != nil {
 		return err
 	}
-	cs := make([]*ledger.Contract, len(offers))
-	for i, o := range offers {
-		cs[i] = o.Contract
-	}
-	out, err := splicewire.ContractsOf(cs)
+	out, err := contractsOf(offers)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/validator"
 )
 
@@ -146,11 +145,7 @@ func (h *Handler) acceptedOffers(w http.ResponseWriter, r *http.Request, wallet 
 	if err != nil {
 		return err
 	}
-	cs := make([]*ledger.Contract, len(offers))
-	for i, o := range offers {
-		cs[i] = o.Contract
-	}
-	out, err := splicewire.ContractsOf(cs)
+	out, err := contractsOf(offers)
 	if err != nil {
 		return err
 	}
@@ -168,11 +163,7 @@ func (h *Handler) subscriptionRequests(w http.ResponseWriter, r *http.Request, w
 	if err != nil {
 		return err
 	}
-	cs := make([]*ledger.Contract, len(rs))
-	for i, o := range rs {
-		cs[i] = o.Contract
-	}
-	out, err := splicewire.ContractsOf(cs)
+	out, err := contractsOf(rs)
 	if err != nil {
 		return err
 	}
