@@ -156,8 +156,7 @@ func (g *Ingester) migration(ctx context.Context, cur Cursor, b *Batch) ([]Updat
 // more (a commit, a clock advance, or the wake-up time that wake returns
 // for the cursor, which the snapshotter uses to be woken at its next
 // boundary on an idle network). Failures are logged and retried after a
-// pause; fault.Aborted (another ingester moved the cursor) just restarts
-// from the stored cursor.
+// pause (Step itself carries on past another ingester's batches).
 func (g *Ingester) Run(ctx context.Context, wake func(Cursor) daml.Timestamp) error {
 	log := g.Logger
 	if log == nil {
@@ -166,15 +165,9 @@ func (g *Ingester) Run(ctx context.Context, wake func(Cursor) daml.Timestamp) er
 	for ctx.Err() == nil {
 		cur, err := g.Step(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			if !fault.Is(err, fault.Aborted) {
+			if ctx.Err() == nil {
 				log.Warn("scan ingestion failed; retrying", "err", err)
-				select {
-				case <-ctx.Done():
-				case <-time.After(time.Second):
-				}
+				pause(ctx, time.Second)
 			}
 			continue
 		}
@@ -184,11 +177,19 @@ func (g *Ingester) Run(ctx context.Context, wake func(Cursor) daml.Timestamp) er
 		}
 		if err := g.Source.Wait(ctx, cur.Offset, until); err != nil && ctx.Err() == nil {
 			log.Warn("scan source wait failed", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
+			pause(ctx, time.Second)
 		}
 	}
 	return nil
+}
+
+// pause waits d or until ctx ends, whichever comes first: the back-off of
+// the Scan's loops after a failure.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

@@ -164,10 +164,7 @@ func (s *Snapshotter) Run(ctx context.Context) error {
 		ingested := s.Ingested.C()
 		if _, err := s.Step(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("ACS snapshot failed; retrying", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
+			pause(ctx, time.Second)
 			continue
 		}
 		select {
