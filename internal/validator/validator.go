@@ -2,8 +2,6 @@ package validator
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"slices"
 	"sync"
@@ -146,15 +144,8 @@ func (v *Validator) submit(ctx context.Context, prefix string, actAs []daml.Part
 	return v.net.Submit(ctx, ledger.Command{
 		Participant: v.cfg.Participant, UserID: v.cfg.OperatorUser,
 		ActAs:     slices.Compact(append([]daml.Party{v.cfg.Party}, actAs...)),
-		CommandID: commandID(prefix), Disclosed: disclosed, Run: run,
+		CommandID: splice.CommandID(prefix), Disclosed: disclosed, Run: run,
 	})
-}
-
-// commandID makes a unique command id with a readable prefix.
-func commandID(prefix string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return prefix + "-" + hex.EncodeToString(b[:])
 }
 
 // inFlight remembers the commands being submitted, keyed by what makes

@@ -18,7 +18,7 @@ func OnboardWallet(ctx context.Context, net *ledger.Network, s *Seeded, user str
 	_, err := net.Submit(ctx, ledger.Command{
 		Participant: v.Participant, UserID: v.OperatorUser,
 		ActAs:     slices.Compact([]daml.Party{v.Party, party}),
-		CommandID: commandID("onboard-" + user),
+		CommandID: CommandID("onboard-" + user),
 		Run: func(tx *ledger.Tx) error {
 			return InstallWallet(tx, s.DSOParty, v.Party, user, party)
 		},
@@ -46,7 +46,7 @@ func TapFor(ctx context.Context, net *ledger.Network, s *Seeded, user string, pa
 	}
 	t, err := net.Submit(ctx, ledger.Command{
 		Participant: s.Validator.Participant, UserID: user, ActAs: []daml.Party{party},
-		CommandID: commandID("tap-" + user), Disclosed: ac.Disclosed(),
+		CommandID: CommandID("tap-" + user), Disclosed: ac.Disclosed(),
 		Run: func(tx *ledger.Tx) error {
 			_, err := Tap(tx, ac, party, amount)
 			return err
@@ -58,8 +58,8 @@ func TapFor(ctx context.Context, net *ledger.Network, s *Seeded, user string, pa
 	return CreatedIn(t, Amulet{}.TemplateID())[0], nil
 }
 
-// commandID makes a unique command id with a readable prefix.
-func commandID(prefix string) string {
+// CommandID makes a unique command id with a readable prefix.
+func CommandID(prefix string) string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return prefix + "-" + hex.EncodeToString(b[:])
