@@ -236,8 +236,28 @@ type Store interface {
 	// it starts later.
 	Ingest(ctx context.Context, prev, next Cursor, updates []Update) error
 	// Backfilling returns the backfilling state (the zero value before the
-	// first Ingest).
+	// first Ingest or BeginHistory).
 	Backfilling(ctx context.Context) (Backfilling, error)
+	// BeginHistory fixes the backfilling state before the first Ingest:
+	// complete (both flags true) when the history starts with the
+	// network's founding transaction, incomplete (both false) when it
+	// starts with this SV's joining transaction and what came before is
+	// to be backfilled from peers. Once the first Ingest has stored
+	// something it changes nothing. A store never begun is marked
+	// complete by its first Ingest.
+	BeginHistory(ctx context.Context, complete bool) error
+	// Backfill stores updates that a backfilling Scan got from its peers,
+	// in one transaction: updates of the past (older than anything the
+	// store holds of their migration and synchronizer, or import updates),
+	// in any order (peers send them newest first). Updates already stored
+	// (by update id) are skipped. The contracts they create, archive and
+	// reassign join the DSO party's contract set as if they had been
+	// ingested in history order: a contract whose archive or assignment
+	// was stored before its creation is stored archived or moved.
+	Backfill(ctx context.Context, updates []Update) error
+	// SetBackfilling raises the backfilling flags: a flag true in b
+	// becomes true; flags are never lowered.
+	SetBackfilling(ctx context.Context, b Backfilling) error
 
 	// History lists updates in (migration, record time, synchronizer)
 	// order.
@@ -253,7 +273,9 @@ type Store interface {
 	Migrations(ctx context.Context) ([]Migration, error)
 
 	// ActiveContracts lists the DSO party's active contracts now, in
-	// creation order.
+	// (created_at, contract_id) order: the same order on every SV's Scan,
+	// whichever order the store learnt of them in (backfilling stores the
+	// oldest last).
 	ActiveContracts(ctx context.Context, q ContractQuery) ([]*ledger.Contract, error)
 	// Contract returns a contract the Scan has seen created, and whether
 	// it is active; an unknown contract is a fault.NotFound.
