@@ -30,6 +30,7 @@ type AdminCmd struct {
 	Prune        AdminPruneCmd        `cmd:"" help:"Prune a participant's update stream up to and including an offset."`
 	Snapshot     AdminSnapshotCmd     `cmd:"" help:"Take an ACS snapshot of the Scan now, outside its schedule."`
 	Migrate      AdminMigrateCmd      `cmd:"" help:"Run a hard synchronizer migration: end migration N and start N+1."`
+	AddSV        AdminAddSVCmd        `cmd:"" name:"add-sv" help:"Add a super validator: its participant, its Scan (which backfills from the others) and its DSO membership."`
 	Host         AdminHostCmd         `cmd:"" help:"Host an existing party on a participant, or change its permission there."`
 	Unhost       AdminUnhostCmd       `cmd:"" help:"Revoke a party's hosting on a participant (not its last one)."`
 
@@ -147,6 +148,14 @@ type AdminMigrateCmd struct{}
 // Run calls POST /migrations.
 func (c *AdminMigrateCmd) Run(ctx context.Context, a *AdminCmd) error {
 	return a.call(ctx, http.MethodPost, "/migrations", nil, nil)
+}
+
+// AdminAddSVCmd adds a super validator to the running network.
+type AdminAddSVCmd struct{}
+
+// Run calls POST /svs.
+func (c *AdminAddSVCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodPost, "/svs", nil, nil)
 }
 
 // AdminSnapshotCmd takes an ACS snapshot of the Scan on demand.

@@ -26,6 +26,9 @@ type scanNode struct {
 	service   *scan.Service
 	ingester  *scan.Ingester
 	snapshots *scan.Snapshotter
+	// backfiller fills a late-joining SV's history from its peers (its
+	// Peers are set by the caller); for the others it has nothing to do.
+	backfiller *scan.Backfiller
 }
 
 // scanStoreName is the name of SV k's Scan database: scan for SV 1 (as
@@ -55,14 +58,6 @@ func openScanStore(ctx context.Context, dataDir, databaseURL, prefix, name strin
 	return s, nil
 }
 
-// networkScanConfig is SV k's Scan of a network in this process: it reads
-// SV k's participant through the engine.
-func networkScanConfig(net *ledger.Network, seeded *splice.Seeded, k int) (scan.Source, scan.Config) {
-	sv := seeded.SVs[k-1]
-	src := &scan.NetworkSource{Network: net, Participant: sv.Participant, DSO: seeded.DSOParty}
-	return src, scan.Config{DSO: seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: seeded.AnsAcronym}
-}
-
 // newScanNode builds SV k's Scan over a source. Its metrics carry the
 // label sv="<k>", so that the Scans of several SVs share a registry.
 func newScanNode(st scan.Store, src scan.Source, cfg scan.Config, k int, period time.Duration, reg prometheus.Registerer, log *slog.Logger) *scanNode {
@@ -76,11 +71,33 @@ func newScanNode(st scan.Store, src scan.Source, cfg scan.Config, k int, period 
 	snapshotContracts := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "sandnet_scan_snapshot_contracts", Help: "Contracts in the latest ACS snapshot.", ConstLabels: labels,
 	})
-	reg.MustRegister(snapshotSeconds, snapshotContracts)
+	backfilled := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sandnet_scan_backfilled_updates_total", Help: "Updates a late-joining Scan has backfilled from its peers, by kind (update, import).",
+		ConstLabels: labels,
+	}, []string{"kind"})
+	complete := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "sandnet_scan_backfilling_complete", Help: "1 once the Scan's history is complete (GET /v0/backfilling/status), 0 while it backfills.",
+		ConstLabels: labels,
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if b, err := st.Backfilling(ctx); err == nil && b.Complete && b.ImportUpdatesComplete {
+			return 1
+		}
+		return 0
+	})
+	reg.MustRegister(snapshotSeconds, snapshotContracts, backfilled, complete)
 	return &scanNode{
 		store:    st,
 		service:  &scan.Service{Config: cfg, Store: st, Source: src},
-		ingester: &scan.Ingester{Source: src, Store: st, Logger: log, Ingested: ingested, DSO: cfg.DSO},
+		ingester: &scan.Ingester{Source: src, Store: st, Logger: log, Ingested: ingested, DSO: cfg.DSO, SV: cfg.SV},
+		backfiller: &scan.Backfiller{
+			Store: st, DSO: cfg.DSO, Logger: log, Ingested: ingested,
+			Stored: func(_ int64, updates, imports int) {
+				backfilled.WithLabelValues("update").Add(float64(updates))
+				backfilled.WithLabelValues("import").Add(float64(imports))
+			},
+		},
 		snapshots: &scan.Snapshotter{
 			Store: st, Period: period, Ingested: ingested, Logger: log,
 			Taken: func(s scan.Snapshot, d time.Duration) {
@@ -112,6 +129,15 @@ func (s *scanNode) run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s.ingester.Run(ctx, s.snapshots.Wake) })
 	wg.Go(func() { _ = s.snapshots.Run(ctx) })
+	if s.backfiller.Peers != nil {
+		wg.Go(func() {
+			// Once the history is complete, the snapshots due meanwhile
+			// are taken at once rather than at the next ingested batch.
+			if s.backfiller.Run(ctx) == nil {
+				s.ingester.Ingested.Notify()
+			}
+		})
+	}
 	wg.Wait()
 	return nil
 }

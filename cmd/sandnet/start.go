@@ -42,6 +42,7 @@ type StartCmd struct {
 	DBSchema       string        `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
 	NetworkSeed    string        `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
 	SVs            int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
+	SVListen       string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (they are always under /sv/k on --listen)."`
 	Auth           string        `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
 	AuthSecret     string        `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
 	AuthAud        string        `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
@@ -115,14 +116,6 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
-	// The SVs' Scan stores, opened once the network is seeded; closed
-	// after the server has shut down.
-	var scanStores []scan.Store
-	defer func() {
-		for _, st := range scanStores {
-			st.Close()
-		}
-	}()
 	validatorStore, err := openValidatorStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema)
 	if err != nil {
 		return err
@@ -179,19 +172,19 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	// Every SV has its own Scan, with its own store, reading its own
 	// participant: SV 1's in <data-dir>/scan.db (or <prefix>_scan), SV k's
-	// in scan-sv<k>.db (or <prefix>_scan_sv<k>).
-	scanNodes := make([]*scanNode, len(seeded.SVs))
-	for i := range seeded.SVs {
-		k := i + 1
-		st, err := openScanStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema, scanStoreName(k))
-		if err != nil {
+	// in scan-sv<k>.db (or <prefix>_scan_sv<k>). The stores close after
+	// the servers have shut down.
+	svs := &svNodes{
+		cfg: cfg, network: network, seeded: seeded, registry: registry, authn: authn, reg: reg, log: log, mux: mux,
+		base: "http://" + ln.Addr().String(),
+	}
+	defer svs.close()
+	for i, sv := range seeded.SVs {
+		if _, err := svs.add(ctx, i+1, sv); err != nil {
 			return err
 		}
-		scanStores = append(scanStores, st)
-		src, sc := networkScanConfig(network, seeded, k)
-		scanNodes[i] = newScanNode(st, src, sc, k, cfg.SnapshotPeriod, reg, log)
 	}
-	scanNode := scanNodes[0]
+	scanNode := svs.first()
 	if !wasSeeded {
 		// A new network is ready once SV 1's Scan has its history and
 		// first snapshot, so a new user can page the ACS at once. A
@@ -207,32 +200,20 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	op := operator.New(network, seeded)
+	op.OnSVAdded(func(ctx context.Context, k int, sv splice.SeededSV) error {
+		_, err := svs.add(ctx, k, sv)
+		return err
+	})
 	// The on-demand snapshot is SV 1's Scan's.
 	admin.New(op, authn, scanNode.snapshots).Register(mux)
-	// The validator's ledger API at the root, SV k's under /sv/k.
-	ledgerAPI := func(p ledger.ParticipantID, name, prefix string) {
-		ledgerapi.New(ledgerapi.Config{
-			Participant: p, ParticipantName: name, Ledger: ledgerapi.NetworkLedger(network),
-			Registry: registry, Auth: authn, MaxListElements: cfg.ListLimit, Logger: log,
-		}).Register(mux, prefix)
-	}
-	// SV 1's Scan at /api/scan, and SV k's at /sv/k/api/scan.
-	for i, sn := range scanNodes {
-		api := scanapi.New(scanapi.Config{
-			Service: sn.service, Registry: registry, Logger: log, SVUser: seeded.SVs[i].OperatorUser,
-		})
-		if i == 0 {
-			api.Register(mux, scanapi.Prefix)
-		}
-		api.Register(mux, fmt.Sprintf("/sv/%d%s", i+1, scanapi.Prefix))
-	}
 	validatorapi.New(validatorapi.Config{
 		Validator: validatorNode.validator, Auth: authn, ScanProxy: validatorNode.scan, Logger: log,
 	}).Register(mux, validatorapi.Prefix)
-	ledgerAPI(seeded.Validator.Participant, seeded.Validator.ParticipantName, "")
-	for k, sv := range seeded.SVs {
-		ledgerAPI(sv.Participant, sv.ParticipantName, fmt.Sprintf("/sv/%d", k+1))
-	}
+	// The validator's ledger API at the root (the SVs' are under /sv/k).
+	ledgerapi.New(ledgerapi.Config{
+		Participant: seeded.Validator.Participant, ParticipantName: seeded.Validator.ParticipantName,
+		Ledger: ledgerapi.NetworkLedger(network), Registry: registry, Auth: authn, MaxListElements: cfg.ListLimit, Logger: log,
+	}).Register(mux, "")
 
 	// One lease covers all automation: with several processes on one
 	// PostgreSQL database, exactly one of them runs it.
@@ -248,9 +229,7 @@ func (m *Main) Run(ctx context.Context) error {
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			var wg sync.WaitGroup
-			for _, sn := range scanNodes {
-				wg.Go(func() { _ = sn.run(ctx) })
-			}
+			wg.Go(func() { svs.run(ctx) })
 			wg.Go(func() { _ = validatorNode.run(ctx) })
 			err := automation.Run(ctx)
 			cancel() // automation ended: the scan's loops end with it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -16,11 +17,55 @@ import (
 type Operator struct {
 	net    *ledger.Network
 	seeded *splice.Seeded
+
+	// addingSV serialises AddSV; svs is the SVs as they are now, which
+	// AddSV extends (seeded.SVs are those at start).
+	addingSV sync.Mutex
+	svsMu    sync.Mutex
+	svs      []splice.SeededSV
+	// svAdded, when set, serves a new SV (its Scan, its ledger API).
+	svAdded func(ctx context.Context, k int, sv splice.SeededSV) error
 }
 
 // New returns an operator for a seeded network.
 func New(net *ledger.Network, seeded *splice.Seeded) *Operator {
-	return &Operator{net: net, seeded: seeded}
+	return &Operator{net: net, seeded: seeded, svs: seeded.SVs}
+}
+
+// OnSVAdded sets what AddSV does once the ledger has a new SV: the wiring
+// starts the SV's Scan and serves its APIs. k is the SV's number, from 1.
+func (o *Operator) OnSVAdded(fn func(ctx context.Context, k int, sv splice.SeededSV) error) {
+	o.svAdded = fn
+}
+
+// AddSV adds a super validator to the running network as a joining SV
+// does (see splice.AddSV), then has it served. It returns the new SV and
+// its number.
+func (o *Operator) AddSV(ctx context.Context) (SVInfo, int, error) {
+	o.addingSV.Lock()
+	defer o.addingSV.Unlock()
+	cur := *o.seeded
+	cur.SVs = o.currentSVs()
+	next, sv, err := splice.AddSV(ctx, o.net, &cur)
+	if err != nil {
+		return SVInfo{}, 0, err
+	}
+	o.svsMu.Lock()
+	o.svs = next.SVs
+	o.svsMu.Unlock()
+	k := len(next.SVs)
+	if o.svAdded != nil {
+		if err := o.svAdded(ctx, k, sv); err != nil {
+			return SVInfo{}, 0, err
+		}
+	}
+	return SVInfo{Name: sv.Name, Party: sv.Party, Participant: sv.Participant}, k, nil
+}
+
+func (o *Operator) currentSVs() []splice.SeededSV {
+	o.svsMu.Lock()
+	defer o.svsMu.Unlock()
+	return o.svs
 }
 
 // Network describes the network as it is now.
@@ -68,7 +113,7 @@ func (o *Operator) Network(ctx context.Context) (*NetworkInfo, error) {
 			})
 		}
 	}
-	for _, sv := range o.seeded.SVs {
+	for _, sv := range o.currentSVs() {
 		info.SVs = append(info.SVs, SVInfo{Name: sv.Name, Party: sv.Party, Participant: sv.Participant})
 	}
 	return info, nil

@@ -2,8 +2,14 @@ package scan
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
 
@@ -41,4 +47,287 @@ type PeerMigration struct {
 	// Complete is true when the peers hold every non-import update of the
 	// migration (their history is complete).
 	Complete bool
+}
+
+// DefaultBackfillBatch is how many updates a Backfiller asks its peers
+// for at a time, and stores per database transaction.
+const DefaultBackfillBatch = 500
+
+// Backfiller fills the history of a Scan that joined the network late:
+// everything before its joining transaction, from what its peers agree
+// on, migration by migration from the newest down, then the import
+// updates of every migration, as Splice's Scan backfills. Its progress is
+// the store's own history (the oldest record time it holds of each
+// synchronizer of each migration), so it resumes where it stopped after a
+// crash or a restart, and live ingestion goes on meanwhile. Each step is
+// one request and one database transaction.
+type Backfiller struct {
+	Store Store
+	Peers Peers
+	// DSO is the DSO party: the contracts it is a stakeholder of join its
+	// contract set.
+	DSO daml.Party
+	// Batch is the most updates asked for and stored at a time
+	// (DefaultBackfillBatch when 0; at most MaxPageSize).
+	Batch  int
+	Logger *slog.Logger
+	// Stored, when set, is called after every stored batch, with how
+	// many updates (import updates apart) it held: metrics listen to it.
+	Stored func(migration int64, updates, imports int)
+	// Ingested, when set, fires after every batch live ingestion stores:
+	// a Backfiller that waits for the first one listens to it.
+	Ingested *ledger.Signal
+}
+
+// BackfillStep is what one step did.
+type BackfillStep struct {
+	// Migration is the migration it worked on.
+	Migration int64
+	// Updates and Imports count what it stored.
+	Updates, Imports int
+	// Done is true when the history is complete, import updates
+	// included.
+	Done bool
+}
+
+func (b *Backfiller) batch() int {
+	switch {
+	case b.Batch <= 0:
+		return DefaultBackfillBatch
+	case b.Batch > MaxPageSize:
+		return MaxPageSize
+	}
+	return b.Batch
+}
+
+// Step does the next piece of backfilling: it stores one batch of the
+// past got from the peers, or raises a backfilling flag when there is
+// nothing left to fetch. It stores nothing and fails when the peers do not
+// agree, or when they give nothing where they say they have history; it
+// does nothing before live ingestion has stored the joining transaction
+// (the history's newest end has to be known first).
+func (b *Backfiller) Step(ctx context.Context) (BackfillStep, error) {
+	bf, err := b.Store.Backfilling(ctx)
+	if err != nil {
+		return BackfillStep{}, err
+	}
+	if bf.Complete && bf.ImportUpdatesComplete {
+		return BackfillStep{Done: true}, nil
+	}
+	own, err := b.Store.Migrations(ctx)
+	if err != nil {
+		return BackfillStep{}, err
+	}
+	i := slices.IndexFunc(own, func(m Migration) bool { return len(m.Ranges) > 0 })
+	if i < 0 {
+		return BackfillStep{}, nil // nothing ingested yet
+	}
+	if !bf.Complete {
+		return b.stepUpdates(ctx, own, own[i].ID)
+	}
+	return b.stepImports(ctx, own)
+}
+
+// stepUpdates backfills the non-import updates, starting at migration m,
+// the oldest one the Scan holds.
+func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64) (BackfillStep, error) {
+	for {
+		info, err := b.Peers.MigrationInfo(ctx, m)
+		if err != nil {
+			return BackfillStep{Migration: m}, fmt.Errorf("migration %d: %w", m, err)
+		}
+		mins := ownMins(own, m)
+		// The synchronizer whose history the Scan holds the least of:
+		// the one whose oldest update is the newest.
+		var sync ledger.SynchronizerID
+		var before daml.Timestamp
+		for _, s := range slices.Sorted(maps.Keys(info.Mins)) {
+			have, ok := mins[s]
+			if !ok {
+				have = daml.MaxTimestamp
+			}
+			if have > info.Mins[s] && have > before {
+				sync, before = s, have
+			}
+		}
+		if sync != "" {
+			ups, err := b.Peers.UpdatesBefore(ctx, BeforeQuery{Migration: m, Synchronizer: sync, Before: before, Limit: b.batch()})
+			if err != nil {
+				return BackfillStep{Migration: m}, fmt.Errorf("migration %d, synchronizer %s, updates before %s: %w", m, sync, before, err)
+			}
+			if len(ups) == 0 {
+				return BackfillStep{Migration: m}, fault.New(fault.Unavailable,
+					"the peers' history of migration %d on %s starts at %s, but they agree on no update before %s",
+					m, sync, info.Mins[sync], before)
+			}
+			if err := b.store(ctx, ups); err != nil {
+				return BackfillStep{Migration: m}, err
+			}
+			return BackfillStep{Migration: m, Updates: len(ups)}, nil
+		}
+		if !info.Complete {
+			return BackfillStep{Migration: m}, fault.New(fault.Unavailable,
+				"the peers have not backfilled migration %d themselves: waiting for them", m)
+		}
+		if info.Previous == nil {
+			if err := b.Store.SetBackfilling(ctx, Backfilling{Complete: true}); err != nil {
+				return BackfillStep{Migration: m}, err
+			}
+			b.logger().Info("scan history backfilled: every update of every migration", "migration", m)
+			return BackfillStep{Migration: m}, nil
+		}
+		m = *info.Previous
+	}
+}
+
+// stepImports backfills the import updates of the migrations, oldest
+// first, once the other updates are all there.
+func (b *Backfiller) stepImports(ctx context.Context, own []Migration) (BackfillStep, error) {
+	for _, m := range own {
+		info, err := b.Peers.MigrationInfo(ctx, m.ID)
+		if fault.Is(err, fault.NotFound) && len(m.Ranges) == 0 {
+			continue // peers hold no update of their own of it either
+		}
+		if err != nil {
+			return BackfillStep{Migration: m.ID}, fmt.Errorf("migration %d: %w", m.ID, err)
+		}
+		if info.LastImportUpdateID == "" || m.LastImportUpdateID >= info.LastImportUpdateID {
+			continue
+		}
+		ups, err := b.Peers.ImportUpdates(ctx, m.ID, m.LastImportUpdateID, b.batch())
+		if err != nil {
+			return BackfillStep{Migration: m.ID}, fmt.Errorf("migration %d, import updates after %q: %w", m.ID, m.LastImportUpdateID, err)
+		}
+		if len(ups) == 0 {
+			return BackfillStep{Migration: m.ID}, fault.New(fault.Unavailable,
+				"the peers' last import update of migration %d is %s, but they agree on none after %q",
+				m.ID, info.LastImportUpdateID, m.LastImportUpdateID)
+		}
+		if err := b.store(ctx, ups); err != nil {
+			return BackfillStep{Migration: m.ID}, err
+		}
+		return BackfillStep{Migration: m.ID, Imports: len(ups)}, nil
+	}
+	if err := b.Store.SetBackfilling(ctx, Backfilling{Complete: true, ImportUpdatesComplete: true}); err != nil {
+		return BackfillStep{}, err
+	}
+	b.logger().Info("scan history backfilled: import updates too; the history is complete")
+	return BackfillStep{Done: true}, nil
+}
+
+// store derives the effects of updates from the peers on the DSO party's
+// contracts and stores them.
+func (b *Backfiller) store(ctx context.Context, ups []Update) error {
+	var m int64
+	var updates, imports int
+	for i := range ups {
+		Effects(&ups[i], b.DSO)
+		m = ups[i].MigrationID()
+		if ups[i].Import {
+			imports++
+		} else {
+			updates++
+		}
+	}
+	if err := b.Store.Backfill(ctx, ups); err != nil {
+		return err
+	}
+	if b.Stored != nil {
+		b.Stored(m, updates, imports)
+	}
+	return nil
+}
+
+// Effects sets what an update from a peer adds to and removes from the
+// DSO party's contract set, as DSOView does for an update read from the
+// ledger. The peers' wire format does not carry the stakeholders of an
+// exercised contract, so every consuming exercise counts as an archive: a
+// contract the DSO party is not a stakeholder of is never in its set,
+// and its archive changes nothing there.
+func Effects(u *Update, dso daml.Party) {
+	u.Created, u.Archived = nil, nil
+	t := u.Transaction
+	if t == nil {
+		return
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if c := e.Created; c != nil && slices.Contains(c.Stakeholders(), dso) {
+			u.Created = append(u.Created, c)
+		}
+		if x := e.Exercised; x != nil && x.Consuming {
+			u.Archived = append(u.Archived, x.ContractID)
+		}
+	}
+}
+
+// ownMins returns the oldest record time the Scan holds of each
+// synchronizer of migration m.
+func ownMins(own []Migration, m int64) map[ledger.SynchronizerID]daml.Timestamp {
+	mins := map[ledger.SynchronizerID]daml.Timestamp{}
+	for _, mg := range own {
+		if mg.ID == m {
+			for _, r := range mg.Ranges {
+				mins[r.Synchronizer] = r.Min
+			}
+		}
+	}
+	return mins
+}
+
+func (b *Backfiller) logger() *slog.Logger {
+	if b.Logger == nil {
+		return slog.Default()
+	}
+	return b.Logger
+}
+
+// Run backfills until the history is complete or ctx ends. It logs its
+// progress (counts and rates) every ten seconds, and why it waits when the
+// peers do not agree; it then retries, backing off up to half a minute.
+func (b *Backfiller) Run(ctx context.Context) error {
+	log := b.logger()
+	start, last := time.Now(), time.Now()
+	var updates, imports, lastTotal int
+	backoff := time.Second
+	for ctx.Err() == nil {
+		st, err := b.Step(ctx)
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			log.Warn("scan backfilling waits", "migration", st.Migration, "why", err, "retry_in", backoff)
+			pause(ctx, backoff)
+			backoff = min(2*backoff, 30*time.Second)
+			continue
+		case st.Done:
+			log.Info("scan backfilling complete", "updates", updates, "import_updates", imports,
+				"took", time.Since(start).Round(time.Millisecond))
+			return nil
+		case st.Updates+st.Imports == 0:
+			// Waiting for live ingestion to store the joining
+			// transaction, or a flag was just raised.
+			if b.Ingested == nil {
+				pause(ctx, time.Second)
+				continue
+			}
+			select {
+			case <-b.Ingested.C():
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+			}
+			continue
+		}
+		backoff = time.Second
+		updates += st.Updates
+		imports += st.Imports
+		if d := time.Since(last); d >= 10*time.Second {
+			total := updates + imports
+			log.Info("scan backfilling", "migration", st.Migration, "updates", updates, "import_updates", imports,
+				"per_second", int(float64(total-lastTotal)/d.Seconds()))
+			last, lastTotal = time.Now(), total
+		}
+	}
+	return ctx.Err()
 }

@@ -30,6 +30,9 @@ type Ingester struct {
 	// DSO is the DSO party, the witness of the import updates of a hard
 	// migration (their contracts' stakeholders when empty).
 	DSO daml.Party
+	// SV is the Scan's own SV party: a history that starts with its
+	// joining transaction is backfilled from peers.
+	SV daml.Party
 }
 
 // ImportWorkflowPrefix starts the workflow id of an ACS import update,
@@ -50,8 +53,15 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 	}
 	for {
 		prev := cur.Offset
-		b, err := g.Source.Read(ctx, prev, size)
-		if err != nil {
+		var b Batch
+		if prev == 0 {
+			// Nothing stored yet: the history starts at the founding or
+			// the joining transaction, wherever that is in the stream.
+			var found bool
+			if b, found, err = g.begin(ctx, size); err != nil || !found {
+				return cur, err
+			}
+		} else if b, err = g.Source.Read(ctx, prev, size); err != nil {
 			return cur, err
 		}
 		next := cur
@@ -99,6 +109,75 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 	}
 }
 
+// forkImportWorkflowID is the workflow id of the transactions that import
+// a forked network's contracts: its history starts with them.
+const forkImportWorkflowID = "sandnet-fork-import"
+
+// begin reads the participant's stream from its start up to the update the
+// Scan's history starts with, and fixes the store's backfilling state by
+// it, as Splice's Scan does:
+//
+//   - the network's founding transaction (a root create of DsoBootstrap),
+//     or the import of a forked network's contracts: the Scan has the
+//     whole history;
+//   - this SV's joining transaction (a root exercise of
+//     DsoRules_AddConfirmedSv for the Scan's SV party): what came before
+//     is backfilled from peers. The DSO party's updates before it (the
+//     participant saw some between the DSO party's hosting and the
+//     joining) are left out: they are part of what peers provide.
+//
+// It returns the batch from that update to the end of the read, and false
+// when the stream has not reached it yet.
+func (g *Ingester) begin(ctx context.Context, size int) (Batch, bool, error) {
+	var after ledger.Offset
+	for {
+		b, err := g.Source.Read(ctx, after, size)
+		if err != nil {
+			return Batch{}, false, err
+		}
+		for i, u := range b.Updates {
+			complete, ok := g.historyStart(u)
+			if !ok {
+				continue
+			}
+			if err := g.Store.BeginHistory(ctx, complete); err != nil {
+				return Batch{}, false, err
+			}
+			b.Updates = b.Updates[i:]
+			return b, true, nil
+		}
+		if b.End <= after {
+			return Batch{}, false, nil // the end of the stream: not yet
+		}
+		after = b.End
+	}
+}
+
+// historyStart says whether u is where a Scan's history starts, and
+// whether the history is then complete.
+func (g *Ingester) historyStart(u Update) (complete, ok bool) {
+	t := u.Transaction
+	if t == nil {
+		return false, false
+	}
+	if t.WorkflowID == forkImportWorkflowID {
+		return true, true
+	}
+	for _, root := range t.Roots {
+		e := t.Event(root)
+		switch {
+		case e == nil:
+		case e.Created != nil && e.Created.Template.ModuleName == "Splice.DsoBootstrap" && e.Created.Template.EntityName == "DsoBootstrap":
+			return true, true
+		case e.Exercised != nil && e.Exercised.Choice == "DsoRules_AddConfirmedSv" && g.SV != "":
+			if r, isRecord := e.Exercised.ChoiceArgument.(*daml.Record); isRecord && len(r.Fields) > 0 && r.Fields[0].Value == daml.Value(g.SV) {
+				return false, true
+			}
+		}
+	}
+	return false, false
+}
+
 // migration finds whether b starts a hard migration after the cursor's.
 // When some of b's updates belong to the cursor's migration and later ones
 // to a new one, it cuts b after the former (the next read starts the new
@@ -131,6 +210,14 @@ func (g *Ingester) migration(ctx context.Context, cur Cursor, b *Batch) ([]Updat
 		next = b.Checkpoint.Migration
 	default:
 		return nil, cur.Migration, nil
+	}
+	if bf, err := g.Store.Backfilling(ctx); err != nil {
+		return nil, 0, err
+	} else if !bf.Complete || !bf.ImportUpdatesComplete {
+		// A Scan still backfilling does not know the whole active
+		// contract set: the new migration's import updates come from its
+		// peers, with the rest of what it backfills.
+		return nil, next, nil
 	}
 	acs, err := g.Store.ActiveContracts(ctx, ContractQuery{})
 	if err != nil {

@@ -123,7 +123,9 @@ type MigrationInfo struct {
 // holds no update of is a fault.NotFound. complete is per migration, as
 // sandnet's interface defines it: the Scan holds all the migration's
 // non-import updates when its history is complete or, for a Scan that is
-// still backfilling, when the migration is not the oldest it holds.
+// still backfilling, when the migration is not the oldest it holds (it
+// backfills the newest migration first). import_updates_complete is the
+// Scan's: import updates are backfilled last, for every migration.
 func (s *Service) MigrationInfo(ctx context.Context, migration int64) (MigrationInfo, error) {
 	migs, err := s.Store.Migrations(ctx)
 	if err != nil {
@@ -142,7 +144,7 @@ func (s *Service) MigrationInfo(ctx context.Context, migration int64) (Migration
 		Ranges:                m.Ranges,
 		LastImportUpdateID:    m.LastImportUpdateID,
 		Complete:              b.Complete || i > 0,
-		ImportUpdatesComplete: b.ImportUpdatesComplete || i > 0,
+		ImportUpdatesComplete: b.ImportUpdatesComplete,
 	}
 	if i > 0 {
 		prev := migs[i-1].ID

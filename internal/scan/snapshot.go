@@ -93,6 +93,12 @@ func (s *Snapshotter) Step(ctx context.Context) ([]Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A backfilling Scan does not know every contract yet: as in Splice,
+	// it takes no snapshot until its history is complete, and then
+	// takes every one that is due.
+	if bf, err := s.Store.Backfilling(ctx); err != nil || !bf.Complete || !bf.ImportUpdatesComplete {
+		return nil, err
+	}
 	next, ok, err := s.NextBoundary(ctx, cur)
 	if err != nil || !ok {
 		return nil, err
@@ -119,6 +125,11 @@ func (s *Snapshotter) TakeNow(ctx context.Context) (Snapshot, error) {
 	}
 	if cur.Offset == 0 {
 		return Snapshot{}, fault.New(fault.Unavailable, "the scan has not ingested any update yet")
+	}
+	if bf, err := s.Store.Backfilling(ctx); err != nil {
+		return Snapshot{}, err
+	} else if !bf.Complete || !bf.ImportUpdatesComplete {
+		return Snapshot{}, fault.New(fault.Unavailable, "the scan is still backfilling its history from its peers")
 	}
 	if _, err := s.Step(ctx); err != nil { // due boundaries first, in order
 		return Snapshot{}, err

@@ -53,6 +53,9 @@ type Operator interface {
 	// Reassign moves a contract to another synchronizer: an unassignment
 	// on its current one, then an assignment on the target.
 	Reassign(ctx context.Context, cid daml.ContractID, target ledger.SynchronizerID) (operator.Reassigned, error)
+	// AddSV adds a super validator to the running network and serves it;
+	// it returns the SV and its number.
+	AddSV(ctx context.Context) (operator.SVInfo, int, error)
 	// IsOperator reports whether a user may use the admin API.
 	IsOperator(ctx context.Context, user string) (bool, error)
 	// Hostings lists the participants hosting a party, on every
@@ -95,6 +98,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("POST "+Prefix+"/migrations", h.operatorOnly(h.migrate))
 	mux.Handle("POST "+Prefix+"/synchronizers", h.operatorOnly(h.addSynchronizer))
 	mux.Handle("POST "+Prefix+"/reassignments", h.operatorOnly(h.reassign))
+	mux.Handle("POST "+Prefix+"/svs", h.operatorOnly(h.addSV))
 	mux.Handle("GET "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostings))
 	mux.Handle("POST "+Prefix+"/parties/{party}/hostings", h.operatorOnly(h.hostParty))
 	mux.Handle("DELETE "+Prefix+"/parties/{party}/hostings/{participant_id}", h.operatorOnly(h.unhostParty))
@@ -380,6 +384,29 @@ func (h *Handler) migrate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, MigrationResponse{MigrationID: id})
+	return nil
+}
+
+// SvResponse describes a super validator added to the network.
+type SvResponse struct {
+	SV            int    `json:"sv"`
+	Name          string `json:"name"`
+	Party         string `json:"party"`
+	ParticipantID string `json:"participant_id"`
+	LedgerAPIPath string `json:"ledger_api_path"`
+	ScanPath      string `json:"scan_path"`
+}
+
+func (h *Handler) addSV(w http.ResponseWriter, r *http.Request) error {
+	sv, k, err := h.op.AddSV(r.Context())
+	if err != nil {
+		return err
+	}
+	prefix := "/sv/" + strconv.Itoa(k)
+	web.WriteJSON(w, http.StatusOK, SvResponse{
+		SV: k, Name: sv.Name, Party: string(sv.Party), ParticipantID: string(sv.Participant),
+		LedgerAPIPath: prefix, ScanPath: prefix + "/api/scan",
+	})
 	return nil
 }
 

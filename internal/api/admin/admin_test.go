@@ -59,6 +59,7 @@ type fakeOperator struct {
 	UnhostPartyFunc  func(ctx context.Context, party daml.Party, p ledger.ParticipantID) (operator.HostingChange, error)
 	AddSyncFunc      func(ctx context.Context, alias string) (ledger.Synchronizer, error)
 	ReassignFunc     func(ctx context.Context, cid daml.ContractID, target ledger.SynchronizerID) (operator.Reassigned, error)
+	AddSVFunc        func(ctx context.Context) (operator.SVInfo, int, error)
 
 	// calls are the calls made, in order. One fake serves one request, so
 	// they need no lock.
@@ -129,6 +130,14 @@ func (f *fakeOperator) AddSynchronizer(ctx context.Context, alias string) (ledge
 		return ledger.Synchronizer{}, errUnexpectedCall
 	}
 	return f.AddSyncFunc(ctx, alias)
+}
+
+func (f *fakeOperator) AddSV(ctx context.Context) (operator.SVInfo, int, error) {
+	f.record("AddSV()")
+	if f.AddSVFunc == nil {
+		return operator.SVInfo{}, 0, errUnexpectedCall
+	}
+	return f.AddSVFunc(ctx)
 }
 
 func (f *fakeOperator) Reassign(ctx context.Context, cid daml.ContractID, target ledger.SynchronizerID) (operator.Reassigned, error) {
@@ -317,8 +326,9 @@ var (
 		"/parties/{party}/hostings/{participant_id}"}
 	postSync     = route{http.MethodPost, "/synchronizers", "synchronizer", ""}
 	postReassign = route{http.MethodPost, "/reassignments", "reassignment", ""}
+	postSV       = route{http.MethodPost, "/svs", "sv", ""}
 	operatorOnly = []route{getNetwork, postUsers, postTap, getClock, postAdvance, postPrune, postMigrate, postSnapshot, getHostings, postHosting, delHosting,
-		postSync, postReassign}
+		postSync, postReassign, postSV}
 )
 
 type testCase struct {
@@ -352,6 +362,7 @@ var okBody = map[route]string{
 	delHosting:   "",
 	postSync:     `{"alias":"app-synchronizer"}`,
 	postReassign: `{"contract_id":"` + string(amuletCID) + `","target_synchronizer_id":"` + string(appSyncID) + `"}`,
+	postSV:       "",
 }
 
 // okOperator answers every call as a healthy network would; advancing its
@@ -399,6 +410,10 @@ func okOperator() fakeOperator {
 			return ledger.Synchronizer{ID: ledger.NewSynchronizerID(alias, fp("app-sync")), Alias: alias}, nil
 		},
 		ReassignFunc: reassignPerSample,
+		AddSVFunc: func(context.Context) (operator.SVInfo, int, error) {
+			return operator.SVInfo{Name: "Digital-Asset-Eng-5", Party: "Digital-Asset-Eng-5::" + daml.Party(fp("sv-5")),
+				Participant: ledger.ParticipantID("PAR::sv-5::" + fp("participant/sv-5"))}, 5, nil
+		},
 	}
 }
 
@@ -504,6 +519,7 @@ var callsAfterAuth = map[route][]string{
 	delHosting:   {fmt.Sprintf("UnhostParty(%q, %q)", aliceParty, svParticipant)},
 	postSync:     {`AddSynchronizer("app-synchronizer")`},
 	postReassign: {fmt.Sprintf("Reassign(%q, %q)", amuletCID, appSyncID)},
+	postSV:       {"AddSV()"},
 }
 
 const isOp = `IsOperator("participant_admin")`
@@ -604,6 +620,8 @@ func faultCases(r route, statuses ...int) []testCase {
 			op.TakeNowFunc = func(context.Context) (scan.Snapshot, error) { return scan.Snapshot{}, err }
 		case postMigrate:
 			op.MigrateFunc = func(context.Context) (int64, error) { return 0, err }
+		case postSV:
+			op.AddSVFunc = func(context.Context) (operator.SVInfo, int, error) { return operator.SVInfo{}, 0, err }
 		case getHostings:
 			op.HostingsFunc = func(context.Context, daml.Party) ([]ledger.Hosting, error) { return nil, err }
 		case postHosting:
@@ -855,6 +873,12 @@ func routeCases(r route) []testCase {
 	case postSnapshot:
 		cs = []testCase{{name: "ok", op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, "TakeNow()"}}}
 		cs = append(cs, faultCases(r, 500, 503)...)
+	case postSV:
+		cs = []testCase{
+			{name: "ok", op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, "AddSV()"}},
+			{name: "a body is ignored", body: `{"name":"x"}`, op: okOperator(), wantStatus: http.StatusOK, wantCalls: []string{isOp, "AddSV()"}},
+		}
+		cs = append(cs, faultCases(r, 500, 503)...)
 	case getHostings:
 		cs = []testCase{{
 			name: "ok: ordered by synchronizer and participant", op: okOperator(),
@@ -955,7 +979,7 @@ func routeCases(r route) []testCase {
 		}
 		cs = append(cs, faultCases(r, 400, 404, 500, 503)...)
 	}
-	if r.method == http.MethodPost && r != postSnapshot && r != postMigrate { // these take no body
+	if r.method == http.MethodPost && r != postSnapshot && r != postMigrate && r != postSV { // these take no body
 		for _, m := range malformedCases() {
 			m.offSpec, m.wantStatus, m.wantCalls = true, http.StatusBadRequest, []string{isOp}
 			cs = append(cs, m)

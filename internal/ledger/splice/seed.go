@@ -372,15 +372,19 @@ func CreatedIn(t *ledger.Transaction, tid ledger.TemplateID) []daml.ContractID {
 // nodeConfig is the node configuration an SV publishes: its sequencer,
 // mediator and Scan, with ids derived from the network seed.
 func (sd *seeder) nodeConfig(sv SeededSV) SynchronizerNodeConfig {
-	now := sd.net.Clock().Now()
+	return nodeConfig(sd.net, sd.cfg.BaseURL, sv)
+}
+
+func nodeConfig(net *ledger.Network, baseURL string, sv SeededSV) SynchronizerNodeConfig {
+	now := net.Clock().Now()
 	name := sv.ParticipantName
 	return SynchronizerNodeConfig{
 		CometBft: CometBftConfig{Nodes: daml.Map[string, CometBftNodeConfig]{}, GovernanceKeys: []GovernanceKeyConfig{}, SequencingKeys: []SequencingKeyConfig{}},
 		Sequencer: &SequencerConfig{
-			MigrationID: 0, SequencerID: "SEQ::" + name + "::" + sd.net.Fingerprint("sequencer/"+name),
-			URL: fmt.Sprintf("%s/%s/sequencer", sd.cfg.BaseURL, name), AvailableAfter: &now,
+			MigrationID: 0, SequencerID: "SEQ::" + name + "::" + net.Fingerprint("sequencer/"+name),
+			URL: fmt.Sprintf("%s/%s/sequencer", baseURL, name), AvailableAfter: &now,
 		},
-		Mediator: &MediatorConfig{MediatorID: "MED::" + name + "::" + sd.net.Fingerprint("mediator/"+name)},
+		Mediator: &MediatorConfig{MediatorID: "MED::" + name + "::" + net.Fingerprint("mediator/"+name)},
 		Scan:     &ScanConfig{PublicURL: sv.ScanURL},
 	}
 }
@@ -413,16 +417,28 @@ func (sd *seeder) found() error {
 
 // join adds the i-th SV (from 0) the way a joining SV node does.
 func (sd *seeder) join(i int) error {
-	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
-	sv1, sv := out.SVs[0], out.SVs[i]
+	sv := sd.out.SVs[i]
+	return joinSV(sd.ctx, sd.net, sd.out, sv, sd.nodeConfig(sv), "sandnet seed: "+sv.Name+" joins", sd.submit)
+}
+
+// submitFunc submits a command as a user of a participant.
+type submitFunc func(participant ledger.ParticipantID, user string, actAs, readAs []daml.Party, disclosed []*ledger.Contract, run func(tx *ledger.Tx) error) error
+
+// joinSV makes sv a member of the DSO the way a joining SV node does: the
+// DSO confirms its onboarding (DsoRules_ConfirmSvOnboarding, through the
+// first SV), the SV adds itself (DsoRules_AddConfirmedSv) and publishes
+// its nodes (DsoRules_SetSynchronizerNodeConfig).
+func joinSV(ctx context.Context, net *ledger.Network, out *Seeded, sv SeededSV, node SynchronizerNodeConfig, reason string, submit submitFunc) error {
+	s := net.Store()
+	sv1 := out.SVs[0]
 	rules, err := only[DsoRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
-	if err := sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSOParty}, nil, nil, func(tx *ledger.Tx) error {
+	if err := submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSOParty}, nil, nil, func(tx *ledger.Tx) error {
 		_, err := ledger.Exercise[DsoRulesConfirmSvOnboardingResult](tx, rules.ID, "DsoRules_ConfirmSvOnboarding", DsoRulesConfirmSvOnboarding{
 			NewSvParty: sv.Party, NewSvName: sv.Name, NewParticipantID: string(sv.Participant),
-			NewSvRewardWeight: sv.RewardWeight, Reason: "sandnet seed: " + sv.Name + " joins",
+			NewSvRewardWeight: sv.RewardWeight, Reason: reason,
 		})
 		return err
 	}); err != nil {
@@ -447,7 +463,7 @@ func (sd *seeder) join(i int) error {
 		return fmt.Errorf("expected three open rounds, found %d", len(rounds))
 	}
 	actAs, readAs := []daml.Party{sv.Party}, []daml.Party{out.DSOParty}
-	if err := sd.submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
+	if err := submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
 		_, err := ledger.Exercise[NewDsoRulesResult](tx, rules.ID, "DsoRules_AddConfirmedSv", DsoRulesAddConfirmedSv{
 			Sv: sv.Party, SvOnboardingConfirmedCid: confirmed[0].ID,
 			EarliestRoundCid: rounds[0].ID, MiddleRoundCid: rounds[1].ID, LatestRoundCid: rounds[2].ID,
@@ -471,9 +487,9 @@ func (sd *seeder) join(i int) error {
 			nodeState = st.ID
 		}
 	}
-	return sd.submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
+	return submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
 		_, err := ledger.Exercise[DsoRulesSetSynchronizerNodeConfigResult](tx, rules.ID, "DsoRules_SetSynchronizerNodeConfig", DsoRulesSetSynchronizerNodeConfig{
-			Sv: sv.Party, SynchronizerID: string(out.Synchronizer), NewNodeConfig: sd.nodeConfig(sv), NodeStateCid: nodeState,
+			Sv: sv.Party, SynchronizerID: string(out.Synchronizer), NewNodeConfig: node, NodeStateCid: nodeState,
 		})
 		return err
 	})

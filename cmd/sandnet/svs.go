@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sandnet/sandnet/internal/api/ledgerapi"
+	"github.com/sandnet/sandnet/internal/api/scanapi"
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/scan"
+	"github.com/sandnet/sandnet/internal/scanclient"
+)
+
+// svNodes are the SVs this process serves: each SV's Scan (own store, own
+// ingestion, snapshots and backfilling) and ledger API, under /sv/<k> on
+// the main listener and, with --sv-listen, on an address of its own. SVs
+// added while running (POST /api/sandnet/v0/svs) join the set, and their
+// Scans start at once if this process runs the automation.
+type svNodes struct {
+	cfg      StartCmd
+	network  *ledger.Network
+	seeded   *splice.Seeded
+	registry *ledger.Registry
+	authn    *web.Authenticator
+	reg      prometheus.Registerer
+	log      *slog.Logger
+	mux      *http.ServeMux
+	// base is the main listener's URL: the Scans' peers are read there.
+	base string
+
+	mu    sync.Mutex
+	nodes []*scanNode
+	// running is the context the Scans run in while this process leads
+	// (nil otherwise), and wg waits for them.
+	running context.Context
+	wg      sync.WaitGroup
+	// servers are the SVs' own listeners' servers (--sv-listen).
+	servers []*http.Server
+}
+
+// add opens SV k's Scan store, builds its Scan and serves its APIs. The
+// store is closed by close.
+func (s *svNodes) add(ctx context.Context, k int, sv splice.SeededSV) (*scanNode, error) {
+	st, err := openScanStore(ctx, s.cfg.DataDir, s.cfg.DatabaseURL, s.cfg.DBSchema, scanStoreName(k))
+	if err != nil {
+		return nil, err
+	}
+	src := &scan.NetworkSource{Network: s.network, Participant: sv.Participant, DSO: s.seeded.DSOParty}
+	sc := scan.Config{DSO: s.seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: s.seeded.AnsAcronym}
+	n := newScanNode(st, src, sc, k, s.cfg.SnapshotPeriod, s.reg, s.log)
+	n.backfiller.Peers = s.peersOf(k)
+
+	api := scanapi.New(scanapi.Config{Service: n.service, Registry: s.registry, Logger: s.log, SVUser: sv.OperatorUser})
+	ledgerAPI := ledgerapi.New(ledgerapi.Config{
+		Participant: sv.Participant, ParticipantName: sv.ParticipantName, Ledger: ledgerapi.NetworkLedger(s.network),
+		Registry: s.registry, Auth: s.authn, MaxListElements: s.cfg.ListLimit, Logger: s.log,
+	})
+	prefix := fmt.Sprintf("/sv/%d", k)
+	if k == 1 {
+		api.Register(s.mux, scanapi.Prefix) // SV 1's Scan is also the network's
+	}
+	api.Register(s.mux, prefix+scanapi.Prefix)
+	ledgerAPI.Register(s.mux, prefix)
+	if s.cfg.SVListen != "" {
+		if err := s.listen(k, func(mux *http.ServeMux) {
+			api.Register(mux, scanapi.Prefix)
+			ledgerAPI.Register(mux, "")
+		}); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nodes = append(s.nodes, n)
+	if s.running != nil {
+		ctx := s.running
+		s.wg.Go(func() { _ = n.run(ctx) })
+	}
+	return n, nil
+}
+
+// peersOf returns the other SVs' Scans, as SV k's Scan reads them to
+// backfill: over HTTP, as separate SV nodes would.
+func (s *svNodes) peersOf(k int) scan.Peers {
+	var urls []string
+	for j := 1; j <= max(len(s.seeded.SVs), k-1); j++ {
+		if j != k {
+			urls = append(urls, fmt.Sprintf("%s/sv/%d%s", s.base, j, scanapi.Prefix))
+		}
+	}
+	return scanclient.NewPeers(urls, &http.Client{Timeout: time.Minute}, s.log.With("scan_sv", k))
+}
+
+// listen serves SV k on its own address: the port of --sv-listen plus
+// k-1, with its Scan at /api/scan and its ledger API at the root.
+func (s *svNodes) listen(k int, register func(*http.ServeMux)) error {
+	host, port, err := net.SplitHostPort(s.cfg.SVListen)
+	if err != nil {
+		return fmt.Errorf("--sv-listen %q: %w", s.cfg.SVListen, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p <= 0 {
+		return fmt.Errorf("--sv-listen %q: the port must be a number", s.cfg.SVListen)
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(p+k-1))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s for SV %d: %w", addr, k, err)
+	}
+	mux := http.NewServeMux()
+	register(mux)
+	srv := &http.Server{
+		Handler:           web.Chain(mux, web.Recover, web.CORS(s.cfg.CORSOrigins), web.TraceContext),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	go func() { _ = srv.Serve(ln) }()
+	s.mu.Lock()
+	s.servers = append(s.servers, srv)
+	s.mu.Unlock()
+	s.log.Info("SV served on its own address", "sv", k, "url", "http://"+ln.Addr().String())
+	return nil
+}
+
+// run runs every SV's Scan, and those added meanwhile, until ctx ends.
+func (s *svNodes) run(ctx context.Context) {
+	s.mu.Lock()
+	s.running = ctx
+	for _, n := range s.nodes {
+		s.wg.Go(func() { _ = n.run(ctx) })
+	}
+	s.mu.Unlock()
+	<-ctx.Done()
+	s.mu.Lock()
+	s.running = nil
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// first returns SV 1's Scan.
+func (s *svNodes) first() *scanNode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nodes[0]
+}
+
+// close stops the SVs' own servers and closes the Scans' stores, once
+// nothing runs on them.
+func (s *svNodes) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, srv := range s.servers {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = srv.Shutdown(ctx)
+		cancel()
+	}
+	for _, n := range s.nodes {
+		n.store.Close()
+	}
+}
