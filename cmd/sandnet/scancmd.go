@@ -19,6 +19,7 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/ledgerclient"
 	"github.com/sandnet/sandnet/internal/scan"
+	"github.com/sandnet/sandnet/internal/scanclient"
 )
 
 // ScanCmd runs a Scan in its own process against a running sandnet: it
@@ -32,6 +33,7 @@ type ScanCmd struct {
 	DatabaseURL string        `env:"SANDNET_SCAN_DATABASE_URL" placeholder:"postgres://…" help:"Keep the Scan's data in PostgreSQL instead (schema <prefix>_scan)."`
 	DBSchema    string        `name:"database-schema" default:"sandnet_remote" env:"SANDNET_SCAN_DATABASE_SCHEMA" help:"Prefix of the Scan's PostgreSQL schema."`
 	Period      time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between ACS snapshots (multiples of it since midnight UTC)."`
+	Peers       []string      `name:"peer" env:"SANDNET_SCAN_PEERS" placeholder:"URL" help:"A Scan to backfill from when the SV joined late (repeat the flag; at least f+1 of n must agree). Default: the other SVs' Scans, <url>/sv/j/api/scan."`
 	AnsAcronym  string        `name:"ans-acronym" default:"cns" env:"SANDNET_ANS_ACRONYM" help:"The name service's acronym (names end in .<acronym>)."`
 	Token       string        `env:"SANDNET_TOKEN" help:"Token of the SV's operator user (participant_admin). Default: minted from --sandnet-data-dir's secret."`
 	SandnetDir  string        `name:"sandnet-data-dir" default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Data directory of the sandnet whose secret signs the default token."`
@@ -92,6 +94,15 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 	node := newScanNode(st, src, scan.Config{
 		DSO: daml.Party(info.DSO), SV: daml.Party(sv.Party), SVName: sv.Name, AnsAcronym: c.AnsAcronym,
 	}, c.SV, c.Period, reg, log)
+	peers := c.Peers
+	if len(peers) == 0 {
+		for j := range info.SVs {
+			if j+1 != c.SV {
+				peers = append(peers, fmt.Sprintf("%s/sv/%d%s", base, j+1, scanapi.Prefix))
+			}
+		}
+	}
+	node.backfiller.Peers = scanclient.NewPeers(peers, &http.Client{Timeout: time.Minute}, log)
 
 	var ready atomic.Bool
 	mux := http.NewServeMux()
