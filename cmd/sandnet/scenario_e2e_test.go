@@ -9,11 +9,12 @@ import (
 	"time"
 )
 
-// TestNetworkScenario is issue 6's "done when" scenario on the real binary,
-// told in order as a new user would try it: transfers, a DSO contract
-// reassigned to a second synchronizer and back, a party's hosting added and
-// revoked, a hard migration, more transfers, and an ACS snapshot of the new
-// migration, checking the validator, ledger, Scan and admin APIs at each
+// TestNetworkScenario is the "done when" scenario of issues 6 and 7 on the
+// real binary, told in order as a new user would try it: transfers, a DSO
+// contract reassigned to a second synchronizer and back, a party's hosting
+// added and revoked, a hard migration, more transfers, an ACS snapshot of
+// the new migration, and a fifth SV joining whose Scan backfills from the
+// other four, checking the validator, ledger, Scan and admin APIs at each
 // step. Every expectation of the issue checked here held when this test
 // was written, so none is relaxed: a failure is a regression.
 func TestNetworkScenario(t *testing.T) {
@@ -588,6 +589,70 @@ func TestNetworkScenario(t *testing.T) {
 		t.Errorf("the reassigned %s is not in migration 1's snapshot at %s", cid, ts.RecordTime)
 	case found.CreatedInUpdateID != nil:
 		t.Errorf("created_in_update_id of %s in migration 1's snapshot: %q, want it absent (created in migration 0)", cid, *found.CreatedInUpdateID)
+	}
+
+	// 6. A fifth SV joins. Its Scan's history starts at its joining
+	// transaction; it backfills the rest from the four others over HTTP,
+	// answers 503 until then, and ends with the same history, import
+	// updates and snapshot as theirs, byte for byte.
+	var sv5 struct {
+		SV       int    `json:"sv"`
+		Party    string `json:"party"`
+		ScanPath string `json:"scan_path"`
+	}
+	if code := call(t, "POST", adminURL("/svs"), admin, nil, &sv5); code != 200 || sv5.SV != 5 || sv5.ScanPath != "/sv/5/api/scan" {
+		t.Fatalf("add an SV: %d %+v", code, sv5)
+	}
+	transfer("scenario-3", "2.0")
+	if !poll("SV 5 backfilled", func() bool {
+		var st struct {
+			Complete bool `json:"complete"`
+		}
+		return call(t, "GET", p.url("/sv/5/api/scan/v0/backfilling/status"), "", nil, &st) == 200 && st.Complete
+	}) {
+		t.Fatalf("SV 5's Scan never completes backfilling")
+	}
+	raw := func(sv int, path string, body any) string {
+		t.Helper()
+		var out json.RawMessage
+		if code := call(t, "POST", p.url(fmt.Sprintf("/sv/%d/api/scan%s", sv, path)), "", body, &out); code != 200 {
+			t.Fatalf("SV %d %s: %d", sv, path, code)
+		}
+		return string(out)
+	}
+	rawHistory := func(sv int) string {
+		return raw(sv, "/v2/updates", map[string]any{"page_size": 1000})
+	}
+	// The Scans ingest at their own pace: wait until they agree.
+	if !poll("SV 5's history equals the others'", func() bool {
+		h := rawHistory(1)
+		for sv := 2; sv <= 5; sv++ {
+			if rawHistory(sv) != h {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Errorf("SV 5's v2 history differs from SV 1's:\nSV 1: %.2000s\nSV 5: %.2000s", rawHistory(1), rawHistory(5))
+	}
+	for m := 0; m <= 1; m++ {
+		body := map[string]any{"migration_id": m, "after_update_id": "", "limit": 1000}
+		if a, b := raw(1, "/v0/backfilling/import-updates", body), raw(5, "/v0/backfilling/import-updates", body); a != b {
+			t.Errorf("import updates of migration %d differ between SV 1 and SV 5", m)
+		}
+	}
+	var ts5 struct {
+		RecordTime string `json:"record_time"`
+	}
+	if !poll("SV 5's snapshot", func() bool {
+		return call(t, "GET", p.url("/sv/5/api/scan/v0/state/acs/snapshot-timestamp?migration_id=1&before="+far), "", nil, &ts5) == 200 &&
+			ts5.RecordTime == ts.RecordTime
+	}) {
+		t.Fatalf("SV 5 has no snapshot of migration 1 at %s (latest %q)", ts.RecordTime, ts5.RecordTime)
+	}
+	acsBody := map[string]any{"migration_id": 1, "record_time": ts.RecordTime, "page_size": 1000}
+	if a, b := raw(1, "/v2/state/acs", acsBody), raw(5, "/v2/state/acs", acsBody); a != b {
+		t.Errorf("the ACS snapshots of migration 1 at %s differ between SV 1 and SV 5", ts.RecordTime)
 	}
 	p.stop(t)
 }
