@@ -34,6 +34,7 @@ type ScanCmd struct {
 	DBSchema    string        `name:"database-schema" default:"sandnet_remote" env:"SANDNET_SCAN_DATABASE_SCHEMA" help:"Prefix of the Scan's PostgreSQL schema."`
 	Period      time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between ACS snapshots (multiples of it since midnight UTC)."`
 	Peers       []string      `name:"peer" env:"SANDNET_SCAN_PEERS" placeholder:"URL" help:"A Scan to backfill from when the SV joined late (repeat the flag; at least f+1 of n must agree). Default: the other SVs' Scans, <url>/sv/j/api/scan."`
+	Batch       int           `name:"backfill-batch" default:"500" hidden:"" help:"Updates asked of the peers at a time while backfilling (tests make it small)."`
 	AnsAcronym  string        `name:"ans-acronym" default:"cns" env:"SANDNET_ANS_ACRONYM" help:"The name service's acronym (names end in .<acronym>)."`
 	Token       string        `env:"SANDNET_TOKEN" help:"Token of the SV's operator user (participant_admin). Default: minted from --sandnet-data-dir's secret."`
 	SandnetDir  string        `name:"sandnet-data-dir" default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Data directory of the sandnet whose secret signs the default token."`
@@ -103,6 +104,7 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 		}
 	}
 	node.backfiller.Peers = scanclient.NewPeers(peers, &http.Client{Timeout: time.Minute}, log)
+	node.backfiller.Batch = c.Batch
 
 	var ready atomic.Bool
 	mux := http.NewServeMux()
