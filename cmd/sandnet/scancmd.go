@@ -103,8 +103,12 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 			}
 		}
 	}
-	node.backfiller.Peers = scanclient.NewPeers(peers, &http.Client{Timeout: time.Minute}, log)
-	node.backfiller.Batch = c.Batch
+	if len(peers) > 0 {
+		if node.backfiller.Peers, err = scanclient.NewPeers(scanclient.Config{URLs: peers, Logger: log}); err != nil {
+			return fmt.Errorf("--peer: %w", err)
+		}
+		node.backfiller.Batch = c.Batch
+	}
 
 	var ready atomic.Bool
 	mux := http.NewServeMux()

@@ -58,7 +58,10 @@ func (s *svNodes) add(ctx context.Context, k int, sv splice.SeededSV) (*scanNode
 	src := &scan.NetworkSource{Network: s.network, Participant: sv.Participant, DSO: s.seeded.DSOParty}
 	sc := scan.Config{DSO: s.seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: s.seeded.AnsAcronym}
 	n := newScanNode(st, src, sc, k, s.cfg.SnapshotPeriod, s.reg, s.log)
-	n.backfiller.Peers = s.peersOf(k)
+	if n.backfiller.Peers, err = s.peersOf(k); err != nil {
+		st.Close()
+		return nil, err
+	}
 
 	api := scanapi.New(scanapi.Config{Service: n.service, Registry: s.registry, Logger: s.log, SVUser: sv.OperatorUser})
 	ledgerAPI := ledgerapi.New(ledgerapi.Config{
@@ -93,14 +96,17 @@ func (s *svNodes) add(ctx context.Context, k int, sv splice.SeededSV) (*scanNode
 
 // peersOf returns the other SVs' Scans, as SV k's Scan reads them to
 // backfill: over HTTP, as separate SV nodes would.
-func (s *svNodes) peersOf(k int) scan.Peers {
+func (s *svNodes) peersOf(k int) (scan.Peers, error) {
 	var urls []string
 	for j := 1; j <= max(len(s.seeded.SVs), k-1); j++ {
 		if j != k {
 			urls = append(urls, fmt.Sprintf("%s/sv/%d%s", s.base, j, scanapi.Prefix))
 		}
 	}
-	return scanclient.NewPeers(urls, &http.Client{Timeout: time.Minute}, s.log.With("scan_sv", k))
+	if len(urls) == 0 {
+		return nil, nil // a network of one SV: nothing to backfill from
+	}
+	return scanclient.NewPeers(scanclient.Config{URLs: urls, Logger: s.log.With("scan_sv", k)})
 }
 
 // listen serves SV k on its own address: the port of --sv-listen plus
