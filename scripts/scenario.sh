@@ -53,12 +53,13 @@ eventually() {
 A=/api/sandnet/v0 V=/api/validator
 op=$(token participant_admin) alice=$(token alice) bob=$(token bob)
 bob_party=$(call GET $V/v0/wallet/user-status "$bob" | jq -r .party_id)
-in_an_hour=$(( ($(date +%s) + 3600) * 1000000 ))
+# Offers expire in a month: the scenario moves ledger time three hours on.
+in_a_month=$(( ($(date +%s) + 30 * 86400) * 1000000 ))
 
 transfer() { # transfer TRACKING_ID: alice pays bob 1 CC, bob accepts, it completes
 	local cid
 	cid=$(call POST $V/v0/wallet/transfer-offers "$alice" \
-		'{"receiver_party_id":"'"$bob_party"'","amount":"1.0","description":"scenario","expires_at":'"$in_an_hour"',"tracking_id":"'"$1"'"}' | jq -r .offer_contract_id)
+		'{"receiver_party_id":"'"$bob_party"'","amount":"1.0","description":"scenario","expires_at":'"$in_a_month"',"tracking_id":"'"$1"'"}' | jq -r .offer_contract_id)
 	call POST $V/v0/wallet/transfer-offers/$cid/accept "$bob" >/dev/null
 	completed() { [[ $(call POST $V/v0/wallet/transfer-offers/$1/status "$alice" | jq -r .status) == completed ]]; }
 	eventually completed "$1" || fail "transfer $1 did not complete"

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/store/pgstore"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"

@@ -88,7 +88,7 @@ func TestNetworkScenario(t *testing.T) {
 			OfferContractID string `json:"offer_contract_id"`
 		}
 		body := map[string]any{"receiver_party_id": bobParty, "amount": amount, "description": "scenario",
-			"expires_at": time.Now().Add(time.Hour).UnixMicro(), "tracking_id": tracking}
+			"expires_at": time.Now().Add(30 * 24 * time.Hour).UnixMicro(), "tracking_id": tracking}
 		if code := call(t, "POST", p.url("/api/validator/v0/wallet/transfer-offers"), alice, body, &offer); code != 200 || offer.OfferContractID == "" {
 			t.Fatalf("%s: offer: %d %+v", tracking, code, offer)
 		}
@@ -633,7 +633,13 @@ func TestNetworkScenario(t *testing.T) {
 		}
 		return true
 	}) {
-		t.Errorf("SV 5's v2 history differs from SV 1's:\nSV 1: %.2000s\nSV 5: %.2000s", rawHistory(1), rawHistory(5))
+		a, b := rawHistory(1), rawHistory(5)
+		i := 0
+		for i < min(len(a), len(b)) && a[i] == b[i] {
+			i++
+		}
+		from := max(0, i-300)
+		t.Errorf("SV 5's v2 history differs from SV 1's at byte %d of %d/%d:\nSV 1: …%.600s\nSV 5: …%.600s", i, len(a), len(b), a[from:], b[from:])
 	}
 	for m := 0; m <= 1; m++ {
 		body := map[string]any{"migration_id": m, "after_update_id": "", "limit": 1000}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/admin"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
-	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"

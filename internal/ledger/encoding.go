@@ -466,7 +466,15 @@ func EncodeReassignment(r *Reassignment) ([]byte, error) {
 	e.Varint(int64(r.RecordTime))
 	e.String(r.UnassignID)
 	e.Varint(r.Counter)
-	if err := putContract(e, r.Contract); err != nil {
+	c := r.Contract
+	if r.Kind == Unassigned && c.Argument == nil {
+		// An unassignment names its contract by id only; one read back
+		// from a Scan's history (a backfilled one) carries nothing else.
+		cp := *c
+		cp.Argument = &daml.Record{}
+		c = &cp
+	}
+	if err := putContract(e, c); err != nil {
 		return nil, fmt.Errorf("encode reassignment %s: %w", r.UpdateID, err)
 	}
 	e.Varint(r.Contract.ReassignmentCounter)

@@ -137,6 +137,16 @@ func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64) 
 			return BackfillStep{Migration: m}, fmt.Errorf("migration %d: %w", m, err)
 		}
 		mins := ownMins(own, m)
+		// Where the Scan's own history of the migration starts: in the
+		// migration it joined in, its joining transaction. A synchronizer
+		// it holds nothing of is backfilled from there down (what came
+		// later on it, live ingestion brings: record times increase
+		// across the network's synchronizers), and in an older migration
+		// from the end.
+		start := daml.MaxTimestamp
+		for _, t := range mins {
+			start = min(start, t)
+		}
 		// The synchronizer whose history the Scan holds the least of:
 		// the one whose oldest update is the newest.
 		var sync ledger.SynchronizerID
@@ -144,7 +154,7 @@ func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64) 
 		for _, s := range slices.Sorted(maps.Keys(info.Mins)) {
 			have, ok := mins[s]
 			if !ok {
-				have = daml.MaxTimestamp
+				have = start
 			}
 			if have > info.Mins[s] && have > before {
 				sync, before = s, have
@@ -302,8 +312,10 @@ func (b *Backfiller) Run(ctx context.Context) error {
 			backoff = min(2*backoff, 30*time.Second)
 			continue
 		case st.Done:
-			log.Info("scan backfilling complete", "updates", updates, "import_updates", imports,
-				"took", time.Since(start).Round(time.Millisecond))
+			if updates+imports > 0 {
+				log.Info("scan backfilling complete", "updates", updates, "import_updates", imports,
+					"took", time.Since(start).Round(time.Millisecond))
+			}
 			return nil
 		case st.Updates+st.Imports == 0:
 			// Waiting for live ingestion to store the joining
