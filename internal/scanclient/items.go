@@ -84,10 +84,6 @@ type reassignmentEvent struct {
 	ContractID          string     `json:"contract_id"`
 }
 
-// importRecordTime is the record_time of an import update, which has none
-// (Splice writes the minimum time); no other update can have it.
-var importRecordTime = daml.MinTimestamp.MicrosString()
-
 // DecodeUpdate decodes an item of the Scan's update history with its Daml
 // values in protobuf_json, which is self-describing: a v1 or v2 item of
 // /v1/updates or /v2/updates, or an item of the backfilling reads. The
@@ -118,7 +114,9 @@ func DecodeUpdate(item []byte) (scan.Update, error) {
 	if err != nil {
 		return scan.Update{}, fmt.Errorf("transaction %s: %w", it.UpdateID, err)
 	}
-	imported := it.RecordTime == importRecordTime
+	// An import update has no record time: Splice writes the minimum
+	// time, which no other update can have.
+	imported := rt == daml.MinTimestamp
 	if imported {
 		// An imported contract was created in an earlier migration, by an
 		// update the item does not name.
