@@ -12,11 +12,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scan"
@@ -465,6 +463,3 @@ func FuzzDecodeUpdate(f *testing.F) {
 		}
 	})
 }
-
-// unused keeps the time import for the BFT tests below.
-var _, _ = time.Second, fault.New
