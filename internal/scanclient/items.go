@@ -26,11 +26,14 @@ import (
 //     does not say whether it archives a contract of the DSO party: the
 //     caller tells from its active contract set);
 //   - of a reassignment, its CommandID, WorkflowID and TraceContext, and,
-//     of an unassignment, the contract but for its id;
+//     of an unassignment, the contract but for its id (its Synchronizer is
+//     set to the source);
 //   - the creating update of an imported or assigned contract (CreatedBy
 //     is left empty) and the migration it was created in (MigrationID is
 //     the import's or the assignment's), and an imported contract's
-//     reassignment counter (0).
+//     reassignment counter (0);
+//   - the v1 offset, a constant, and external_transaction_hash, which
+//     sandnet's Scan never writes (both ignored).
 
 // historyItem is an item of the history in either shape: a transaction
 // (UpdateHistoryTransaction, with events_by_id) or a reassignment
