@@ -15,6 +15,10 @@
 // created_event_blob is checked against its id and template, and a lying
 // Scan's contract would be refused by the ledger anyway.
 //
+// [Peers] is what a late-joining SV's Scan reads its history from: the
+// backfilling endpoints of the other SVs' Scans, every read a BFT read,
+// the history items decoded by [DecodeUpdate].
+//
 // Errors are *fault.Error values (or ctx's error when ctx ended); a Scan's
 // {"error": "…"} answer keeps the Scan's message, with its status mapped
 // back to a kind (see KindOfStatus).

@@ -45,6 +45,7 @@ var sharedEnv = testnet.NewShared("scanclient", openEnv, (*env).Close)
 func TestMain(m *testing.M) {
 	code := m.Run()
 	sharedEnv.Close()
+	historyShared.Close()
 	os.Exit(code)
 }
 

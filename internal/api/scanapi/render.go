@@ -294,3 +294,24 @@ func activeContract(row scan.SnapshotRow) (*ActiveContract, error) {
 	}
 	return out, nil
 }
+
+// RenderUpdate renders an update of the history as the Scan serves it:
+// the v1 item (version 1; also the item of the backfilling reads, with
+// codec daml.ProtobufJSON) or the v2 item (version 2), Daml values in
+// codec. It exists so that a client decoding the history (a backfilling
+// Scan's peers) can check that its decoding is the renderer's inverse.
+func RenderUpdate(u *scan.Update, version int, codec daml.Codec) ([]byte, error) {
+	v := historyV2
+	if version == 1 {
+		v = historyV1
+	}
+	item, err := renderUpdate(u, v, codec)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(item)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode an update")
+	}
+	return b, nil
+}
