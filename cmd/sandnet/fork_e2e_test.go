@@ -242,6 +242,21 @@ func TestForkFrom(t *testing.T) {
 	}
 	walletTransfer(t, b, aliceB, bobB, partyOf(t, b, bobB), "fork-b-1", "12.5")
 
+	// A party of A is hosted on B's validator: a new wallet user of B
+	// takes it over and spends A's coin, imported into B.
+	aliceOfA := partyOf(t, a, aliceA)
+	if code := call(t, "POST", b.url("/api/validator/v0/admin/users"), adminB, map[string]string{"name": "alice-of-a", "party_id": aliceOfA}, nil); code != 200 {
+		t.Fatalf("onboard a user of B onto A's alice: %d", code)
+	}
+	heir := mustToken(t, dirB, "alice-of-a")
+	var balance struct {
+		Unlocked string `json:"effective_unlocked_qty"`
+	}
+	if code := call(t, "GET", b.url("/api/validator/v0/wallet/balance"), heir, nil, &balance); code != 200 || balance.Unlocked == "" || strings.HasPrefix(balance.Unlocked, "0.") {
+		t.Fatalf("the balance of A's alice on B: %d %+v; want A's coin", code, balance)
+	}
+	walletTransfer(t, b, heir, bobB, partyOf(t, b, bobB), "fork-b-heir", "3.0")
+
 	// A restart of B is a normal restart, with or without the flag.
 	b.stop(t)
 	b = startSandnet(t, dirB, "--fork-from", a.url("/api/scan"))
