@@ -68,10 +68,10 @@ func (c *Config) defaults() {
 //     contracts, with its own id, so that a user can take it over;
 //   - the contracts, imported with their ids, payloads and parties
 //     (ledger.Network.Import);
-//   - a local validator operator and users (alice, bob), whose parties
-//     are new to the source (their namespace derives from the network
-//     seed and the snapshot), onboarded through the imported DsoRules
-//     with wallets and a tap, as splice.Seed does.
+//   - a local validator operator and users (alice, bob), new parties of
+//     the validator participant (whose id derives from the fork's own
+//     seed, so they are not the source's), onboarded through the imported
+//     DsoRules with wallets and a tap, as splice.Seed does.
 //
 // net must run with a seed of its own, such as NetworkSeed's, so that its
 // contract ids never meet the imported ones. Ledger time is the local
@@ -146,15 +146,8 @@ func Build(ctx context.Context, net *ledger.Network, src *Source, contracts []*l
 		return nil, err
 	}
 	vhost := host(vp.ID)
-	// The local parties get a namespace of their own: with the source's
-	// network seed, "validator" and "alice" would otherwise be the
-	// source's parties, whose contracts (a validator license, say) the
-	// import already holds.
-	local := func(name string) string {
-		return net.Fingerprint(fmt.Sprintf("fork/%s/%d/%s", src.RecordTime, src.Migration, name))
-	}
 	out.Validator = splice.SeededValidator{Participant: vp.ID, ParticipantName: vp.Name, OperatorUser: splice.OperatorUser}
-	if out.Validator.Party, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "validator", Namespace: local("validator"), Hosts: []ledger.Hosting{vhost}}); err != nil {
+	if out.Validator.Party, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "validator", Hosts: []ledger.Hosting{vhost}}); err != nil {
 		return nil, err
 	}
 	if err := net.PutUser(ctx, ledger.User{
@@ -167,7 +160,7 @@ func Build(ctx context.Context, net *ledger.Network, src *Source, contracts []*l
 		return nil, err
 	}
 	for _, name := range cfg.Users {
-		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: name, Namespace: local("user/" + name), Hosts: []ledger.Hosting{vhost}})
+		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: name, Hosts: []ledger.Hosting{vhost}})
 		if err != nil {
 			return nil, err
 		}

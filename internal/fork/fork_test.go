@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/daml"
@@ -237,8 +238,8 @@ func TestCheckPackages(t *testing.T) {
 }
 
 // emptyNetwork opens a network with the given seed on a fresh SQLite
-// ledger.
-func emptyNetwork(t *testing.T, seed string) *ledger.Network {
+// ledger, with the wall clock when wall is nil.
+func emptyNetwork(t *testing.T, seed string, wall func() time.Time) *ledger.Network {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlitestore.OpenLedger(ctx, filepath.Join(t.TempDir(), "ledger.db"))
@@ -246,7 +247,7 @@ func emptyNetwork(t *testing.T, seed string) *ledger.Network {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	net, err := ledger.Open(ctx, st, splice.NewRegistry(), ledger.Config{Seed: seed})
+	net, err := ledger.Open(ctx, st, splice.NewRegistry(), ledger.Config{Seed: seed, Wall: wall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,9 +275,27 @@ func TestForkRefusesUnknownPackage(t *testing.T) {
 // creation time; the SVs and the DSO keep their parties and are hosted on
 // one participant per SV; every other stakeholder is hosted on the
 // validator; the local users have their own parties, wallets and coin;
-// and the description is stored for restarts. Forking again refuses.
+// and the description is stored for restarts. Forking again refuses. A
+// local wall clock behind the snapshot (a source whose clock was
+// advanced) is moved past it.
 func TestFork(t *testing.T) {
 	t.Parallel()
+	tests := []struct {
+		name string
+		wall func() time.Time // nil: the wall clock, months after the source's
+	}{
+		{"wall clock after the snapshot", nil},
+		{"wall clock before the snapshot", func() time.Time { return testnet.Epoch.Add(-time.Hour) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testFork(t, tc.wall)
+		})
+	}
+}
+
+func testFork(t *testing.T, wall func() time.Time) {
 	ctx := context.Background()
 	source := testnet.Seed(t)
 	if _, err := source.Ingester.Step(ctx); err != nil {
@@ -294,10 +313,13 @@ func TestFork(t *testing.T) {
 	}
 	// The source's seed is "test": the fork's is its own.
 	seed := fork.NetworkSeed("test", src)
-	net := emptyNetwork(t, seed)
+	net := emptyNetwork(t, seed, wall)
 	seeded, err := fork.Build(ctx, net, src, contracts, fork.Config{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if now := net.Clock().Now(); now <= src.RecordTime {
+		t.Errorf("the fork's clock %s is not past the snapshot %s", now, src.RecordTime)
 	}
 	if len(src.Contracts) == 0 {
 		t.Fatal("the source's snapshot is empty")
@@ -322,6 +344,10 @@ func TestFork(t *testing.T) {
 		if err != nil || !active {
 			t.Errorf("source contract %s (%s) in the fork: active=%v, %v", c.ContractID, c.TemplateID, active, err)
 			continue
+		}
+		// The very value the source holds, type ids and all.
+		if orig, _, err := source.Network.Store().Contract(ctx, got.ID); err != nil || !daml.Equal(orig.Argument, got.Argument) {
+			t.Errorf("contract %s (%s) in the fork differs from the source's: %v", got.ID, c.TemplateID, err)
 		}
 		payload, err := daml.CompactJSON.Encode(got.Argument)
 		if err != nil {
