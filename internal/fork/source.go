@@ -1,8 +1,8 @@
 // Package fork starts a new local network from another network's state,
 // as Ethereum tooling forks mainnet: it reads a Scan's latest ACS
 // snapshot through the Scan's public endpoints ([Read]), refuses a source
-// that runs Daml packages sandnet does not know ([CheckPackages]), and
-// builds a network of the engine around the snapshot's contracts
+// that runs Daml packages sandnet does not know ([CheckPackages]) — both
+// in [Prepare], before anything local exists — and builds a network of the engine around the snapshot's contracts
 // ([Build]): the source's synchronizer, DSO and SV parties with their ids,
 // every other stakeholder hosted on the local validator, the contracts
 // imported with their ids and payloads, and a local validator with its

@@ -182,3 +182,48 @@ func TestImportRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestAddSynchronizerID adds a synchronizer under another network's id,
+// as a fork does: once, idempotently, and only with a well-formed id.
+func TestAddSynchronizerID(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	foreign := ledger.NewSynchronizerID("global-domain", ledger.Fingerprint("elsewhere", "sync"))
+	tests := []struct {
+		name string
+		id   ledger.SynchronizerID
+		kind fault.Kind
+		ok   bool
+	}{
+		{"new", foreign, 0, true},
+		{"again", foreign, 0, true},
+		{"no fingerprint", "global-domain", fault.InvalidArgument, false},
+		{"no alias", "::1220ab", fault.InvalidArgument, false},
+	}
+	for _, tc := range tests {
+		s, err := b.net.AddSynchronizerID(ctx, tc.id)
+		if !tc.ok {
+			if !fault.Is(err, tc.kind) {
+				t.Errorf("%s: AddSynchronizerID(%q) = %v; want %v", tc.name, tc.id, err, tc.kind)
+			}
+			continue
+		}
+		if err != nil || s.ID != tc.id || s.Alias != "global-domain" || s.MigrationID != 0 {
+			t.Errorf("%s: AddSynchronizerID = %+v, %v", tc.name, s, err)
+		}
+	}
+	syncs, err := b.net.Store().Synchronizers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range syncs {
+		if s.ID == foreign {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the store holds %s %d times; want once", foreign, n)
+	}
+}
