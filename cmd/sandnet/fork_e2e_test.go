@@ -282,6 +282,13 @@ func TestForkFrom(t *testing.T) {
 		t.Errorf("B's /v0/dso after a restart: %d %+v", code, dsoB)
 	}
 	walletTransfer(t, b, aliceB, bobB, partyOf(t, b, bobB), "fork-b-2", "1.5")
+
+	// A data directory that holds a network (A's) is not forked into.
+	a.stop(t)
+	out, err := runCLI(t, "start", "--listen", "127.0.0.1:0", "--data-dir", dirA, "--fork-from", b.url("/api/scan"))
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 || !strings.Contains(out, "--fork-from needs an empty data directory") {
+		t.Errorf("fork into A's data directory: %v; stderr:\n%s", err, out)
+	}
 }
 
 // TestForkFromUnknownPackage forks a Scan whose snapshot holds a contract
