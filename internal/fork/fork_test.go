@@ -115,9 +115,9 @@ func acsContract(id, template string) *scanclient.AcsContract {
 	}
 }
 
-// TestRead reads fake Scans: the latest migration with a snapshot, every
+// TestForkRead reads fake Scans: the latest migration with a snapshot, every
 // page, and the refusals.
-func TestRead(t *testing.T) {
+func TestForkRead(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name          string
@@ -191,9 +191,9 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// TestCheckPackages names what sandnet cannot run, and accepts what it
+// TestForkCheckPackages names what sandnet cannot run, and accepts what it
 // can.
-func TestCheckPackages(t *testing.T) {
+func TestForkCheckPackages(t *testing.T) {
 	t.Parallel()
 	reg := splice.NewRegistry()
 	amulet := splice.Amulet{}.TemplateID().Identifier

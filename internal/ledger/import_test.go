@@ -44,12 +44,12 @@ func foreignIou(n int, issuer, owner daml.Party, amount string, at daml.Timestam
 	}
 }
 
-// TestImport imports contracts of another ledger: they keep their ids,
+// TestForkImport imports contracts of another ledger: they keep their ids,
 // payloads, parties and creation times, are committed in chunks as
 // transactions of created events with the fork workflow id, reach the
 // streams of the participants hosting their stakeholders, and can be
 // exercised afterwards like any contract.
-func TestImport(t *testing.T) {
+func TestForkImport(t *testing.T) {
 	t.Parallel()
 	for _, st := range importStores {
 		t.Run(st.name, func(t *testing.T) {
@@ -132,9 +132,9 @@ func TestImport(t *testing.T) {
 	}
 }
 
-// TestImportRefused checks that Import refuses, with nothing committed,
+// TestForkImportRefused checks that Import refuses, with nothing committed,
 // what it cannot import faithfully.
-func TestImportRefused(t *testing.T) {
+func TestForkImportRefused(t *testing.T) {
 	t.Parallel()
 	for _, st := range importStores {
 		t.Run(st.name, func(t *testing.T) {
@@ -183,9 +183,9 @@ func TestImportRefused(t *testing.T) {
 	}
 }
 
-// TestAddSynchronizerID adds a synchronizer under another network's id,
+// TestForkAddSynchronizerID adds a synchronizer under another network's id,
 // as a fork does: once, idempotently, and only with a well-formed id.
-func TestAddSynchronizerID(t *testing.T) {
+func TestForkAddSynchronizerID(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
