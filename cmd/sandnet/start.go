@@ -49,6 +49,7 @@ type StartCmd struct {
 	CORSOrigins    []string      `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser (* for any)."`
 	SnapshotPeriod time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between the Scan's ACS snapshots; they are taken at multiples of it since midnight UTC (3h: 00:00, 03:00, …)."`
 	ListLimit      int           `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
+	ForkFrom       string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
 	LogFormat      string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
 	LogLevel       string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
 }
@@ -125,8 +126,12 @@ func (m *Main) Run(ctx context.Context) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	registry := splice.NewRegistry()
+	seed, forkFrom, err := m.prepareFork(ctx, store, registry)
+	if err != nil {
+		return err
+	}
 	network, err := ledger.Open(ctx, store, registry, ledger.Config{
-		Seed: cfg.NetworkSeed, Logger: log, Observer: newEngineMetrics(reg),
+		Seed: seed, Logger: log, Observer: newEngineMetrics(reg),
 	})
 	if err != nil {
 		return err
@@ -165,7 +170,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	seeded, err := seedOnce(ctx, network, leader, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis})
+	seeded, err := seedOrFork(ctx, network, leader, forkFrom, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis})
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}

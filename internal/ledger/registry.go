@@ -176,6 +176,24 @@ func (r *Registry) PackageID(name string) (string, bool) {
 	return id, ok
 }
 
+// Package is a Daml package a registry knows: its name and its id.
+type Package struct {
+	Name string
+	ID   string
+}
+
+// Packages lists the packages of the registered templates and those added
+// with AddPackage, by name: what a network built on the registry runs, for
+// messages that must say so.
+func (r *Registry) Packages() []Package {
+	out := make([]Package, 0, len(r.packages))
+	for name, id := range r.packages {
+		out = append(out, Package{Name: name, ID: id})
+	}
+	slices.SortFunc(out, func(a, b Package) int { return compareStrings(a.Name, b.Name) })
+	return out
+}
+
 // AddPackage records the id of a package by its name, so that filters can
 // name the package's interfaces in package-name form; packages of
 // registered templates are recorded by RegisterTemplate. A package name

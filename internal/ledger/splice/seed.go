@@ -530,6 +530,20 @@ func (sd *seeder) onboardValidator() error {
 	return nil
 }
 
+// OnboardValidator runs Seed's validator steps on a network whose DSO
+// already exists, such as a fork's, whose DSO was imported from another
+// network: the first SV of seeded sponsors the validator through the
+// DsoRules (DsoRules_OnboardValidator), and the validator installs a
+// wallet (ValidatorRight, WalletAppInstall) for its operator and every
+// user of seeded, each of whom taps tapAmount (Seed's default when zero).
+// The parties, participants and ledger API users seeded names must exist.
+func OnboardValidator(ctx context.Context, net *ledger.Network, seeded *Seeded, tapAmount daml.Numeric) error {
+	cfg := SeedConfig{TapAmount: tapAmount}
+	cfg.defaults()
+	sd := &seeder{ctx: ctx, net: net, cfg: cfg, out: seeded}
+	return sd.onboardValidator()
+}
+
 func (sd *seeder) tap(u SeededUser) error {
 	ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), sd.out.DSOParty, sd.net.Clock().Now())
 	if err != nil {
