@@ -109,10 +109,6 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 	}
 }
 
-// forkImportWorkflowID is the workflow id of the transactions that import
-// a forked network's contracts: its history starts with them.
-const forkImportWorkflowID = "sandnet-fork-import"
-
 // begin reads the participant's stream from its start up to the update the
 // Scan's history starts with, and fixes the store's backfilling state by
 // it, as Splice's Scan does:
@@ -160,7 +156,7 @@ func (g *Ingester) historyStart(u Update) (complete, ok bool) {
 	if t == nil {
 		return false, false
 	}
-	if t.WorkflowID == forkImportWorkflowID {
+	if t.WorkflowID == ledger.ForkImportWorkflowID {
 		return true, true
 	}
 	for _, root := range t.Roots {
