@@ -42,6 +42,7 @@ func ExerciseScan(t *testing.T, open func(t *testing.T) scan.Store, reopen func(
 		{"SnapshotEmpty", testScanSnapshotEmpty},
 		{"SnapshotLookup", testScanSnapshotLookup},
 		{"SnapshotPage", testScanSnapshotPage},
+		{"BackfillSkips", testScanBackfillSkips},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,6 +58,16 @@ func ExerciseScan(t *testing.T, open func(t *testing.T) scan.Store, reopen func(
 		t.Parallel()
 		testScanReopen(t, open(t), reopen)
 	})
+	t.Run("BeginHistory", func(t *testing.T) {
+		t.Parallel()
+		testScanBeginHistory(t, open)
+	})
+	for _, seed := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprintf("BackfillConverges/seed%d", seed), func(t *testing.T) {
+			t.Parallel()
+			testScanBackfillConverges(t, open, seed)
+		})
+	}
 }
 
 // sync2 is a second synchronizer; its id sorts after sync1's.
