@@ -43,6 +43,7 @@ func ExerciseScan(t *testing.T, open func(t *testing.T) scan.Store, reopen func(
 		{"SnapshotLookup", testScanSnapshotLookup},
 		{"SnapshotPage", testScanSnapshotPage},
 		{"BackfillSkips", testScanBackfillSkips},
+		{"BackfillConcurrentIngest", testScanBackfillConcurrentIngest},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
