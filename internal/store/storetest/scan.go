@@ -44,6 +44,7 @@ func ExerciseScan(t *testing.T, open func(t *testing.T) scan.Store, reopen func(
 		{"SnapshotPage", testScanSnapshotPage},
 		{"BackfillSkips", testScanBackfillSkips},
 		{"BackfillConcurrentIngest", testScanBackfillConcurrentIngest},
+		{"BackfillContracts", testScanBackfillContracts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

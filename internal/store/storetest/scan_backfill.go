@@ -613,3 +613,126 @@ func testScanBackfillConcurrentIngest(t *testing.T, s scan.Store) {
 		t.Errorf("ActiveContracts = %v, %v; want none", ids(acs), err)
 	}
 }
+
+// testScanBackfillContracts walks through the contract cases of a
+// backfill one by one: a contract assigned and one archived live before
+// their creations are backfilled, their import updates backfilled before
+// their creations (rows then taken over by the creation), and a contract
+// created and archived in one backfilled transaction.
+func testScanBackfillContracts(t *testing.T, s scan.Store) {
+	ctx := t.Context()
+	if err := s.BeginHistory(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	// Migration 0, to be backfilled: c and d created, e created and
+	// archived in one transaction.
+	created := scanUpd(0, supd{rt: t0, creates: []create{owned(dso, amulet), owned(alice, locked)}})
+	c, d := created.Created[0], created.Created[1]
+	transient := scanUpd(0, supd{rt: t0 + 10, creates: []create{owned(dso, amulet)}})
+	e := transient.Created[0]
+	transient.Archived = []daml.ContractID{e.ID}
+	imports := []scan.Update{}
+	for _, k := range byCreation(c, d) {
+		imports = append(imports, scan.Update{Import: true, Created: []*ledger.Contract{k}, Transaction: &ledger.Transaction{
+			UpdateID: string(k.ID), WorkflowID: scan.ImportWorkflowPrefix + string(k.ID), MigrationID: 1,
+			Synchronizer: k.Synchronizer, RecordTime: daml.MinTimestamp, EffectiveAt: k.CreatedAt,
+			Roots: []int32{0}, Events: []ledger.Event{{NodeID: 0, Created: k, Witnesses: []daml.Party{dso}}},
+		}})
+	}
+	slices.SortFunc(imports, func(a, b scan.Update) int { return strings.Compare(a.UpdateID(), b.UpdateID()) })
+
+	// Live, in migration 1: c moves to sync2, d is archived.
+	moved := *c
+	moved.Synchronizer, moved.ReassignmentCounter = sync2.ID, 1
+	r := func(kind ledger.ReassignmentKind, rt daml.Timestamp, k *ledger.Contract) *ledger.Reassignment {
+		return &ledger.Reassignment{
+			Kind: kind, UpdateID: "1220" + hexID(fmt.Sprintf("backfill-contracts/%d", kind)), MigrationID: 1,
+			Source: sync1.ID, Target: sync2.ID, RecordTime: rt, UnassignID: "0x" + hexID("backfill-contracts"),
+			Counter: 1, Contract: k, Submitter: dso, CommandID: "move",
+		}
+	}
+	live := []scan.Update{
+		{Offset: 1, Reassignment: r(ledger.Unassigned, t0+100, c)},
+		{Offset: 2, Reassignment: r(ledger.Assigned, t0+101, &moved)},
+		scanUpd(3, supd{mig: 1, rt: t0 + 110, archives: []daml.ContractID{d.ID}}),
+	}
+	if err := s.Ingest(ctx, scan.Cursor{}, scan.Cursor{Offset: 3, Watermark: t0 + 110, Migration: 1}, live); err != nil {
+		t.Fatal(err)
+	}
+	contract := func(k *ledger.Contract, want *ledger.Contract, wantActive bool) {
+		t.Helper()
+		got, active, err := s.Contract(ctx, k.ID)
+		if err != nil {
+			t.Fatalf("Contract(%s): %v", k.ID, err)
+		}
+		if active != wantActive {
+			t.Errorf("Contract(%s) active = %v; want %v", k.ID, active, wantActive)
+		}
+		if diff := cmp.Diff(want, got, cmpOpts...); diff != "" {
+			t.Errorf("Contract(%s) (-want +got):\n%s", k.ID, diff)
+		}
+	}
+	// The assignment brought c (imported); d's archive waits for its row.
+	contract(c, &moved, true)
+	if _, _, err := s.Contract(ctx, d.ID); !fault.Is(err, fault.NotFound) {
+		t.Errorf("Contract(%s) before its creation is backfilled: %v; want NotFound", d.ID, err)
+	}
+	snapshot := func(m int64, at daml.Timestamp) []scan.SnapshotRow {
+		t.Helper()
+		snap, err := s.BuildSnapshot(ctx, m, at, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snapshotRows(t, s, scan.SnapshotQuery{Snapshot: snap, Limit: 10})
+	}
+	if rows := snapshot(1, t0+101); len(rows) != 1 || rows[0].Contract.ID != c.ID || !rows[0].Imported {
+		t.Errorf("snapshot at the assignment = %+v; want c, imported", rows)
+	}
+
+	// The import updates, newest first: d's row takes its archive.
+	if err := s.Backfill(ctx, []scan.Update{imports[1], imports[0]}); err != nil {
+		t.Fatal(err)
+	}
+	contract(c, &moved, true)
+	contract(d, d, false)
+	// The creations: both rows take their creation's position.
+	if err := s.Backfill(ctx, []scan.Update{transient, created}); err != nil {
+		t.Fatal(err)
+	}
+	contract(c, &moved, true)
+	contract(d, d, false)
+	contract(e, e, false)
+	if acs, err := s.ActiveContracts(ctx, scan.ContractQuery{}); err != nil || len(acs) != 1 || acs[0].ID != c.ID {
+		t.Errorf("ActiveContracts = %v, %v; want c", ids(acs), err)
+	}
+	type row struct {
+		ID       daml.ContractID
+		Imported bool
+	}
+	rowsOf := func(rows []scan.SnapshotRow) []row {
+		var out []row
+		for _, r := range rows {
+			out = append(out, row{r.Contract.ID, r.Imported})
+		}
+		return out
+	}
+	var both []row // c and d, in snapshot order
+	for _, k := range byCreation(c, d) {
+		both = append(both, row{k.ID, false})
+	}
+	for _, tc := range []struct {
+		m    int64
+		at   daml.Timestamp
+		want []row
+	}{
+		{0, t0 - 1, nil},
+		{0, t0, both},
+		{0, t0 + 10, both}, // e created and archived at once
+		{1, daml.MinTimestamp, both},
+		{1, t0 + 110, []row{{c.ID, false}}},
+	} {
+		if diff := cmp.Diff(tc.want, rowsOf(snapshot(tc.m, tc.at)), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("snapshot of migration %d at %d (-want +got):\n%s", tc.m, tc.at, diff)
+		}
+	}
+}
