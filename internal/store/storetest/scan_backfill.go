@@ -147,7 +147,7 @@ func testScanBackfillSkips(t *testing.T, s scan.Store) {
 		t.Fatal(err)
 	}
 	want := slices.Concat(old, live)
-	if diff := cmp.Diff(want, got, append(cmpOpts, cmpopts.IgnoreFields(scan.Update{}, "Offset"))...); diff != "" {
+	if diff := cmp.Diff(want, got, slices.Concat(cmpOpts, []cmp.Option{cmpopts.IgnoreFields(scan.Update{}, "Offset")})...); diff != "" {
 		t.Errorf("History (-want +got):\n%s", diff)
 	}
 	if _, active, err := s.Contract(ctx, old[0].Created[0].ID); err != nil || active {
