@@ -1,7 +1,8 @@
 // Package store holds what the adapters of the [ledger.Store] seam share
 // and that is not SQL: the reader of their embedded migrations, the errors
-// they must report identically, and the [Leader] capability that automation
-// uses to run on exactly one process.
+// they must report identically, the order a Scan's backfill stores its
+// updates in ([BackfillOrder]), and the [Leader] capability that
+// automation uses to run on exactly one process.
 //
 // The adapters themselves are named after their technology:
 //

@@ -96,7 +96,7 @@ func (s *Scan) Cursor(ctx context.Context) (scan.Cursor, error) {
 	return c, interpret(err)
 }
 
-// Backfilling returns the backfilling state fixed by the first Ingest.
+// Backfilling returns the backfilling state.
 func (s *Scan) Backfilling(ctx context.Context) (scan.Backfilling, error) {
 	var b scan.Backfilling
 	err := s.pool.QueryRow(ctx, `SELECT complete, import_updates_complete FROM ingestion WHERE id = 1`).
@@ -104,22 +104,40 @@ func (s *Scan) Backfilling(ctx context.Context) (scan.Backfilling, error) {
 	return b, interpret(err)
 }
 
-// The statements of Ingest.
+// The statements of the write path.
 const (
 	// sqlScanAdvance is the cursor's compare-and-swap. Before the first
-	// Ingest any prev is accepted, and that Ingest fixes the backfilling
-	// state. Under READ COMMITTED a concurrent Ingest waits for the row
-	// and then re-checks the condition against the committed cursor, so
-	// exactly one of two racing ingesters wins.
+	// Ingest any prev is accepted (BeginHistory leaves the cursor as it
+	// is), and that Ingest fixes the backfilling state unless BeginHistory
+	// has; it never lowers a flag SetBackfilling raised. Under READ
+	// COMMITTED a concurrent Ingest waits for the row and then re-checks
+	// the condition against the committed cursor, so exactly one of two
+	// racing ingesters wins.
 	sqlScanAdvance = `UPDATE ingestion SET ledger_offset = $1, watermark = $2, migration_id = $3,
-  complete = CASE WHEN started THEN complete ELSE $4 END,
-  import_updates_complete = CASE WHEN started THEN import_updates_complete ELSE $4 END,
+  complete = CASE WHEN started OR begun THEN complete ELSE complete OR $4 END,
+  import_updates_complete = CASE WHEN started OR begun THEN import_updates_complete ELSE import_updates_complete OR $4 END,
   started = true
 WHERE id = 1 AND (NOT started OR ledger_offset = $5)`
+	// sqlScanBegin is BeginHistory: only the first call before the first
+	// Ingest fixes the flags, so that a restart that begins again cannot
+	// lower flags raised since.
+	sqlScanBegin = `UPDATE ingestion SET begun = true,
+  complete = complete OR $1, import_updates_complete = import_updates_complete OR $1
+WHERE id = 1 AND NOT started AND NOT begun`
+	sqlScanRaise = `UPDATE ingestion SET complete = complete OR $1,
+  import_updates_complete = import_updates_complete OR $2 WHERE id = 1`
+	// sqlScanLock is Backfill's first statement: it takes the row lock that
+	// Ingest's compare-and-swap takes, so a backfill and an ingestion never
+	// interleave (one could miss the other's uncommitted contract row or
+	// orphaned archive, or both intern the same name).
+	sqlScanLock         = `SELECT 1 FROM ingestion WHERE id = 1 FOR UPDATE`
 	sqlScanInsertUpdate = `INSERT INTO updates
 (update_id, migration_id, record_time, synchronizer, ledger_offset, is_import, created, archived, body)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
-	sqlScanUpsertRange = `INSERT INTO record_time_ranges (migration_id, synchronizer, min_record_time, max_record_time)
+	// sqlScanBackfillUpdate skips an update already stored (the unique
+	// index on update_id): peers' batches overlap what the Scan holds.
+	sqlScanBackfillUpdate = sqlScanInsertUpdate + ` ON CONFLICT (update_id) DO NOTHING`
+	sqlScanUpsertRange    = `INSERT INTO record_time_ranges (migration_id, synchronizer, min_record_time, max_record_time)
 VALUES ($1, $2, $3, $3) ON CONFLICT (migration_id, synchronizer) DO UPDATE SET
   min_record_time = LEAST(record_time_ranges.min_record_time, excluded.min_record_time),
   max_record_time = GREATEST(record_time_ranges.max_record_time, excluded.max_record_time)`
@@ -129,96 +147,81 @@ ON CONFLICT (migration_id) DO UPDATE SET last_import_update_id = CASE
   WHEN m.last_import_update_id IS NULL OR excluded.last_import_update_id > m.last_import_update_id
     THEN excluded.last_import_update_id
   ELSE m.last_import_update_id END`
+	// sqlScanInsertContract stores a contract at the position ($4, $5) of
+	// the update that brings it, which is also its body's position.
 	sqlScanInsertContract = `INSERT INTO contracts
-(contract_id, template_id, created_at, created_migration, created_record_time, imported, body)
-VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq`
-	// sqlScanImportContract is sqlScanInsertContract for an import update:
-	// a contract the Scan already holds (it ingested the earlier
-	// migration's creation) keeps its row, and RETURNING gives nothing.
+(contract_id, template_id, created_at, created_migration, created_record_time, imported, body, body_migration, body_record_time)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $4, $5) RETURNING seq`
+	// sqlScanImportContract is sqlScanInsertContract for an import update
+	// or an assignment: a contract the Scan already holds (it ingested the
+	// earlier migration's creation) keeps its row, and RETURNING gives
+	// nothing.
 	sqlScanImportContract = `INSERT INTO contracts
-(contract_id, template_id, created_at, created_migration, created_record_time, imported, body)
-VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
+(contract_id, template_id, created_at, created_migration, created_record_time, imported, body, body_migration, body_record_time)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $4, $5) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
 	// Parties and templates are interned: the snapshot tables, written
 	// once per contract per snapshot, then hold small integers, not the
 	// long names (a seventh of the bytes written per snapshot row). Only
-	// the ingester that won the cursor's compare-and-swap interns, so two
-	// transactions never add the same name at once.
+	// the ingester that won the cursor's compare-and-swap, or a backfill
+	// holding the same row lock, interns, so two transactions never add
+	// the same name at once.
 	sqlScanPartyID     = `SELECT id FROM parties WHERE party = $1`
 	sqlScanNewParty    = `INSERT INTO parties (party) VALUES ($1) RETURNING id`
 	sqlScanTemplateID  = `SELECT id FROM templates WHERE template_key = $1`
 	sqlScanNewTemplate = `INSERT INTO templates (template_key) VALUES ($1) RETURNING id`
-	sqlScanArchive     = `UPDATE contracts SET archived_migration = $1, archived_record_time = $2
-WHERE contract_id = $3 AND archived_record_time IS NULL`
-	// sqlScanAssign moves an active contract to the synchronizer an
-	// assignment put it on (the body carries synchronizer and counter).
-	sqlScanAssign = `UPDATE contracts SET body = $1 WHERE contract_id = $2 AND archived_record_time IS NULL`
+	// sqlScanArchive archives a held contract at ($1, $2), or moves its
+	// archive earlier (a contract is archived once; the guard makes a
+	// replayed or reordered archive harmless).
+	sqlScanArchive = `UPDATE contracts SET archived_migration = $1, archived_record_time = $2
+WHERE contract_id = $3 AND (archived_record_time IS NULL OR (archived_migration, archived_record_time) > ($1, $2))`
+	// sqlScanOrphan remembers the archive of a contract the Scan holds no
+	// row of (its creation is older and not backfilled yet); the earliest
+	// archive wins.
+	sqlScanOrphan = `INSERT INTO orphans AS o (contract_id, archived_migration, archived_record_time)
+SELECT $3, $1::bigint, $2::bigint WHERE NOT EXISTS (SELECT 1 FROM contracts WHERE contract_id = $3)
+ON CONFLICT (contract_id) DO UPDATE SET
+  archived_migration = excluded.archived_migration, archived_record_time = excluded.archived_record_time
+WHERE (excluded.archived_migration, excluded.archived_record_time) < (o.archived_migration, o.archived_record_time)`
+	// sqlScanAdoptOrphan takes the remembered archive of a contract whose
+	// row has just been stored.
+	sqlScanAdoptOrphan = `DELETE FROM orphans WHERE contract_id = $1 RETURNING archived_migration, archived_record_time`
+	// sqlScanAssign gives a held contract the body of an update at ($2,
+	// $3) (an assignment moves it: the body carries synchronizer and
+	// counter) when that update is newer than the body's and the contract
+	// was not archived before it, as an in-order ingestion would have.
+	sqlScanAssign = `UPDATE contracts SET body = $1, body_migration = $2, body_record_time = $3
+WHERE contract_id = $4 AND (body_migration, body_record_time) < ($2, $3)
+  AND (archived_record_time IS NULL OR (archived_migration, archived_record_time) > ($2, $3))`
+	// sqlScanHeld says whether a contract has a row, and whether that row
+	// is imported (no creating update stored yet).
+	sqlScanHeld = `SELECT imported FROM contracts WHERE contract_id = $1`
+	// sqlScanTakeOver gives an imported row the position of the creating
+	// update a backfill brought; its archive and (newer) body stay.
+	sqlScanTakeOver = `UPDATE contracts SET created_migration = $1, created_record_time = $2, imported = false
+WHERE contract_id = $3 AND imported`
+	// sqlScanEarlier moves an imported row to an older import update or
+	// assignment that a backfill brought: an imported row sits where the
+	// first update that brought it is.
+	sqlScanEarlier = `UPDATE contracts SET created_migration = $1, created_record_time = $2
+WHERE contract_id = $3 AND imported AND (created_migration, created_record_time) > ($1, $2)`
 )
 
-// ingestReassignment stores an unassignment or an assignment: a history
-// row (its body the reassignment's blob), its synchronizer's record-time
-// range, and, for an assignment, the contract's new synchronizer and
-// counter in the DSO party's active contract set. Sandnet commits both
-// halves of a reassignment together, so an unassigned contract stays
-// active until its assignment moves it.
-func ingestReassignment(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
-	r := u.Reassignment
-	body, err := ledger.EncodeReassignment(r)
-	if err != nil {
-		return err
-	}
-	rt := int64(r.RecordTime)
-	if _, err := tx.Exec(ctx, sqlScanInsertUpdate, r.UpdateID, r.MigrationID, rt, string(r.Synchronizer()),
-		int64(u.Offset), false, nil, nil, body); err != nil {
-		return interpret(err)
-	}
-	if _, err := tx.Exec(ctx, sqlScanUpsertRange, r.MigrationID, string(r.Synchronizer()), rt); err != nil {
-		return interpret(err)
-	}
-	if _, err := tx.Exec(ctx, sqlScanUpsertMigration, r.MigrationID, nil); err != nil {
-		return interpret(err)
-	}
-	if r.Kind == ledger.Assigned {
-		cb, err := ledger.EncodeContract(r.Contract)
-		if err != nil {
-			return err
-		}
-		// A contract the Scan does not hold (created before its history
-		// began) joins the active contract set with the assignment, as a
-		// contract without a creating update in this history; a held one
-		// moves.
-		c := r.Contract
-		tmpl, err := intern(ctx, tx, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
-		if err != nil {
-			return err
-		}
-		var seq int64
-		err = tx.QueryRow(ctx, sqlScanImportContract, string(c.ID), tmpl, int64(c.CreatedAt),
-			r.MigrationID, rt, true, cb).Scan(&seq)
-		if errors.Is(err, pgx.ErrNoRows) {
-			if _, err := tx.Exec(ctx, sqlScanAssign, cb, string(c.ID)); err != nil {
-				return interpret(err)
-			}
-			return nil
-		}
-		if err != nil {
-			return interpret(err)
-		}
-		for _, p := range c.Stakeholders() {
-			id, err := intern(ctx, tx, sqlScanPartyID, sqlScanNewParty, string(p))
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO contract_stakeholders (seq, party_id) VALUES ($1, $2)`, seq, id); err != nil {
-				return interpret(err)
-			}
-		}
-	}
-	return nil
+// BeginHistory fixes the backfilling state before the first Ingest; the
+// cursor stays as it is, so the first Ingest's compare-and-swap still
+// accepts any prev.
+func (s *Scan) BeginHistory(ctx context.Context, complete bool) error {
+	_, err := s.pool.Exec(ctx, sqlScanBegin, complete)
+	return interpret(err)
+}
+
+// SetBackfilling raises the backfilling flags.
+func (s *Scan) SetBackfilling(ctx context.Context, b scan.Backfilling) error {
+	_, err := s.pool.Exec(ctx, sqlScanRaise, b.Complete, b.ImportUpdatesComplete)
+	return interpret(err)
 }
 
 // Ingest stores updates and moves the cursor in one transaction; the
 // cursor's compare-and-swap comes first, so a lost race stores nothing.
-// Stakeholders go in with one statement per update (unnest of an array).
 func (s *Scan) Ingest(ctx context.Context, prev, next scan.Cursor, updates []scan.Update) error {
 	return write(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, sqlScanAdvance, int64(next.Offset), int64(next.Watermark), next.Migration,
@@ -230,7 +233,7 @@ func (s *Scan) Ingest(ctx context.Context, prev, next scan.Cursor, updates []sca
 			return fault.New(fault.Aborted, "scan cursor is no longer at offset %d: another ingester stored updates", prev.Offset)
 		}
 		for i := range updates {
-			if err := ingestOne(ctx, tx, &updates[i]); err != nil {
+			if err := storeUpdate(ctx, tx, &updates[i], false); err != nil {
 				return err
 			}
 		}
@@ -238,9 +241,38 @@ func (s *Scan) Ingest(ctx context.Context, prev, next scan.Cursor, updates []sca
 	})
 }
 
-func ingestOne(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
+// Backfill stores older updates from peers in one transaction, in history
+// order (see [store.BackfillOrder]), skipping those already stored, under
+// the ingestion row's lock (sqlScanLock).
+func (s *Scan) Backfill(ctx context.Context, updates []scan.Update) error {
+	for i := range updates {
+		if updates[i].Transaction == nil && updates[i].Reassignment == nil {
+			return fault.New(fault.InvalidArgument, "scan update without a transaction")
+		}
+	}
+	ordered := store.BackfillOrder(updates)
+	return write(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sqlScanLock); err != nil {
+			return interpret(err)
+		}
+		for _, u := range ordered {
+			if err := storeUpdate(ctx, tx, u, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// storeUpdate stores one update: its history row, its synchronizer's
+// record-time range, its migration's summary, and its effects on the DSO
+// party's contracts. Ingest stores updates in history order (backfill
+// false); Backfill stores older ones after newer ones (backfill true): an
+// update already stored is skipped, and the effects are applied so that
+// the contracts end up as an in-order ingestion leaves them.
+func storeUpdate(ctx context.Context, tx pgx.Tx, u *scan.Update, backfill bool) error {
 	if u.Reassignment != nil {
-		return ingestReassignment(ctx, tx, u)
+		return storeReassignment(ctx, tx, u, backfill)
 	}
 	t := u.Transaction
 	if t == nil {
@@ -258,9 +290,9 @@ func ingestOne(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
 	if u.Import {
 		rt = importRecordTime
 	}
-	if _, err := tx.Exec(ctx, sqlScanInsertUpdate, t.UpdateID, t.MigrationID, rt, string(t.Synchronizer),
-		int64(u.Offset), u.Import, created, archived, body); err != nil {
-		return interpret(err)
+	if stored, err := insertUpdate(ctx, tx, backfill, t.UpdateID, t.MigrationID, rt, t.Synchronizer,
+		u.Offset, u.Import, created, archived, body); err != nil || !stored {
+		return err
 	}
 	var lastImport *string
 	if u.Import {
@@ -271,46 +303,207 @@ func ingestOne(ctx context.Context, tx pgx.Tx, u *scan.Update) error {
 	if _, err := tx.Exec(ctx, sqlScanUpsertMigration, t.MigrationID, lastImport); err != nil {
 		return interpret(err)
 	}
-	insert := sqlScanInsertContract
-	if u.Import {
-		insert = sqlScanImportContract
-	}
-	for _, c := range u.Created {
-		cb, err := ledger.EncodeContract(c)
-		if err != nil {
-			return err
-		}
-		tmpl, err := intern(ctx, tx, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
-		if err != nil {
-			return err
-		}
-		var seq int64
-		err = tx.QueryRow(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt),
-			t.MigrationID, rt, u.Import, cb).Scan(&seq)
-		if u.Import && errors.Is(err, pgx.ErrNoRows) {
-			continue // already held
-		}
-		if err != nil {
-			return interpret(err)
-		}
-		for _, p := range c.Stakeholders() {
-			id, err := intern(ctx, tx, sqlScanPartyID, sqlScanNewParty, string(p))
-			if err != nil {
+	at := position{t.MigrationID, rt}
+	if backfill {
+		// Archives first: a contract created and archived in this
+		// transaction is then stored archived by the orphan its archive
+		// leaves, the same path as an archive backfilled before the
+		// creation.
+		for _, id := range u.Archived {
+			if err := archive(ctx, tx, id, at); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO contract_stakeholders (seq, party_id) VALUES ($1, $2)`, seq, id); err != nil {
-				return interpret(err)
-			}
 		}
 	}
-	for _, id := range u.Archived {
-		// A contract created before the Scan's history began is not held;
-		// its archive has nothing to remove.
-		if _, err := tx.Exec(ctx, sqlScanArchive, t.MigrationID, rt, string(id)); err != nil {
-			return interpret(err)
+	for _, c := range u.Created {
+		var err error
+		switch {
+		case u.Import:
+			err = importContract(ctx, tx, c, at, backfill, false)
+		case backfill:
+			err = backfillCreate(ctx, tx, c, at)
+		default:
+			_, err = addContract(ctx, tx, sqlScanInsertContract, c, at, false)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !backfill {
+		for _, id := range u.Archived {
+			if err := archive(ctx, tx, id, at); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// position is where an update sits in the history: its migration and
+// record time (the minimum for import updates).
+type position struct {
+	migration  int64
+	recordTime int64
+}
+
+// insertUpdate stores a history row. A backfilled update already stored
+// is skipped: stored is false.
+func insertUpdate(ctx context.Context, tx pgx.Tx, backfill bool, updateID string, migration, rt int64,
+	sync ledger.SynchronizerID, off ledger.Offset, imp bool, created, archived *string, body []byte) (stored bool, err error) {
+	insert := sqlScanInsertUpdate
+	if backfill {
+		insert = sqlScanBackfillUpdate
+	}
+	tag, err := tx.Exec(ctx, insert, updateID, migration, rt, string(sync), int64(off), imp, created, archived, body)
+	if err != nil {
+		return false, interpret(err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// addContract stores a contract brought by the update at at with insert
+// (sqlScanInsertContract, or sqlScanImportContract, which leaves a held
+// contract as it is: added is false), with its stakeholders (one
+// statement, unnest of an array), and applies an archive remembered for
+// it.
+func addContract(ctx context.Context, tx pgx.Tx, insert string, c *ledger.Contract, at position, imported bool) (added bool, err error) {
+	cb, err := ledger.EncodeContract(c)
+	if err != nil {
+		return false, err
+	}
+	tmpl, err := intern(ctx, tx, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
+	if err != nil {
+		return false, err
+	}
+	var seq int64
+	err = tx.QueryRow(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt), at.migration, at.recordTime, imported, cb).Scan(&seq)
+	if insert == sqlScanImportContract && errors.Is(err, pgx.ErrNoRows) {
+		return false, nil // already held
+	}
+	if err != nil {
+		return false, interpret(err)
+	}
+	for _, p := range c.Stakeholders() {
+		id, err := intern(ctx, tx, sqlScanPartyID, sqlScanNewParty, string(p))
+		if err != nil {
+			return false, err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO contract_stakeholders (seq, party_id) VALUES ($1, $2)`, seq, id); err != nil {
+			return false, interpret(err)
+		}
+	}
+	var orphan position
+	err = tx.QueryRow(ctx, sqlScanAdoptOrphan, string(c.ID)).Scan(&orphan.migration, &orphan.recordTime)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return true, nil
+	}
+	if err != nil {
+		return false, interpret(err)
+	}
+	return true, archive(ctx, tx, c.ID, orphan)
+}
+
+// archive archives a contract at at, or, when the Scan holds no row of it
+// (it was created before the Scan's history began, or before what has
+// been backfilled so far), remembers the archive for when the row comes.
+func archive(ctx context.Context, tx pgx.Tx, id daml.ContractID, at position) error {
+	tag, err := tx.Exec(ctx, sqlScanArchive, at.migration, at.recordTime, string(id))
+	if err != nil {
+		return interpret(err)
+	}
+	if tag.RowsAffected() > 0 {
+		return nil
+	}
+	_, err = tx.Exec(ctx, sqlScanOrphan, at.migration, at.recordTime, string(id))
+	return interpret(err)
+}
+
+// importContract stores the contract of an import update, or of an
+// assignment (assign), unless the Scan holds it. An assignment gives a
+// held contract its body (it moves). A backfilled one the Scan holds as
+// imported moves its row to the older position, and gives it its body if
+// that is newer than the row's. (A live import update of a held contract
+// changes nothing: its body is the one held.)
+func importContract(ctx context.Context, tx pgx.Tx, c *ledger.Contract, at position, backfill, assign bool) error {
+	added, err := addContract(ctx, tx, sqlScanImportContract, c, at, true)
+	if err != nil || added {
+		return err
+	}
+	if backfill {
+		if _, err := tx.Exec(ctx, sqlScanEarlier, at.migration, at.recordTime, string(c.ID)); err != nil {
+			return interpret(err)
+		}
+	}
+	if !backfill && !assign {
+		return nil
+	}
+	return setBody(ctx, tx, c, at)
+}
+
+// setBody gives a held contract c's body if the update at at is newer
+// than the body's and not after the contract's archive.
+func setBody(ctx context.Context, tx pgx.Tx, c *ledger.Contract, at position) error {
+	cb, err := ledger.EncodeContract(c)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, sqlScanAssign, cb, at.migration, at.recordTime, string(c.ID))
+	return interpret(err)
+}
+
+// backfillCreate stores a contract whose creating update a backfill
+// brought. A row an import update or an assignment of a later position
+// stored (imported) takes the creation's position and stops being
+// imported; its archive and its (newer) body stay.
+func backfillCreate(ctx context.Context, tx pgx.Tx, c *ledger.Contract, at position) error {
+	var imported bool
+	err := tx.QueryRow(ctx, sqlScanHeld, string(c.ID)).Scan(&imported)
+	if errors.Is(err, pgx.ErrNoRows) {
+		_, err = addContract(ctx, tx, sqlScanInsertContract, c, at, false)
+		return err
+	}
+	if err != nil {
+		return interpret(err)
+	}
+	if !imported {
+		return fault.New(fault.InvalidArgument, "contract %s is created by two updates", c.ID)
+	}
+	if _, err := tx.Exec(ctx, sqlScanTakeOver, at.migration, at.recordTime, string(c.ID)); err != nil {
+		return interpret(err)
+	}
+	return setBody(ctx, tx, c, at)
+}
+
+// storeReassignment stores an unassignment or an assignment: a history
+// row (its body the reassignment's blob), its synchronizer's record-time
+// range, and, for an assignment, the contract's new synchronizer and
+// counter in the DSO party's active contract set. Sandnet commits both
+// halves of a reassignment together, so an unassigned contract stays
+// active until its assignment moves it. A contract the Scan does not hold
+// (created before its history began, or before what has been backfilled)
+// joins the active contract set with the assignment, as a contract without
+// a creating update in this history, until a backfill brings its creation.
+func storeReassignment(ctx context.Context, tx pgx.Tx, u *scan.Update, backfill bool) error {
+	r := u.Reassignment
+	body, err := ledger.EncodeReassignment(r)
+	if err != nil {
+		return err
+	}
+	rt := int64(r.RecordTime)
+	if stored, err := insertUpdate(ctx, tx, backfill, r.UpdateID, r.MigrationID, rt, r.Synchronizer(),
+		u.Offset, false, nil, nil, body); err != nil || !stored {
+		return err
+	}
+	if _, err := tx.Exec(ctx, sqlScanUpsertRange, r.MigrationID, string(r.Synchronizer()), rt); err != nil {
+		return interpret(err)
+	}
+	if _, err := tx.Exec(ctx, sqlScanUpsertMigration, r.MigrationID, nil); err != nil {
+		return interpret(err)
+	}
+	if r.Kind != ledger.Assigned {
+		return nil
+	}
+	return importContract(ctx, tx, r.Contract, position{r.MigrationID, rt}, backfill, true)
 }
 
 // intern returns the id of name, looked up with find or, the first time,
@@ -576,30 +769,32 @@ func distinctKeys(ts []scan.TemplateKey) []string {
 	return out
 }
 
-// activeContractsQuery lists active contracts in creation order: a range
-// of contracts_active, or one of contracts_active_template per template,
-// each cut at the limit and merged (Merge Append).
+// activeContractsQuery lists active contracts in (created_at,
+// contract_id) order: a range of contracts_active, or one of
+// contracts_active_template per template, each cut at the limit and
+// merged (Merge Append).
 func activeContractsQuery(q scan.ContractQuery) (string, []any) {
 	keys := distinctKeys(q.Templates)
 	limit := limitArg(q.Limit)
 	switch len(keys) {
 	case 0:
-		return `SELECT body FROM contracts WHERE archived_record_time IS NULL ORDER BY seq LIMIT $1`, []any{limit}
+		return `SELECT body FROM contracts WHERE archived_record_time IS NULL ORDER BY created_at, contract_id LIMIT $1`, []any{limit}
 	case 1:
-		return `SELECT body FROM contracts WHERE template_id = ` + templateID("$2") + ` AND archived_record_time IS NULL ORDER BY seq LIMIT $1`,
-			[]any{limit, keys[0]}
+		return `SELECT body FROM contracts WHERE template_id = ` + templateID("$2") +
+			` AND archived_record_time IS NULL ORDER BY created_at, contract_id LIMIT $1`, []any{limit, keys[0]}
 	}
 	args := []any{limit}
 	arms := make([]string, len(keys))
 	for i, k := range keys {
 		args = append(args, k)
-		arms[i] = `(SELECT seq, body FROM contracts WHERE template_id = ` + templateID("$"+strconv.Itoa(len(args))) +
-			` AND archived_record_time IS NULL ORDER BY seq LIMIT $1)`
+		arms[i] = `(SELECT created_at, contract_id, body FROM contracts WHERE template_id = ` + templateID("$"+strconv.Itoa(len(args))) +
+			` AND archived_record_time IS NULL ORDER BY created_at, contract_id LIMIT $1)`
 	}
-	return `SELECT body FROM (` + strings.Join(arms, " UNION ALL ") + `) u ORDER BY seq LIMIT $1`, args
+	return `SELECT body FROM (` + strings.Join(arms, " UNION ALL ") + `) u ORDER BY created_at, contract_id LIMIT $1`, args
 }
 
-// ActiveContracts lists the DSO party's active contracts in creation order.
+// ActiveContracts lists the DSO party's active contracts in (created_at,
+// contract_id) order.
 func (s *Scan) ActiveContracts(ctx context.Context, q scan.ContractQuery) ([]*ledger.Contract, error) {
 	query, args := activeContractsQuery(q)
 	rows, err := s.pool.Query(ctx, query, args...)

@@ -16,9 +16,11 @@ import (
 // snapshot build's walk on a schema with enough rows (20 000 updates on
 // two synchronizers and two migrations, one in a hundred of migration 1
 // an import; 20 000 contracts of 3 templates, one in ten archived, the
-// DSO and one of 3 owners the stakeholders; a snapshot of them) and fresh
-// statistics: each read is an index range in the order asked for, so a
-// page costs the same at the end of a snapshot as at its start.
+// DSO and one of 3 owners the stakeholders; 20 000 orphaned archives; a
+// snapshot of the contracts) and fresh statistics: each read is an index
+// range in the order asked for, and each lookup of Ingest and Backfill an
+// index probe, so a page costs the same at the end of a snapshot as at
+// its start.
 //
 // A filtered page walks either its own index (acs_snapshot_parties_pkey,
 // acs_snapshot_rows_template, acs_snapshot_parties_template) or, for a
@@ -53,6 +55,8 @@ INSERT INTO contracts (contract_id, template_id, created_at, created_migration, 
   FROM generate_series(1, 20000) i;
 INSERT INTO contract_stakeholders (seq, party_id) SELECT seq, 1 FROM contracts;
 INSERT INTO contract_stakeholders (seq, party_id) SELECT seq, 2 + seq % 3 FROM contracts;
+INSERT INTO orphans (contract_id, archived_migration, archived_record_time)
+  SELECT 'o' || i, 0, i FROM generate_series(1, 20000) i;
 INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete) VALUES (0, 30000, 1, 20000, true);
 INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_id)
   SELECT seq, 1, seq, template_id FROM contracts;
@@ -63,7 +67,7 @@ INSERT INTO acs_snapshot_parties (party_id, row_id, template_id)
 	}
 	// As autovacuum keeps it in use: statistics, and the visibility map
 	// that lets covering indexes be read without the heap.
-	if _, err := s.pool.Exec(ctx, `VACUUM ANALYZE parties, templates, updates, contracts, contract_stakeholders, acs_snapshots, acs_snapshot_rows, acs_snapshot_parties`); err != nil {
+	if _, err := s.pool.Exec(ctx, `VACUUM ANALYZE parties, templates, updates, contracts, orphans, contract_stakeholders, acs_snapshots, acs_snapshot_rows, acs_snapshot_parties`); err != nil {
 		t.Fatal(err)
 	}
 	snap := scan.Snapshot{ID: 1, Migration: 0, RecordTime: 30000, FirstRow: 1, LastRow: 20000}
@@ -86,9 +90,14 @@ INSERT INTO acs_snapshot_parties (party_id, row_id, template_id)
 		query, args := historyQuery(q)
 		return plan{name: name, query: query, args: args, want: []string{"Index Scan using updates_history on updates"}}
 	}
+	active := func(name string, q scan.ContractQuery, want ...string) plan {
+		query, args := activeContractsQuery(q)
+		return plan{name: name, query: query, args: args, want: want}
+	}
 	const (
 		byRow      = "Index Scan using acs_snapshot_rows_pkey on acs_snapshot_rows d"
 		byContract = "Index Scan using contracts_pkey on contracts c"
+		byID       = "Index Scan using contracts_contract_id_key on contracts"
 	)
 	dso, owner := daml.Party("dso::1220"), daml.Party("owner1::1220")
 	// Four arms, each cut at the page size: PostgreSQL may merge them or
@@ -121,6 +130,24 @@ INSERT INTO acs_snapshot_parties (party_id, row_id, template_id)
 			want: []string{"Scan using contracts_created on contracts"}},
 		{name: "snapshot chunk parties", query: sqlSnapChunkParties, args: []any{int64(0), int64(1000)},
 			want: []string{"acs_snapshot_rows_pkey", "contract_stakeholders_pkey"}},
+		active("active", scan.ContractQuery{Limit: 100}, "Index Scan using contracts_active on contracts"),
+		// A template filter walks contracts_active_template or, for a
+		// template of a large share of the contracts (a third here),
+		// contracts_active with the filter: either in order, stopped at
+		// the limit.
+		active("active, one template", scan.ContractQuery{Templates: []scan.TemplateKey{key(1)}, Limit: 100},
+			"Index Scan using contracts_active"),
+		active("active, two templates", scan.ContractQuery{Templates: []scan.TemplateKey{key(1), key(2)}, Limit: 100},
+			"Merge Append", "Index Scan using contracts_active", "Index Scan using contracts_active"),
+		// The lookups of Ingest and Backfill: one contract, or one orphaned
+		// archive, by id.
+		{name: "archive", query: sqlScanArchive, args: []any{int64(0), int64(5000), "c5"}, want: []string{byID}},
+		{name: "orphan", query: sqlScanOrphan, args: []any{int64(0), int64(5000), "c5"}, want: []string{"Index Only Scan using contracts_contract_id_key on contracts"}},
+		{name: "adopt orphan", query: sqlScanAdoptOrphan, args: []any{"c5"}, want: []string{"Index Scan using orphans_pkey on orphans"}},
+		{name: "assign", query: sqlScanAssign, args: []any{[]byte{0}, int64(0), int64(5000), "c5"}, want: []string{byID}},
+		{name: "held", query: sqlScanHeld, args: []any{"c5"}, want: []string{byID}},
+		{name: "take over", query: sqlScanTakeOver, args: []any{int64(0), int64(5000), "c5"}, want: []string{byID}},
+		{name: "earlier", query: sqlScanEarlier, args: []any{int64(0), int64(5000), "c5"}, want: []string{byID}},
 	}
 	for _, p := range plans {
 		t.Run(p.name, func(t *testing.T) {
@@ -153,7 +180,7 @@ INSERT INTO acs_snapshot_parties (party_id, row_id, template_id)
 			if strings.Contains(got, "Bitmap") && !p.sorts {
 				t.Errorf("plan reads every matching row (a bitmap scan):\n%s", got)
 			}
-			for _, table := range []string{"updates", "contracts", "contract_stakeholders", "acs_snapshot_rows", "acs_snapshot_parties"} {
+			for _, table := range []string{"updates", "contracts", "orphans", "contract_stakeholders", "acs_snapshot_rows", "acs_snapshot_parties"} {
 				if strings.Contains(got, "Seq Scan on "+table+" ") {
 					t.Errorf("plan scans %s:\n%s", table, got)
 				}

@@ -98,17 +98,29 @@ func (s *Scan) readTx(ctx context.Context, fn func(r runner) error) error {
 const (
 	sqlScanCursor = `SELECT ledger_offset, watermark, migration_id FROM ingestion WHERE id = 1`
 	// sqlScanAdvance is the cursor's compare-and-swap. Before the first
-	// Ingest any prev is accepted, and that Ingest fixes the backfilling
-	// state.
+	// Ingest any prev is accepted (BeginHistory leaves the cursor as it
+	// is), and that Ingest fixes the backfilling state unless BeginHistory
+	// has; it never lowers a flag SetBackfilling raised.
 	sqlScanAdvance = `UPDATE ingestion SET ledger_offset = ?1, watermark = ?2, migration_id = ?3,
-  complete = CASE WHEN started = 1 THEN complete ELSE ?4 END,
-  import_updates_complete = CASE WHEN started = 1 THEN import_updates_complete ELSE ?4 END,
+  complete = CASE WHEN started = 1 OR begun = 1 THEN complete ELSE max(complete, ?4) END,
+  import_updates_complete = CASE WHEN started = 1 OR begun = 1 THEN import_updates_complete ELSE max(import_updates_complete, ?4) END,
   started = 1
 WHERE id = 1 AND (started = 0 OR ledger_offset = ?5)`
+	// sqlScanBegin is BeginHistory: only the first call before the first
+	// Ingest fixes the flags, so that a restart that begins again cannot
+	// lower flags raised since.
+	sqlScanBegin = `UPDATE ingestion SET begun = 1,
+  complete = max(complete, ?1), import_updates_complete = max(import_updates_complete, ?1)
+WHERE id = 1 AND started = 0 AND begun = 0`
+	sqlScanRaise = `UPDATE ingestion SET complete = max(complete, ?1),
+  import_updates_complete = max(import_updates_complete, ?2) WHERE id = 1`
 	sqlScanInsertUpdate = `INSERT INTO updates
 (update_id, migration_id, record_time, synchronizer, ledger_offset, is_import, created, archived, body)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlScanUpsertRange = `INSERT INTO record_time_ranges (migration_id, synchronizer, min_record_time, max_record_time)
+	// sqlScanBackfillUpdate skips an update already stored (the unique
+	// index on update_id): peers' batches overlap what the Scan holds.
+	sqlScanBackfillUpdate = sqlScanInsertUpdate + ` ON CONFLICT (update_id) DO NOTHING`
+	sqlScanUpsertRange    = `INSERT INTO record_time_ranges (migration_id, synchronizer, min_record_time, max_record_time)
 VALUES (?1, ?2, ?3, ?3) ON CONFLICT (migration_id, synchronizer) DO UPDATE SET
   min_record_time = min(min_record_time, excluded.min_record_time),
   max_record_time = max(max_record_time, excluded.max_record_time)`
@@ -118,15 +130,18 @@ ON CONFLICT (migration_id) DO UPDATE SET last_import_update_id = CASE
   WHEN last_import_update_id IS NULL OR excluded.last_import_update_id > last_import_update_id
     THEN excluded.last_import_update_id
   ELSE last_import_update_id END`
+	// sqlScanInsertContract stores a contract at the position (?4, ?5) of
+	// the update that brings it, which is also its body's position.
 	sqlScanInsertContract = `INSERT INTO contracts
-(contract_id, template_id, created_at, created_migration, created_record_time, imported, body)
-VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`
-	// sqlScanImportContract is sqlScanInsertContract for an import update:
-	// a contract the Scan already holds (it ingested the earlier
-	// migration's creation) keeps its row, and RETURNING gives nothing.
+(contract_id, template_id, created_at, created_migration, created_record_time, imported, body, body_migration, body_record_time)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?5) RETURNING seq`
+	// sqlScanImportContract is sqlScanInsertContract for an import update
+	// or an assignment: a contract the Scan already holds (it ingested the
+	// earlier migration's creation) keeps its row, and RETURNING gives
+	// nothing.
 	sqlScanImportContract = `INSERT INTO contracts
-(contract_id, template_id, created_at, created_migration, created_record_time, imported, body)
-VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
+(contract_id, template_id, created_at, created_migration, created_record_time, imported, body, body_migration, body_record_time)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?5) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
 	sqlScanInsertStakeholder = `INSERT INTO contract_stakeholders (seq, party_id) VALUES (?, ?)`
 	// Parties and templates are interned: the snapshot tables, written
 	// once per contract per snapshot, then hold small integers, not the
@@ -135,12 +150,41 @@ VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
 	sqlScanNewParty    = `INSERT INTO parties (party) VALUES (?) RETURNING id`
 	sqlScanTemplateID  = `SELECT id FROM templates WHERE template_key = ?`
 	sqlScanNewTemplate = `INSERT INTO templates (template_key) VALUES (?) RETURNING id`
-	sqlScanArchive     = `UPDATE contracts SET archived_migration = ?, archived_record_time = ?
-WHERE contract_id = ? AND archived_record_time IS NULL`
-	// sqlScanAssign moves an active contract to the synchronizer an
-	// assignment put it on (the body carries synchronizer and counter).
-	sqlScanAssign = `UPDATE contracts SET body = ? WHERE contract_id = ? AND archived_record_time IS NULL`
-
+	// sqlScanArchive archives a held contract at (?1, ?2), or moves its
+	// archive earlier (a contract is archived once; the guard makes a
+	// replayed or reordered archive harmless).
+	sqlScanArchive = `UPDATE contracts SET archived_migration = ?1, archived_record_time = ?2
+WHERE contract_id = ?3 AND (archived_record_time IS NULL OR (archived_migration, archived_record_time) > (?1, ?2))`
+	// sqlScanOrphan remembers the archive of a contract the Scan holds no
+	// row of (its creation is older and not backfilled yet); the earliest
+	// archive wins.
+	sqlScanOrphan = `INSERT INTO orphans (contract_id, archived_migration, archived_record_time)
+SELECT ?3, ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM contracts WHERE contract_id = ?3)
+ON CONFLICT (contract_id) DO UPDATE SET
+  archived_migration = excluded.archived_migration, archived_record_time = excluded.archived_record_time
+WHERE (excluded.archived_migration, excluded.archived_record_time) < (archived_migration, archived_record_time)`
+	// sqlScanAdoptOrphan takes the remembered archive of a contract whose
+	// row has just been stored.
+	sqlScanAdoptOrphan = `DELETE FROM orphans WHERE contract_id = ? RETURNING archived_migration, archived_record_time`
+	// sqlScanAssign gives a held contract the body of an update at (?2,
+	// ?3) (an assignment moves it: the body carries synchronizer and
+	// counter) when that update is newer than the body's and the contract
+	// was not archived before it, as an in-order ingestion would have.
+	sqlScanAssign = `UPDATE contracts SET body = ?1, body_migration = ?2, body_record_time = ?3
+WHERE contract_id = ?4 AND (body_migration, body_record_time) < (?2, ?3)
+  AND (archived_record_time IS NULL OR (archived_migration, archived_record_time) > (?2, ?3))`
+	// sqlScanHeld says whether a contract has a row, and whether that row
+	// is imported (no creating update stored yet).
+	sqlScanHeld = `SELECT imported FROM contracts WHERE contract_id = ?`
+	// sqlScanTakeOver gives an imported row the position of the creating
+	// update a backfill brought; its archive and (newer) body stay.
+	sqlScanTakeOver = `UPDATE contracts SET created_migration = ?1, created_record_time = ?2, imported = 0
+WHERE contract_id = ?3 AND imported = 1`
+	// sqlScanEarlier moves an imported row to an older import update or
+	// assignment that a backfill brought: an imported row sits where the
+	// first update that brought it is.
+	sqlScanEarlier = `UPDATE contracts SET created_migration = ?1, created_record_time = ?2
+WHERE contract_id = ?3 AND imported = 1 AND (created_migration, created_record_time) > (?1, ?2)`
 	// activeAt is the condition of a contract being in the snapshot of
 	// migration ?1 at record time ?2: created at or before it, in this or
 	// an earlier migration, and not archived at or before it.
@@ -172,8 +216,10 @@ VALUES (?, ?, ?, ?, 0) RETURNING id`
 )
 
 var scanWriteStatements = []string{
-	sqlScanCursor, sqlScanAdvance, sqlScanInsertUpdate, sqlScanUpsertRange, sqlScanUpsertMigration,
+	sqlScanCursor, sqlScanAdvance, sqlScanBegin, sqlScanRaise, sqlScanInsertUpdate, sqlScanBackfillUpdate,
+	sqlScanUpsertRange, sqlScanUpsertMigration,
 	sqlScanInsertContract, sqlScanImportContract, sqlScanInsertStakeholder, sqlScanArchive, sqlScanAssign,
+	sqlScanOrphan, sqlScanAdoptOrphan, sqlScanHeld, sqlScanTakeOver, sqlScanEarlier,
 	sqlScanPartyID, sqlScanNewParty, sqlScanTemplateID, sqlScanNewTemplate,
 	sqlSnapChunk, sqlSnapChunkParties, sqlSnapRowKey, sqlSnapFind, sqlSnapIncomplete, sqlSnapNextRow,
 	sqlSnapInsert, sqlSnapPublish,
@@ -188,12 +234,30 @@ func (s *Scan) Cursor(ctx context.Context) (scan.Cursor, error) {
 	return c, interpret(err)
 }
 
-// Backfilling returns the backfilling state fixed by the first Ingest.
+// Backfilling returns the backfilling state.
 func (s *Scan) Backfilling(ctx context.Context) (scan.Backfilling, error) {
 	var b scan.Backfilling
 	err := s.read.QueryRowContext(ctx, `SELECT complete, import_updates_complete FROM ingestion WHERE id = 1`).
 		Scan(&b.Complete, &b.ImportUpdatesComplete)
 	return b, interpret(err)
+}
+
+// BeginHistory fixes the backfilling state before the first Ingest; the
+// cursor stays as it is, so the first Ingest's compare-and-swap still
+// accepts any prev.
+func (s *Scan) BeginHistory(ctx context.Context, complete bool) error {
+	return s.write(ctx, func(w runner) error {
+		_, err := w.ExecContext(ctx, sqlScanBegin, complete)
+		return interpret(err)
+	})
+}
+
+// SetBackfilling raises the backfilling flags.
+func (s *Scan) SetBackfilling(ctx context.Context, b scan.Backfilling) error {
+	return s.write(ctx, func(w runner) error {
+		_, err := w.ExecContext(ctx, sqlScanRaise, b.Complete, b.ImportUpdatesComplete)
+		return interpret(err)
+	})
 }
 
 // Ingest stores updates and moves the cursor in one transaction; the
@@ -211,7 +275,28 @@ func (s *Scan) Ingest(ctx context.Context, prev, next scan.Cursor, updates []sca
 			return cursorMoved(prev)
 		}
 		for i := range updates {
-			if err := s.ingestOne(ctx, w, &updates[i]); err != nil {
+			if err := storeUpdate(ctx, w, &updates[i], false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Backfill stores older updates from peers in one transaction, in history
+// order (see [store.BackfillOrder]), skipping those already stored. The
+// single write connection serialises it with Ingest, so the two never
+// race on a contract's row and its orphaned archive.
+func (s *Scan) Backfill(ctx context.Context, updates []scan.Update) error {
+	for i := range updates {
+		if updates[i].Transaction == nil && updates[i].Reassignment == nil {
+			return fault.New(fault.InvalidArgument, "scan update without a transaction")
+		}
+	}
+	ordered := store.BackfillOrder(updates)
+	return s.write(ctx, func(w runner) error {
+		for _, u := range ordered {
+			if err := storeUpdate(ctx, w, u, true); err != nil {
 				return err
 			}
 		}
@@ -225,9 +310,15 @@ func cursorMoved(prev scan.Cursor) error {
 	return fault.New(fault.Aborted, "scan cursor is no longer at offset %d: another ingester stored updates", prev.Offset)
 }
 
-func (s *Scan) ingestOne(ctx context.Context, w runner, u *scan.Update) error {
+// storeUpdate stores one update: its history row, its synchronizer's
+// record-time range, its migration's summary, and its effects on the DSO
+// party's contracts. Ingest stores updates in history order (backfill
+// false); Backfill stores older ones after newer ones (backfill true): an
+// update already stored is skipped, and the effects are applied so that
+// the contracts end up as an in-order ingestion leaves them.
+func storeUpdate(ctx context.Context, w runner, u *scan.Update, backfill bool) error {
 	if u.Reassignment != nil {
-		return ingestReassignment(ctx, w, u)
+		return storeReassignment(ctx, w, u, backfill)
 	}
 	tx := u.Transaction
 	if tx == nil {
@@ -245,9 +336,9 @@ func (s *Scan) ingestOne(ctx context.Context, w runner, u *scan.Update) error {
 	if u.Import {
 		rt = importRecordTime
 	}
-	if _, err := w.ExecContext(ctx, sqlScanInsertUpdate, tx.UpdateID, tx.MigrationID, rt, string(tx.Synchronizer),
-		int64(u.Offset), u.Import, created, archived, body); err != nil {
-		return interpret(err)
+	if stored, err := insertUpdate(ctx, w, backfill, tx.UpdateID, tx.MigrationID, rt, tx.Synchronizer,
+		u.Offset, u.Import, created, archived, body); err != nil || !stored {
+		return err
 	}
 	var lastImport any
 	if u.Import {
@@ -258,64 +349,196 @@ func (s *Scan) ingestOne(ctx context.Context, w runner, u *scan.Update) error {
 	if _, err := w.ExecContext(ctx, sqlScanUpsertMigration, tx.MigrationID, lastImport); err != nil {
 		return interpret(err)
 	}
-	insert := sqlScanInsertContract
-	if u.Import {
-		insert = sqlScanImportContract
-	}
-	for _, c := range u.Created {
-		cb, err := ledger.EncodeContract(c)
-		if err != nil {
-			return err
-		}
-		tmpl, err := intern(ctx, w, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
-		if err != nil {
-			return err
-		}
-		var seq int64
-		err = w.QueryRowContext(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt),
-			tx.MigrationID, rt, u.Import, cb).Scan(&seq)
-		if u.Import && errors.Is(err, sql.ErrNoRows) {
-			continue // already held
-		}
-		if err != nil {
-			return interpret(err)
-		}
-		for _, p := range c.Stakeholders() {
-			id, err := intern(ctx, w, sqlScanPartyID, sqlScanNewParty, string(p))
-			if err != nil {
+	at := position{tx.MigrationID, rt}
+	if backfill {
+		// Archives first: a contract created and archived in this
+		// transaction is then stored archived by the orphan its archive
+		// leaves, the same path as an archive backfilled before the
+		// creation.
+		for _, id := range u.Archived {
+			if err := archive(ctx, w, id, at); err != nil {
 				return err
 			}
-			if _, err := w.ExecContext(ctx, sqlScanInsertStakeholder, seq, id); err != nil {
-				return interpret(err)
-			}
 		}
 	}
-	for _, id := range u.Archived {
-		// A contract created before the Scan's history began is not held;
-		// its archive has nothing to remove.
-		if _, err := w.ExecContext(ctx, sqlScanArchive, tx.MigrationID, rt, string(id)); err != nil {
-			return interpret(err)
+	for _, c := range u.Created {
+		var err error
+		switch {
+		case u.Import:
+			err = importContract(ctx, w, c, at, backfill, false)
+		case backfill:
+			err = backfillCreate(ctx, w, c, at)
+		default:
+			_, err = addContract(ctx, w, sqlScanInsertContract, c, at, false)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !backfill {
+		for _, id := range u.Archived {
+			if err := archive(ctx, w, id, at); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// ingestReassignment stores an unassignment or an assignment: a history
+// position is where an update sits in the history: its migration and
+// record time (the minimum for import updates).
+type position struct {
+	migration  int64
+	recordTime int64
+}
+
+// insertUpdate stores a history row. A backfilled update already stored
+// is skipped: stored is false.
+func insertUpdate(ctx context.Context, w runner, backfill bool, updateID string, migration, rt int64,
+	sync ledger.SynchronizerID, off ledger.Offset, imp bool, created, archived any, body []byte) (stored bool, err error) {
+	insert := sqlScanInsertUpdate
+	if backfill {
+		insert = sqlScanBackfillUpdate
+	}
+	res, err := w.ExecContext(ctx, insert, updateID, migration, rt, string(sync), int64(off), imp, created, archived, body)
+	if err != nil {
+		return false, interpret(err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, interpret(err)
+}
+
+// addContract stores a contract brought by the update at at with insert
+// (sqlScanInsertContract, or sqlScanImportContract, which leaves a held
+// contract as it is: added is false), with its stakeholders, and applies
+// an archive remembered for it.
+func addContract(ctx context.Context, w runner, insert string, c *ledger.Contract, at position, imported bool) (added bool, err error) {
+	cb, err := ledger.EncodeContract(c)
+	if err != nil {
+		return false, err
+	}
+	tmpl, err := intern(ctx, w, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
+	if err != nil {
+		return false, err
+	}
+	var seq int64
+	err = w.QueryRowContext(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt), at.migration, at.recordTime, imported, cb).Scan(&seq)
+	if insert == sqlScanImportContract && errors.Is(err, sql.ErrNoRows) {
+		return false, nil // already held
+	}
+	if err != nil {
+		return false, interpret(err)
+	}
+	for _, p := range c.Stakeholders() {
+		id, err := intern(ctx, w, sqlScanPartyID, sqlScanNewParty, string(p))
+		if err != nil {
+			return false, err
+		}
+		if _, err := w.ExecContext(ctx, sqlScanInsertStakeholder, seq, id); err != nil {
+			return false, interpret(err)
+		}
+	}
+	var orphan position
+	err = w.QueryRowContext(ctx, sqlScanAdoptOrphan, string(c.ID)).Scan(&orphan.migration, &orphan.recordTime)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	if err != nil {
+		return false, interpret(err)
+	}
+	return true, archive(ctx, w, c.ID, orphan)
+}
+
+// archive archives a contract at at, or, when the Scan holds no row of it
+// (it was created before the Scan's history began, or before what has
+// been backfilled so far), remembers the archive for when the row comes.
+func archive(ctx context.Context, w runner, id daml.ContractID, at position) error {
+	res, err := w.ExecContext(ctx, sqlScanArchive, at.migration, at.recordTime, string(id))
+	if err != nil {
+		return interpret(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return interpret(err)
+	}
+	_, err = w.ExecContext(ctx, sqlScanOrphan, at.migration, at.recordTime, string(id))
+	return interpret(err)
+}
+
+// importContract stores the contract of an import update, or of an
+// assignment (assign), unless the Scan holds it. An assignment gives a
+// held contract its body (it moves). A backfilled one the Scan holds as
+// imported moves its row to the older position, and gives it its body if
+// that is newer than the row's. (A live import update of a held contract
+// changes nothing: its body is the one held.)
+func importContract(ctx context.Context, w runner, c *ledger.Contract, at position, backfill, assign bool) error {
+	added, err := addContract(ctx, w, sqlScanImportContract, c, at, true)
+	if err != nil || added {
+		return err
+	}
+	if backfill {
+		if _, err := w.ExecContext(ctx, sqlScanEarlier, at.migration, at.recordTime, string(c.ID)); err != nil {
+			return interpret(err)
+		}
+	}
+	if !backfill && !assign {
+		return nil
+	}
+	return setBody(ctx, w, c, at)
+}
+
+// setBody gives a held contract c's body if the update at at is newer
+// than the body's and not after the contract's archive.
+func setBody(ctx context.Context, w runner, c *ledger.Contract, at position) error {
+	cb, err := ledger.EncodeContract(c)
+	if err != nil {
+		return err
+	}
+	_, err = w.ExecContext(ctx, sqlScanAssign, cb, at.migration, at.recordTime, string(c.ID))
+	return interpret(err)
+}
+
+// backfillCreate stores a contract whose creating update a backfill
+// brought. A row an import update or an assignment of a later position
+// stored (imported) takes the creation's position and stops being
+// imported; its archive and its (newer) body stay.
+func backfillCreate(ctx context.Context, w runner, c *ledger.Contract, at position) error {
+	var imported bool
+	err := w.QueryRowContext(ctx, sqlScanHeld, string(c.ID)).Scan(&imported)
+	if errors.Is(err, sql.ErrNoRows) {
+		_, err = addContract(ctx, w, sqlScanInsertContract, c, at, false)
+		return err
+	}
+	if err != nil {
+		return interpret(err)
+	}
+	if !imported {
+		return fault.New(fault.InvalidArgument, "contract %s is created by two updates", c.ID)
+	}
+	if _, err := w.ExecContext(ctx, sqlScanTakeOver, at.migration, at.recordTime, string(c.ID)); err != nil {
+		return interpret(err)
+	}
+	return setBody(ctx, w, c, at)
+}
+
+// storeReassignment stores an unassignment or an assignment: a history
 // row (its body the reassignment's blob), its synchronizer's record-time
 // range, and, for an assignment, the contract's new synchronizer and
 // counter in the DSO party's active contract set. Sandnet commits both
 // halves of a reassignment together, so an unassigned contract stays
-// active until its assignment moves it.
-func ingestReassignment(ctx context.Context, w runner, u *scan.Update) error {
+// active until its assignment moves it. A contract the Scan does not hold
+// (created before its history began, or before what has been backfilled)
+// joins the active contract set with the assignment, as a contract without
+// a creating update in this history, until a backfill brings its creation.
+func storeReassignment(ctx context.Context, w runner, u *scan.Update, backfill bool) error {
 	r := u.Reassignment
 	body, err := ledger.EncodeReassignment(r)
 	if err != nil {
 		return err
 	}
 	rt := int64(r.RecordTime)
-	if _, err := w.ExecContext(ctx, sqlScanInsertUpdate, r.UpdateID, r.MigrationID, rt, string(r.Synchronizer()),
-		int64(u.Offset), false, nil, nil, body); err != nil {
-		return interpret(err)
+	if stored, err := insertUpdate(ctx, w, backfill, r.UpdateID, r.MigrationID, rt, r.Synchronizer(),
+		u.Offset, false, nil, nil, body); err != nil || !stored {
+		return err
 	}
 	if _, err := w.ExecContext(ctx, sqlScanUpsertRange, r.MigrationID, string(r.Synchronizer()), rt); err != nil {
 		return interpret(err)
@@ -323,43 +546,10 @@ func ingestReassignment(ctx context.Context, w runner, u *scan.Update) error {
 	if _, err := w.ExecContext(ctx, sqlScanUpsertMigration, r.MigrationID, nil); err != nil {
 		return interpret(err)
 	}
-	if r.Kind == ledger.Assigned {
-		cb, err := ledger.EncodeContract(r.Contract)
-		if err != nil {
-			return err
-		}
-		// A contract the Scan does not hold (created before its history
-		// began) joins the active contract set with the assignment, as a
-		// contract without a creating update in this history; a held one
-		// moves.
-		c := r.Contract
-		tmpl, err := intern(ctx, w, sqlScanTemplateID, sqlScanNewTemplate, scan.KeyOf(c.Template).String())
-		if err != nil {
-			return err
-		}
-		var seq int64
-		err = w.QueryRowContext(ctx, sqlScanImportContract, string(c.ID), tmpl, int64(c.CreatedAt),
-			r.MigrationID, rt, true, cb).Scan(&seq)
-		if errors.Is(err, sql.ErrNoRows) {
-			if _, err := w.ExecContext(ctx, sqlScanAssign, cb, string(c.ID)); err != nil {
-				return interpret(err)
-			}
-			return nil
-		}
-		if err != nil {
-			return interpret(err)
-		}
-		for _, p := range c.Stakeholders() {
-			id, err := intern(ctx, w, sqlScanPartyID, sqlScanNewParty, string(p))
-			if err != nil {
-				return err
-			}
-			if _, err := w.ExecContext(ctx, sqlScanInsertStakeholder, seq, id); err != nil {
-				return interpret(err)
-			}
-		}
+	if r.Kind != ledger.Assigned {
+		return nil
 	}
-	return nil
+	return importContract(ctx, w, r.Contract, position{r.MigrationID, rt}, backfill, true)
 }
 
 // intern returns the id of name, looked up with find or, the first time,
@@ -627,29 +817,31 @@ FROM record_time_ranges ORDER BY migration_id, synchronizer`)
 	return out, err
 }
 
-// activeContractsQuery lists active contracts in creation order: a range
-// of contracts_active, or one of contracts_active_template per template,
-// each cut at the limit and merged (MERGE (UNION ALL)... ORDER BY seq).
+// activeContractsQuery lists active contracts in (created_at,
+// contract_id) order: a range of contracts_active, or one of
+// contracts_active_template per template, each cut at the limit and
+// merged (MERGE (UNION ALL)... ORDER BY created_at, contract_id).
 func activeContractsQuery(q scan.ContractQuery) (string, []any) {
 	keys := distinctKeys(q.Templates)
 	limit := limitArg(q.Limit)
 	switch len(keys) {
 	case 0:
-		return `SELECT body FROM contracts INDEXED BY contracts_active WHERE archived_record_time IS NULL ORDER BY seq LIMIT ?`,
-			[]any{limit}
+		return `SELECT body FROM contracts INDEXED BY contracts_active WHERE archived_record_time IS NULL
+ORDER BY created_at, contract_id LIMIT ?`, []any{limit}
 	case 1:
 		return `SELECT body FROM contracts INDEXED BY contracts_active_template
-WHERE template_id = (SELECT id FROM templates WHERE template_key = ?) AND archived_record_time IS NULL ORDER BY seq LIMIT ?`,
-			[]any{keys[0], limit}
+WHERE template_id = (SELECT id FROM templates WHERE template_key = ?) AND archived_record_time IS NULL
+ORDER BY created_at, contract_id LIMIT ?`, []any{keys[0], limit}
 	}
 	args := []any{limit}
 	arms := make([]string, len(keys))
 	for i, k := range keys {
 		args = append(args, k)
-		arms[i] = `SELECT * FROM (SELECT seq, body FROM contracts INDEXED BY contracts_active_template
-WHERE template_id = (SELECT id FROM templates WHERE template_key = ?` + strconv.Itoa(len(args)) + `) AND archived_record_time IS NULL ORDER BY seq LIMIT ?1)`
+		arms[i] = `SELECT * FROM (SELECT created_at, contract_id, body FROM contracts INDEXED BY contracts_active_template
+WHERE template_id = (SELECT id FROM templates WHERE template_key = ?` + strconv.Itoa(len(args)) + `) AND archived_record_time IS NULL
+ORDER BY created_at, contract_id LIMIT ?1)`
 	}
-	return `SELECT body FROM (` + strings.Join(arms, " UNION ALL ") + `) ORDER BY seq LIMIT ?1`, args
+	return `SELECT body FROM (` + strings.Join(arms, " UNION ALL ") + `) ORDER BY created_at, contract_id LIMIT ?1`, args
 }
 
 // distinctKeys returns the distinct keys of ts as strings, in order.
@@ -663,7 +855,8 @@ func distinctKeys(ts []scan.TemplateKey) []string {
 	return out
 }
 
-// ActiveContracts lists the DSO party's active contracts in creation order.
+// ActiveContracts lists the DSO party's active contracts in (created_at,
+// contract_id) order.
 func (s *Scan) ActiveContracts(ctx context.Context, q scan.ContractQuery) ([]*ledger.Contract, error) {
 	query, args := activeContractsQuery(q)
 	rows, err := s.read.QueryContext(ctx, query, args...)

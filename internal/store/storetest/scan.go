@@ -42,6 +42,9 @@ func ExerciseScan(t *testing.T, open func(t *testing.T) scan.Store, reopen func(
 		{"SnapshotEmpty", testScanSnapshotEmpty},
 		{"SnapshotLookup", testScanSnapshotLookup},
 		{"SnapshotPage", testScanSnapshotPage},
+		{"BackfillSkips", testScanBackfillSkips},
+		{"BackfillConcurrentIngest", testScanBackfillConcurrentIngest},
+		{"BackfillContracts", testScanBackfillContracts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,6 +60,16 @@ func ExerciseScan(t *testing.T, open func(t *testing.T) scan.Store, reopen func(
 		t.Parallel()
 		testScanReopen(t, open(t), reopen)
 	})
+	t.Run("BeginHistory", func(t *testing.T) {
+		t.Parallel()
+		testScanBeginHistory(t, open)
+	})
+	for _, seed := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprintf("BackfillConverges/seed%d", seed), func(t *testing.T) {
+			t.Parallel()
+			testScanBackfillConverges(t, open, seed)
+		})
+	}
 }
 
 // sync2 is a second synchronizer; its id sorts after sync1's.
@@ -605,18 +618,21 @@ func testScanActiveContracts(t *testing.T, s scan.Store) {
 	g.ingest(supd{rt: t0 + 20, archives: []daml.ContractID{daml.ContractID("00" + hexID("unseen"))}})
 
 	key := scan.KeyOf
+	// Listed in (created_at, contract_id) order: u1's contracts first, in
+	// contract id order, then u2's.
+	all := byCreation(a1, o1, a2, l2)
 	for _, tc := range []struct {
 		name string
 		q    scan.ContractQuery
 		want []*ledger.Contract
 	}{
-		{"all, creation order", scan.ContractQuery{}, []*ledger.Contract{a1, o1, a2, l2}},
-		{"limit", scan.ContractQuery{Limit: 2}, []*ledger.Contract{a1, o1}},
+		{"all, (created_at, contract_id) order", scan.ContractQuery{}, all},
+		{"limit", scan.ContractQuery{Limit: 2}, all[:2]},
 		{"template, every version", scan.ContractQuery{Templates: []scan.TemplateKey{key(amulet)}}, []*ledger.Contract{a1, a2}},
 		{"template of another package", scan.ContractQuery{Templates: []scan.TemplateKey{key(otherAmulet)}}, []*ledger.Contract{o1}},
-		{"two templates", scan.ContractQuery{Templates: []scan.TemplateKey{key(locked), key(amulet)}}, []*ledger.Contract{a1, a2, l2}},
+		{"two templates", scan.ContractQuery{Templates: []scan.TemplateKey{key(locked), key(amulet)}}, byCreation(a1, a2, l2)},
 		{"two templates, limit", scan.ContractQuery{Templates: []scan.TemplateKey{key(locked), key(amulet), key(amuletV2)}, Limit: 2},
-			[]*ledger.Contract{a1, a2}},
+			byCreation(a1, a2, l2)[:2]},
 		{"unknown template", scan.ContractQuery{Templates: []scan.TemplateKey{{PackageName: "x", Module: "Y", Entity: "Z"}}}, nil},
 	} {
 		got, err := s.ActiveContracts(ctx, tc.q)
@@ -710,6 +726,12 @@ func snapshotFixture(t *testing.T, s scan.Store) map[string]*ledger.Contract {
 
 // order sorts contracts as snapshot rows are ordered.
 func order(cs ...*ledger.Contract) []daml.ContractID {
+	return ids(byCreation(cs...))
+}
+
+// byCreation sorts contracts in (created_at, contract_id) order, that of
+// snapshot rows and of ActiveContracts.
+func byCreation(cs ...*ledger.Contract) []*ledger.Contract {
 	cs = slices.Clone(cs)
 	slices.SortFunc(cs, func(a, b *ledger.Contract) int {
 		if a.CreatedAt != b.CreatedAt {
@@ -717,7 +739,7 @@ func order(cs ...*ledger.Contract) []daml.ContractID {
 		}
 		return strings.Compare(string(a.ID), string(b.ID))
 	})
-	return ids(cs)
+	return cs
 }
 
 func testScanSnapshot(t *testing.T, s scan.Store) {

@@ -1,0 +1,40 @@
+-- Backfilling from peers: a Scan that joins a running network ingests its
+-- SV participant's stream from its joining transaction on and gets the
+-- history before it from the other SVs' Scans, newest first, while live
+-- ingestion goes on. The contracts table must end up as if the whole
+-- history had been ingested in order, whichever order its updates arrive
+-- in.
+
+-- begun is true once BeginHistory has fixed the backfilling flags: the first
+-- Ingest then keeps them instead of deciding from its starting offset.
+ALTER TABLE ingestion ADD COLUMN begun BOOLEAN NOT NULL DEFAULT false;
+
+-- body_migration, body_record_time: the position of the update the body
+-- comes from (the creation, an import update, or an assignment), so that
+-- an older update stored later never replaces a newer body. Rows stored
+-- before this migration get their creation's position: a lower bound of
+-- their body's, which is enough, since a backfill brings only updates older
+-- than every update the Scan held before it.
+ALTER TABLE contracts ADD COLUMN body_migration BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE contracts ADD COLUMN body_record_time BIGINT NOT NULL DEFAULT 0;
+UPDATE contracts SET body_migration = created_migration, body_record_time = created_record_time;
+
+-- Archives of contracts the Scan holds no row of yet: their creation (or
+-- the import update or assignment that brings them) is older than the
+-- archive and arrives later, with a backfill. The archive is applied, and
+-- its orphan row deleted, when the row arrives. A Scan whose history is
+-- complete never gets such an archive.
+CREATE TABLE orphans (
+    contract_id          TEXT COLLATE "C" PRIMARY KEY,
+    archived_migration   BIGINT NOT NULL,
+    archived_record_time BIGINT NOT NULL
+);
+
+-- ActiveContracts lists in (created_at, contract_id) order, the same on
+-- every Scan whichever order it learnt of the contracts in (insertion
+-- order, seq, differs between a Scan that ingested from the start and one
+-- that backfilled).
+DROP INDEX contracts_active;
+DROP INDEX contracts_active_template;
+CREATE INDEX contracts_active ON contracts (created_at, contract_id) WHERE archived_record_time IS NULL;
+CREATE INDEX contracts_active_template ON contracts (template_id, created_at, contract_id) WHERE archived_record_time IS NULL;
