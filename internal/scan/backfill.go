@@ -123,29 +123,28 @@ func (b *Backfiller) Step(ctx context.Context) (BackfillStep, error) {
 		return BackfillStep{}, nil // nothing ingested yet
 	}
 	if !bf.Complete {
-		return b.stepUpdates(ctx, own, own[i].ID)
+		return b.stepUpdates(ctx, own, own[i].ID, bf.Start)
 	}
 	return b.stepImports(ctx, own)
 }
 
 // stepUpdates backfills the non-import updates, starting at migration m,
 // the oldest one the Scan holds.
-func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64) (BackfillStep, error) {
+func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64, joined HistoryPosition) (BackfillStep, error) {
 	for {
 		info, err := b.Peers.MigrationInfo(ctx, m)
 		if err != nil {
 			return BackfillStep{Migration: m}, fmt.Errorf("migration %d: %w", m, err)
 		}
 		mins := ownMins(own, m)
-		// Where the Scan's own history of the migration starts: in the
-		// migration it joined in, its joining transaction. A synchronizer
-		// it holds nothing of is backfilled from there down (what came
-		// later on it, live ingestion brings: record times increase
-		// across the network's synchronizers), and in an older migration
-		// from the end.
+		// A synchronizer the Scan holds nothing of is backfilled from
+		// the end of the migration down, or, in the migration it joined
+		// in, from its joining transaction down: what came later on it,
+		// live ingestion brings (record times increase across the
+		// network's synchronizers).
 		start := daml.MaxTimestamp
-		for _, t := range mins {
-			start = min(start, t)
+		if m == joined.Migration && joined.RecordTime != 0 {
+			start = joined.RecordTime
 		}
 		// The synchronizer whose history the Scan holds the least of:
 		// the one whose oldest update is the newest.

@@ -322,7 +322,7 @@ func sameScans(t *testing.T, want, got scan.Store) {
 			var out []string
 			for _, r := range page {
 				b, _ := ledger.EncodeContract(r.Contract)
-				out = append(out, fmt.Sprintf("%v %x", r.Imported, b))
+				out = append(out, fmt.Sprintf("%v %s created %s mig %d sync %.20s counter %d %x", r.Imported, r.Contract.ID[:8], r.Contract.CreatedBy, r.Contract.MigrationID, r.Contract.Synchronizer, r.Contract.ReassignmentCounter, b))
 			}
 			return out
 		}

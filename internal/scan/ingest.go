@@ -136,7 +136,11 @@ func (g *Ingester) begin(ctx context.Context, size int) (Batch, bool, error) {
 			if !ok {
 				continue
 			}
-			if err := g.Store.BeginHistory(ctx, complete); err != nil {
+			start := HistoryPosition{Migration: u.MigrationID(), RecordTime: u.RecordTime()}
+			if complete {
+				start = HistoryPosition{}
+			}
+			if err := g.Store.BeginHistory(ctx, complete, start); err != nil {
 				return Batch{}, false, err
 			}
 			b.Updates = b.Updates[i:]

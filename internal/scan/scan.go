@@ -93,6 +93,10 @@ type Backfilling struct {
 	Complete bool
 	// ImportUpdatesComplete is true when it holds every import update.
 	ImportUpdatesComplete bool
+	// Start is where the history of a Scan that joined late begins (its
+	// joining transaction): live ingestion brings what comes after it,
+	// backfilling what came before. Zero for a history from the start.
+	Start HistoryPosition
 }
 
 // HistoryQuery selects updates in (migration id, record time,
@@ -242,10 +246,11 @@ type Store interface {
 	// complete (both flags true) when the history starts with the
 	// network's founding transaction, incomplete (both false) when it
 	// starts with this SV's joining transaction and what came before is
-	// to be backfilled from peers. Once the first Ingest has stored
-	// something it changes nothing. A store never begun is marked
-	// complete by its first Ingest.
-	BeginHistory(ctx context.Context, complete bool) error
+	// to be backfilled from peers; start is where it starts (the joining
+	// transaction's migration and record time). Once the first Ingest has
+	// stored something it changes nothing. A store never begun gets its
+	// flags from its first Ingest (see Ingest).
+	BeginHistory(ctx context.Context, complete bool, start HistoryPosition) error
 	// Backfill stores updates that a backfilling Scan got from its peers,
 	// in one transaction: updates of the past (older than anything the
 	// store holds of their migration and synchronizer, or import updates),

@@ -99,8 +99,10 @@ func (s *Scan) Cursor(ctx context.Context) (scan.Cursor, error) {
 // Backfilling returns the backfilling state.
 func (s *Scan) Backfilling(ctx context.Context) (scan.Backfilling, error) {
 	var b scan.Backfilling
-	err := s.pool.QueryRow(ctx, `SELECT complete, import_updates_complete FROM ingestion WHERE id = 1`).
-		Scan(&b.Complete, &b.ImportUpdatesComplete)
+	var rt int64
+	err := s.pool.QueryRow(ctx, `SELECT complete, import_updates_complete, start_migration, start_record_time
+FROM ingestion WHERE id = 1`).Scan(&b.Complete, &b.ImportUpdatesComplete, &b.Start.Migration, &rt)
+	b.Start.RecordTime = daml.Timestamp(rt)
 	return b, interpret(err)
 }
 
@@ -122,7 +124,8 @@ WHERE id = 1 AND (NOT started OR ledger_offset = $5)`
 	// Ingest fixes the flags, so that a restart that begins again cannot
 	// lower flags raised since.
 	sqlScanBegin = `UPDATE ingestion SET begun = true,
-  complete = complete OR $1, import_updates_complete = import_updates_complete OR $1
+  complete = complete OR $1, import_updates_complete = import_updates_complete OR $1,
+  start_migration = $2, start_record_time = $3
 WHERE id = 1 AND NOT started AND NOT begun`
 	sqlScanRaise = `UPDATE ingestion SET complete = complete OR $1,
   import_updates_complete = import_updates_complete OR $2 WHERE id = 1`
@@ -136,7 +139,7 @@ WHERE id = 1 AND NOT started AND NOT begun`
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	// sqlScanBackfillUpdate skips an update already stored (the unique
 	// index on update_id): peers' batches overlap what the Scan holds.
-	sqlScanBackfillUpdate = sqlScanInsertUpdate + ` ON CONFLICT (update_id) DO NOTHING`
+	sqlScanBackfillUpdate = sqlScanInsertUpdate + ` ON CONFLICT (update_id, migration_id) DO NOTHING`
 	sqlScanUpsertRange    = `INSERT INTO record_time_ranges (migration_id, synchronizer, min_record_time, max_record_time)
 VALUES ($1, $2, $3, $3) ON CONFLICT (migration_id, synchronizer) DO UPDATE SET
   min_record_time = LEAST(record_time_ranges.min_record_time, excluded.min_record_time),
@@ -151,14 +154,14 @@ ON CONFLICT (migration_id) DO UPDATE SET last_import_update_id = CASE
 	// the update that brings it, which is also its body's position.
 	sqlScanInsertContract = `INSERT INTO contracts
 (contract_id, template_id, created_at, created_migration, created_record_time, imported, body, body_migration, body_record_time)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $4, $5) RETURNING seq`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq`
 	// sqlScanImportContract is sqlScanInsertContract for an import update
 	// or an assignment: a contract the Scan already holds (it ingested the
 	// earlier migration's creation) keeps its row, and RETURNING gives
 	// nothing.
 	sqlScanImportContract = `INSERT INTO contracts
 (contract_id, template_id, created_at, created_migration, created_record_time, imported, body, body_migration, body_record_time)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $4, $5) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
 	// Parties and templates are interned: the snapshot tables, written
 	// once per contract per snapshot, then hold small integers, not the
 	// long names (a seventh of the bytes written per snapshot row). Only
@@ -209,8 +212,8 @@ WHERE contract_id = $3 AND imported AND (created_migration, created_record_time)
 // BeginHistory fixes the backfilling state before the first Ingest; the
 // cursor stays as it is, so the first Ingest's compare-and-swap still
 // accepts any prev.
-func (s *Scan) BeginHistory(ctx context.Context, complete bool) error {
-	_, err := s.pool.Exec(ctx, sqlScanBegin, complete)
+func (s *Scan) BeginHistory(ctx context.Context, complete bool, start scan.HistoryPosition) error {
+	_, err := s.pool.Exec(ctx, sqlScanBegin, complete, start.Migration, int64(start.RecordTime))
 	return interpret(err)
 }
 
@@ -323,7 +326,7 @@ func storeUpdate(ctx context.Context, tx pgx.Tx, u *scan.Update, backfill bool) 
 		case backfill:
 			err = backfillCreate(ctx, tx, c, at)
 		default:
-			_, err = addContract(ctx, tx, sqlScanInsertContract, c, at, false)
+			_, err = addContract(ctx, tx, sqlScanInsertContract, c, at, at, false)
 		}
 		if err != nil {
 			return err
@@ -366,7 +369,9 @@ func insertUpdate(ctx context.Context, tx pgx.Tx, backfill bool, updateID string
 // contract as it is: added is false), with its stakeholders (one
 // statement, unnest of an array), and applies an archive remembered for
 // it.
-func addContract(ctx context.Context, tx pgx.Tx, insert string, c *ledger.Contract, at position, imported bool) (added bool, err error) {
+// addContract stores a contract's row, created (or brought in) at at, its
+// body from the update at body.
+func addContract(ctx context.Context, tx pgx.Tx, insert string, c *ledger.Contract, at, body position, imported bool) (added bool, err error) {
 	cb, err := ledger.EncodeContract(c)
 	if err != nil {
 		return false, err
@@ -376,7 +381,8 @@ func addContract(ctx context.Context, tx pgx.Tx, insert string, c *ledger.Contra
 		return false, err
 	}
 	var seq int64
-	err = tx.QueryRow(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt), at.migration, at.recordTime, imported, cb).Scan(&seq)
+	err = tx.QueryRow(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt), at.migration, at.recordTime, imported, cb,
+		body.migration, body.recordTime).Scan(&seq)
 	if insert == sqlScanImportContract && errors.Is(err, pgx.ErrNoRows) {
 		return false, nil // already held
 	}
@@ -425,7 +431,16 @@ func archive(ctx context.Context, tx pgx.Tx, id daml.ContractID, at position) er
 // that is newer than the row's. (A live import update of a held contract
 // changes nothing: its body is the one held.)
 func importContract(ctx context.Context, tx pgx.Tx, c *ledger.Contract, at position, backfill, assign bool) error {
-	added, err := addContract(ctx, tx, sqlScanImportContract, c, at, true)
+	// An import update never gives a contract its body: in history order
+	// it comes after the contract's creation and assignments, whose body
+	// stays (a live import of a held contract does nothing). Its body is
+	// only that of a contract nothing else has brought yet, and any of
+	// those, arriving later in a backfill, replaces it.
+	body := at
+	if !assign {
+		body = position{migration: -1, recordTime: math.MinInt64}
+	}
+	added, err := addContract(ctx, tx, sqlScanImportContract, c, at, body, true)
 	if err != nil || added {
 		return err
 	}
@@ -434,7 +449,7 @@ func importContract(ctx context.Context, tx pgx.Tx, c *ledger.Contract, at posit
 			return interpret(err)
 		}
 	}
-	if !backfill && !assign {
+	if !assign {
 		return nil
 	}
 	return setBody(ctx, tx, c, at)
@@ -459,7 +474,7 @@ func backfillCreate(ctx context.Context, tx pgx.Tx, c *ledger.Contract, at posit
 	var imported bool
 	err := tx.QueryRow(ctx, sqlScanHeld, string(c.ID)).Scan(&imported)
 	if errors.Is(err, pgx.ErrNoRows) {
-		_, err = addContract(ctx, tx, sqlScanInsertContract, c, at, false)
+		_, err = addContract(ctx, tx, sqlScanInsertContract, c, at, at, false)
 		return err
 	}
 	if err != nil {
@@ -671,7 +686,7 @@ func (s *Scan) History(ctx context.Context, q scan.HistoryQuery) ([]scan.Update,
 
 // Update returns an update by id.
 func (s *Scan) Update(ctx context.Context, updateID string) (*scan.Update, error) {
-	out, err := readUpdates(ctx, s.pool, `SELECT `+updateColumns+` FROM updates WHERE update_id = $1`, updateID)
+	out, err := readUpdates(ctx, s.pool, `SELECT `+updateColumns+` FROM updates WHERE update_id = $1 ORDER BY migration_id DESC LIMIT 1`, updateID)
 	if err != nil {
 		return nil, err
 	}

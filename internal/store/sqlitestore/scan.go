@@ -110,7 +110,8 @@ WHERE id = 1 AND (started = 0 OR ledger_offset = ?5)`
 	// Ingest fixes the flags, so that a restart that begins again cannot
 	// lower flags raised since.
 	sqlScanBegin = `UPDATE ingestion SET begun = 1,
-  complete = max(complete, ?1), import_updates_complete = max(import_updates_complete, ?1)
+  complete = max(complete, ?1), import_updates_complete = max(import_updates_complete, ?1),
+  start_migration = ?2, start_record_time = ?3
 WHERE id = 1 AND started = 0 AND begun = 0`
 	sqlScanRaise = `UPDATE ingestion SET complete = max(complete, ?1),
   import_updates_complete = max(import_updates_complete, ?2) WHERE id = 1`
@@ -119,7 +120,7 @@ WHERE id = 1 AND started = 0 AND begun = 0`
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// sqlScanBackfillUpdate skips an update already stored (the unique
 	// index on update_id): peers' batches overlap what the Scan holds.
-	sqlScanBackfillUpdate = sqlScanInsertUpdate + ` ON CONFLICT (update_id) DO NOTHING`
+	sqlScanBackfillUpdate = sqlScanInsertUpdate + ` ON CONFLICT (update_id, migration_id) DO NOTHING`
 	sqlScanUpsertRange    = `INSERT INTO record_time_ranges (migration_id, synchronizer, min_record_time, max_record_time)
 VALUES (?1, ?2, ?3, ?3) ON CONFLICT (migration_id, synchronizer) DO UPDATE SET
   min_record_time = min(min_record_time, excluded.min_record_time),
@@ -134,14 +135,14 @@ ON CONFLICT (migration_id) DO UPDATE SET last_import_update_id = CASE
 	// the update that brings it, which is also its body's position.
 	sqlScanInsertContract = `INSERT INTO contracts
 (contract_id, template_id, created_at, created_migration, created_record_time, imported, body, body_migration, body_record_time)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?5) RETURNING seq`
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING seq`
 	// sqlScanImportContract is sqlScanInsertContract for an import update
 	// or an assignment: a contract the Scan already holds (it ingested the
 	// earlier migration's creation) keeps its row, and RETURNING gives
 	// nothing.
 	sqlScanImportContract = `INSERT INTO contracts
 (contract_id, template_id, created_at, created_migration, created_record_time, imported, body, body_migration, body_record_time)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?5) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (contract_id) DO NOTHING RETURNING seq`
 	sqlScanInsertStakeholder = `INSERT INTO contract_stakeholders (seq, party_id) VALUES (?, ?)`
 	// Parties and templates are interned: the snapshot tables, written
 	// once per contract per snapshot, then hold small integers, not the
@@ -237,17 +238,19 @@ func (s *Scan) Cursor(ctx context.Context) (scan.Cursor, error) {
 // Backfilling returns the backfilling state.
 func (s *Scan) Backfilling(ctx context.Context) (scan.Backfilling, error) {
 	var b scan.Backfilling
-	err := s.read.QueryRowContext(ctx, `SELECT complete, import_updates_complete FROM ingestion WHERE id = 1`).
-		Scan(&b.Complete, &b.ImportUpdatesComplete)
+	var rt int64
+	err := s.read.QueryRowContext(ctx, `SELECT complete, import_updates_complete, start_migration, start_record_time
+FROM ingestion WHERE id = 1`).Scan(&b.Complete, &b.ImportUpdatesComplete, &b.Start.Migration, &rt)
+	b.Start.RecordTime = daml.Timestamp(rt)
 	return b, interpret(err)
 }
 
 // BeginHistory fixes the backfilling state before the first Ingest; the
 // cursor stays as it is, so the first Ingest's compare-and-swap still
 // accepts any prev.
-func (s *Scan) BeginHistory(ctx context.Context, complete bool) error {
+func (s *Scan) BeginHistory(ctx context.Context, complete bool, start scan.HistoryPosition) error {
 	return s.write(ctx, func(w runner) error {
-		_, err := w.ExecContext(ctx, sqlScanBegin, complete)
+		_, err := w.ExecContext(ctx, sqlScanBegin, complete, start.Migration, int64(start.RecordTime))
 		return interpret(err)
 	})
 }
@@ -369,7 +372,7 @@ func storeUpdate(ctx context.Context, w runner, u *scan.Update, backfill bool) e
 		case backfill:
 			err = backfillCreate(ctx, w, c, at)
 		default:
-			_, err = addContract(ctx, w, sqlScanInsertContract, c, at, false)
+			_, err = addContract(ctx, w, sqlScanInsertContract, c, at, at, false)
 		}
 		if err != nil {
 			return err
@@ -412,7 +415,9 @@ func insertUpdate(ctx context.Context, w runner, backfill bool, updateID string,
 // (sqlScanInsertContract, or sqlScanImportContract, which leaves a held
 // contract as it is: added is false), with its stakeholders, and applies
 // an archive remembered for it.
-func addContract(ctx context.Context, w runner, insert string, c *ledger.Contract, at position, imported bool) (added bool, err error) {
+// addContract stores a contract's row, created (or brought in) at at, its
+// body from the update at body.
+func addContract(ctx context.Context, w runner, insert string, c *ledger.Contract, at, body position, imported bool) (added bool, err error) {
 	cb, err := ledger.EncodeContract(c)
 	if err != nil {
 		return false, err
@@ -422,7 +427,8 @@ func addContract(ctx context.Context, w runner, insert string, c *ledger.Contrac
 		return false, err
 	}
 	var seq int64
-	err = w.QueryRowContext(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt), at.migration, at.recordTime, imported, cb).Scan(&seq)
+	err = w.QueryRowContext(ctx, insert, string(c.ID), tmpl, int64(c.CreatedAt), at.migration, at.recordTime, imported, cb,
+		body.migration, body.recordTime).Scan(&seq)
 	if insert == sqlScanImportContract && errors.Is(err, sql.ErrNoRows) {
 		return false, nil // already held
 	}
@@ -471,7 +477,16 @@ func archive(ctx context.Context, w runner, id daml.ContractID, at position) err
 // that is newer than the row's. (A live import update of a held contract
 // changes nothing: its body is the one held.)
 func importContract(ctx context.Context, w runner, c *ledger.Contract, at position, backfill, assign bool) error {
-	added, err := addContract(ctx, w, sqlScanImportContract, c, at, true)
+	// An import update never gives a contract its body: in history order
+	// it comes after the contract's creation and assignments, whose body
+	// stays (a live import of a held contract does nothing). Its body is
+	// only that of a contract nothing else has brought yet, and any of
+	// those, arriving later in a backfill, replaces it.
+	body := at
+	if !assign {
+		body = position{migration: -1, recordTime: math.MinInt64}
+	}
+	added, err := addContract(ctx, w, sqlScanImportContract, c, at, body, true)
 	if err != nil || added {
 		return err
 	}
@@ -480,7 +495,7 @@ func importContract(ctx context.Context, w runner, c *ledger.Contract, at positi
 			return interpret(err)
 		}
 	}
-	if !backfill && !assign {
+	if !assign {
 		return nil
 	}
 	return setBody(ctx, w, c, at)
@@ -505,7 +520,7 @@ func backfillCreate(ctx context.Context, w runner, c *ledger.Contract, at positi
 	var imported bool
 	err := w.QueryRowContext(ctx, sqlScanHeld, string(c.ID)).Scan(&imported)
 	if errors.Is(err, sql.ErrNoRows) {
-		_, err = addContract(ctx, w, sqlScanInsertContract, c, at, false)
+		_, err = addContract(ctx, w, sqlScanInsertContract, c, at, at, false)
 		return err
 	}
 	if err != nil {
@@ -718,7 +733,7 @@ func (s *Scan) History(ctx context.Context, q scan.HistoryQuery) ([]scan.Update,
 
 // Update returns an update by id.
 func (s *Scan) Update(ctx context.Context, updateID string) (*scan.Update, error) {
-	out, err := readUpdates(ctx, s.read, `SELECT `+updateColumns+` FROM updates WHERE update_id = ?`, updateID)
+	out, err := readUpdates(ctx, s.read, `SELECT `+updateColumns+` FROM updates WHERE update_id = ? ORDER BY migration_id DESC LIMIT 1`, updateID)
 	if err != nil {
 		return nil, err
 	}

@@ -123,7 +123,7 @@ func TestScanQueryPlans(t *testing.T) {
 			want: []string{"SEARCH updates USING INDEX updates_before (migration_id=? AND synchronizer=? AND record_time=?)"}},
 		{name: "import updates", query: sqlImportUpdates, args: []any{1, "u15000", 100},
 			want: []string{"SEARCH updates USING INDEX updates_import (migration_id=? AND update_id>?)"}},
-		{name: "update", query: `SELECT ` + updateColumns + ` FROM updates WHERE update_id = ?`, args: []any{"u5"},
+		{name: "update", query: `SELECT ` + updateColumns + ` FROM updates WHERE update_id = ? ORDER BY migration_id DESC LIMIT 1`, args: []any{"u5"},
 			want: []string{"SEARCH updates USING INDEX sqlite_autoindex_updates_1 (update_id=?)"}},
 		active("active", scan.ContractQuery{Limit: 100}, "SCAN contracts USING INDEX contracts_active"),
 		active("active, one template", scan.ContractQuery{Templates: []scan.TemplateKey{key(1)}, Limit: 100}, activeTmpl),

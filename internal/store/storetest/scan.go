@@ -562,6 +562,32 @@ func testScanImportUpdates(t *testing.T, s scan.Store) {
 	if got, err := s.ImportUpdates(ctx, 2, "", 0); err != nil || len(got) != 0 {
 		t.Errorf("ImportUpdates(2) = %v, %v; want none", updateIDs(got), err)
 	}
+
+	// A contract that lives on through a second hard migration is
+	// imported again, under the same update id (its contract id): ids are
+	// unique per migration, and a lookup by id finds the latest import.
+	again := sorted[0]
+	tx := *again.Transaction
+	tx.MigrationID = 2
+	again.Transaction, again.Offset = &tx, 0
+	cur, err := s.Cursor(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := cur
+	next.Offset, next.Migration = cur.Offset+1, 2
+	if err := s.Ingest(ctx, cur, next, []scan.Update{again}); err != nil {
+		t.Fatalf("import the same contract into migration 2: %v", err)
+	}
+	if got, err := s.ImportUpdates(ctx, 2, "", 0); err != nil || !slices.Equal(updateIDs(got), []string{again.UpdateID()}) {
+		t.Errorf("ImportUpdates(2) = %v, %v; want %s", updateIDs(got), err, again.UpdateID())
+	}
+	if got, err := s.ImportUpdates(ctx, 1, "", 0); err != nil || len(got) != len(sorted) {
+		t.Errorf("ImportUpdates(1) after migration 2's = %d, %v; want %d", len(got), err, len(sorted))
+	}
+	if u, err := s.Update(ctx, again.UpdateID()); err != nil || u.MigrationID() != 2 {
+		t.Errorf("Update(%s) = %+v, %v; want migration 2's import", again.UpdateID(), u, err)
+	}
 }
 
 func testScanMigrations(t *testing.T, s scan.Store) {

@@ -46,7 +46,7 @@ func testScanBeginHistory(t *testing.T, open func(t *testing.T) scan.Store) {
 	begin := func(c bool) func(t *testing.T, s scan.Store) {
 		return func(t *testing.T, s scan.Store) {
 			t.Helper()
-			if err := s.BeginHistory(t.Context(), c); err != nil {
+			if err := s.BeginHistory(t.Context(), c, scan.HistoryPosition{}); err != nil {
 				t.Fatalf("BeginHistory(%v): %v", c, err)
 			}
 		}
@@ -99,6 +99,23 @@ func testScanBeginHistory(t *testing.T, open func(t *testing.T) scan.Store) {
 		})
 	}
 
+	// The first BeginHistory also fixes where a late history starts.
+	t.Run("start", func(t *testing.T) {
+		t.Parallel()
+		ctx := t.Context()
+		s := open(t)
+		start := scan.HistoryPosition{Migration: 2, RecordTime: t0 + 99}
+		if err := s.BeginHistory(ctx, false, start); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.BeginHistory(ctx, false, scan.HistoryPosition{Migration: 3, RecordTime: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := s.Backfilling(ctx); err != nil || b.Start != start {
+			t.Errorf("Backfilling = %+v, %v; want the first start %+v", b, err, start)
+		}
+	})
+
 	// BeginHistory leaves the cursor at zero: the first Ingest, from prev
 	// 0, succeeds, and the compare-and-swap holds from then on.
 	t.Run("cursor", func(t *testing.T) {
@@ -127,7 +144,7 @@ func testScanBeginHistory(t *testing.T, open func(t *testing.T) scan.Store) {
 // nothing of a batch that fails.
 func testScanBackfillSkips(t *testing.T, s scan.Store) {
 	ctx := t.Context()
-	if err := s.BeginHistory(ctx, false); err != nil {
+	if err := s.BeginHistory(ctx, false, scan.HistoryPosition{}); err != nil {
 		t.Fatal(err)
 	}
 	old := []scan.Update{
@@ -358,7 +375,7 @@ func testScanBackfillConverges(t *testing.T, open func(t *testing.T) scan.Store,
 		join++ // not between the halves of a reassignment
 	}
 	prefix, suffix := slices.Concat(h.m0, h.m1[:join]), h.m1[join:]
-	if err := b.BeginHistory(ctx, false); err != nil {
+	if err := b.BeginHistory(ctx, false, scan.HistoryPosition{}); err != nil {
 		t.Fatal(err)
 	}
 	var chunks [][]scan.Update
@@ -564,7 +581,7 @@ func compareScans(t *testing.T, a, b scan.Store, h backfillHistory) {
 // misses the other's uncommitted row or orphaned archive).
 func testScanBackfillConcurrentIngest(t *testing.T, s scan.Store) {
 	ctx := t.Context()
-	if err := s.BeginHistory(ctx, false); err != nil {
+	if err := s.BeginHistory(ctx, false, scan.HistoryPosition{}); err != nil {
 		t.Fatal(err)
 	}
 	// Both walk the contracts newest first: the backfill in batches, the
@@ -621,7 +638,7 @@ func testScanBackfillConcurrentIngest(t *testing.T, s scan.Store) {
 // created and archived in one backfilled transaction.
 func testScanBackfillContracts(t *testing.T, s scan.Store) {
 	ctx := t.Context()
-	if err := s.BeginHistory(ctx, false); err != nil {
+	if err := s.BeginHistory(ctx, false, scan.HistoryPosition{}); err != nil {
 		t.Fatal(err)
 	}
 	// Migration 0, to be backfilled: c and d created, e created and

@@ -8,6 +8,10 @@
 -- begun is true once BeginHistory has fixed the backfilling flags: the first
 -- Ingest then keeps them instead of deciding from its starting offset.
 ALTER TABLE ingestion ADD COLUMN begun BOOLEAN NOT NULL DEFAULT false;
+-- start_*: where a late-joining Scan's history begins (its joining
+-- transaction), fixed by BeginHistory; backfilling brings what is older.
+ALTER TABLE ingestion ADD COLUMN start_migration BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE ingestion ADD COLUMN start_record_time BIGINT NOT NULL DEFAULT 0;
 
 -- body_migration, body_record_time: the position of the update the body
 -- comes from (the creation, an import update, or an assignment), so that
@@ -38,3 +42,9 @@ DROP INDEX contracts_active;
 DROP INDEX contracts_active_template;
 CREATE INDEX contracts_active ON contracts (created_at, contract_id) WHERE archived_record_time IS NULL;
 CREATE INDEX contracts_active_template ON contracts (template_id, created_at, contract_id) WHERE archived_record_time IS NULL;
+
+-- An import update's id is its contract's id, so a contract that lives
+-- through two hard migrations has an import update of the same id in
+-- each: update ids are unique per migration, not in the whole history.
+ALTER TABLE updates DROP CONSTRAINT updates_update_id_key;
+ALTER TABLE updates ADD CONSTRAINT updates_update_id_migration_id_key UNIQUE (update_id, migration_id);
