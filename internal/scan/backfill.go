@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -77,6 +78,19 @@ type Backfiller struct {
 	// Ingested, when set, fires after every batch live ingestion stores:
 	// a Backfiller that waits for the first one listens to it.
 	Ingested *ledger.Signal
+
+	// ahead is the next page of updates, asked for while the last one is
+	// stored: the peers render and the store writes at the same time.
+	// Only Step uses it.
+	ahead *prefetch
+}
+
+// prefetch is a page of updates asked of the peers ahead of its step.
+type prefetch struct {
+	q    BeforeQuery
+	done chan struct{}
+	ups  []Update
+	err  error
 }
 
 // BackfillStep is what one step did.
@@ -160,7 +174,7 @@ func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64, 
 			}
 		}
 		if sync != "" {
-			ups, err := b.Peers.UpdatesBefore(ctx, BeforeQuery{Migration: m, Synchronizer: sync, Before: before, Limit: b.batch()})
+			ups, err := b.updatesBefore(ctx, BeforeQuery{Migration: m, Synchronizer: sync, Before: before, Limit: b.batch()})
 			if err != nil {
 				return BackfillStep{Migration: m}, fmt.Errorf("migration %d, synchronizer %s, updates before %s: %w", m, sync, before, err)
 			}
@@ -188,6 +202,44 @@ func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64, 
 		m = *info.Previous
 	}
 }
+
+// updatesBefore asks the peers for a page of updates, or takes the one
+// asked for ahead if it is that page. A full page makes it ask for the
+// next one (the same synchronizer, before the page's oldest update) in the
+// background, which the next step most likely wants; a page it does not
+// want is dropped.
+func (b *Backfiller) updatesBefore(ctx context.Context, q BeforeQuery) ([]Update, error) {
+	p := b.ahead
+	b.ahead = nil
+	var ups []Update
+	err := errNotFetched
+	if p != nil && p.q == q {
+		select {
+		case <-p.done:
+			ups, err = p.ups, p.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if err != nil { // not asked for ahead, or that failed: ask now
+		ups, err = b.Peers.UpdatesBefore(ctx, q)
+	}
+	if err != nil || len(ups) < q.Limit {
+		return ups, err
+	}
+	next := q
+	next.Before = ups[len(ups)-1].RecordTime()
+	ahead := &prefetch{q: next, done: make(chan struct{})}
+	go func() {
+		defer close(ahead.done)
+		ahead.ups, ahead.err = b.Peers.UpdatesBefore(ctx, next)
+	}()
+	b.ahead = ahead
+	return ups, nil
+}
+
+// errNotFetched marks a page not asked for yet.
+var errNotFetched = errors.New("not fetched")
 
 // stepImports backfills the import updates of the migrations, oldest
 // first, once the other updates are all there.

@@ -196,6 +196,10 @@ func (c *Client) call(ctx context.Context, base, method, path string, query url.
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return statusError(base, method, path, resp.StatusCode, data)
 	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = data // the caller decodes it, or not (see Peers.updates)
+		return nil
+	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fault.Wrap(fault.Unavailable, err, "Scan %s: undecodable answer to %s %s", base, method, path)
 	}

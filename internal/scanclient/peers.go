@@ -2,6 +2,8 @@ package scanclient
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -171,31 +173,45 @@ type historyPage struct {
 	Transactions []json.RawMessage `json:"transactions"`
 }
 
-// updates is a BFT read of a page of history items, voted on as the raw
-// items (compacted) and decoded once decided. imports says that every
-// item must be an import update.
+// rawPage is a peer's answer as it sent it. Its vote is a digest of its
+// bytes: peers run the same software and render a page the same way, so
+// equal answers are equal bytes, and hashing a page of up to a thousand
+// updates is far cheaper than parsing it; only the winner is parsed.
+type rawPage []byte
+
+// MarshalJSON renders the digest the BFT read compares.
+func (r rawPage) MarshalJSON() ([]byte, error) {
+	sum := sha256.Sum256(r)
+	return []byte(`"` + hex.EncodeToString(sum[:]) + `"`), nil
+}
+
+// updates is a BFT read of a page of history items, voted on as the
+// pages' bytes and parsed and decoded once decided. imports says that
+// every item must be an import update.
 func (p *Peers) updates(ctx context.Context, what, path string, body any, limit int, imports bool) ([]scan.Update, error) {
-	items, err := bft(ctx, p.c, what, func(ctx context.Context, base string) ([]json.RawMessage, error) {
-		var page historyPage
-		if err := p.c.call(ctx, base, http.MethodPost, path, nil, body, &page); err != nil {
+	raw, err := bft(ctx, p.c, what, func(ctx context.Context, base string) (rawPage, error) {
+		var data []byte
+		if err := p.c.call(ctx, base, http.MethodPost, path, nil, body, &data); err != nil {
 			return nil, err
 		}
-		// Malformed pages cast no vote (Unavailable, like an undecodable
-		// answer); the items themselves are only decoded if they win.
-		if page.Transactions == nil {
-			return nil, fault.New(fault.Unavailable, "Scan %s: answer to %s has no transactions", base, path)
-		}
-		if len(page.Transactions) > limit {
-			return nil, fault.New(fault.Unavailable, "Scan %s: %d items answer %s, more than the %d asked for", base, len(page.Transactions), path, limit)
-		}
-		return page.Transactions, nil
+		return data, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]scan.Update, len(items))
-	for i, raw := range items {
-		u, err := DecodeUpdate(raw)
+	var page historyPage
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return nil, agreedUndecodable(what, err)
+	}
+	switch {
+	case page.Transactions == nil:
+		return nil, agreedUndecodable(what, fmt.Errorf("the answer has no transactions"))
+	case len(page.Transactions) > limit:
+		return nil, agreedUndecodable(what, fmt.Errorf("%d items, more than the %d asked for", len(page.Transactions), limit))
+	}
+	out := make([]scan.Update, len(page.Transactions))
+	for i, item := range page.Transactions {
+		u, err := DecodeUpdate(item)
 		if err != nil {
 			return nil, agreedUndecodable(what, fmt.Errorf("item %d: %w", i, err))
 		}

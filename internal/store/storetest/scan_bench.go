@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,3 +222,72 @@ func BenchmarkScanSnapshot(b *testing.B, s scan.Store, n int) {
 		}
 	}
 }
+
+// FillScanHistory ingests into an empty store a history of n updates over
+// two hard migrations, as a network's Scan would hold it: the first half
+// in migration 0, each creating a contract and archiving the one before
+// (one in fifty stays active); then migration 1's import updates, one per
+// contract still active, as the Ingester makes them; then the second half
+// in migration 1, created and archived alike. Updates are one millisecond
+// apart. It returns the import updates' count.
+func FillScanHistory(tb testing.TB, s scan.Store, n int) (imports int) {
+	tb.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	var cur scan.Cursor
+	const batch = 1000
+	half := n / 2
+	ingest := func(us []scan.Update, migration int64) {
+		next := scan.Cursor{Offset: cur.Offset + ledger.Offset(len(us)), Migration: migration, Watermark: cur.Watermark}
+		if last := us[len(us)-1]; !last.Import {
+			next.Watermark = last.Transaction.RecordTime
+		}
+		if err := s.Ingest(ctx, cur, next, us); err != nil {
+			tb.Fatal(err)
+		}
+		cur = next
+	}
+	// update i creates contract i and archives contract i-1 unless i-1 is
+	// a multiple of 50.
+	var prev daml.ContractID
+	history := func(from, to int, migration int64) {
+		for i := from; i < to; i += batch {
+			us := make([]scan.Update, 0, batch)
+			for j := i; j < min(i+batch, to); j++ {
+				spec := supd{mig: migration, rt: t0 + daml.Timestamp(j)*1000, tag: strconv.Itoa(j),
+					creates: []create{{tmpl: amulet, sig: []daml.Party{scanBenchOwner(j % scanBenchOwners)}, amount: strconv.Itoa(j)}}}
+				if prev != "" && (j-1)%50 != 0 {
+					spec.archives = []daml.ContractID{prev}
+				}
+				u := scanUpd(0, spec)
+				prev = u.Created[0].ID
+				us = append(us, u)
+			}
+			ingest(us, migration)
+		}
+	}
+	history(0, half, 0)
+	active, err := s.ActiveContracts(ctx, scan.ContractQuery{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	slices.SortFunc(active, func(a, b *ledger.Contract) int { return strings.Compare(string(a.ID), string(b.ID)) })
+	for i := 0; i < len(active); i += batch {
+		us := make([]scan.Update, 0, batch)
+		for _, c := range active[i:min(i+batch, len(active))] {
+			us = append(us, scan.Update{Import: true, Created: []*ledger.Contract{c}, Transaction: &ledger.Transaction{
+				UpdateID: string(c.ID), WorkflowID: scan.ImportWorkflowPrefix + string(c.ID), MigrationID: 1,
+				Synchronizer: c.Synchronizer, RecordTime: daml.MinTimestamp, EffectiveAt: c.CreatedAt,
+				Roots: []int32{0}, Events: []ledger.Event{{NodeID: 0, Created: c, Witnesses: []daml.Party{dso}}},
+			}})
+		}
+		ingest(us, 1)
+	}
+	history(half, n, 1)
+	tb.Logf("ingested %d updates and %d import updates over two migrations in %v", n, len(active), time.Since(start).Round(time.Millisecond))
+	return len(active)
+}
+
+// HistoryDSO is the DSO party of the histories FillScan and
+// FillScanHistory make: the stakeholder a Scan's contract set is kept for.
+var HistoryDSO = dso
