@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -202,7 +204,10 @@ func fetch(t *testing.T, method, url, body string) string {
 func TestScanPerSV(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	p := startSandnet(t, dir, "--svs", "3")
+	// Each SV also on an address of its own: SV k at port base+k-1.
+	host, port, _ := net.SplitHostPort(freePort(t))
+	base, _ := strconv.Atoi(port)
+	p := startSandnet(t, dir, "--svs", "3", "--sv-listen", net.JoinHostPort(host, port))
 	admin := mustToken(t, dir, "participant_admin")
 	var network struct {
 		SVs []struct {
@@ -249,6 +254,18 @@ func TestScanPerSV(t *testing.T) {
 			t.Errorf("%s/v2/updates differs from /api/scan's:\n%.400s\n%.400s", prefix, got, want)
 		}
 	}
+	for k := 1; k <= 3; k++ {
+		own := "http://" + net.JoinHostPort(host, strconv.Itoa(base+k-1))
+		if got := fetch(t, "POST", own+"/api/scan/v2/updates", `{"page_size":1000}`); got != want {
+			t.Errorf("SV %d's own address: /api/scan/v2/updates differs:\n%.400s", k, got)
+		}
+		var end struct {
+			Offset int64 `json:"offset"`
+		}
+		if code := call(t, "GET", own+"/v2/state/ledger-end", admin, nil, &end); code != 200 || end.Offset == 0 {
+			t.Errorf("SV %d's own address: ledger end %d %+v", k, code, end)
+		}
+	}
 
 	sequencers := map[string]string{}
 	for _, prefix := range scans[1:] {
@@ -268,6 +285,9 @@ func TestScanPerSV(t *testing.T) {
 	for k := 1; k <= 3; k++ {
 		if !strings.Contains(metrics, fmt.Sprintf(`sandnet_scan_snapshot_contracts{sv="%d"}`, k)) {
 			t.Errorf("/metrics has no snapshot gauge for SV %d's Scan", k)
+		}
+		if !strings.Contains(metrics, fmt.Sprintf(`sandnet_scan_backfilling_complete{sv="%d"} 1`, k)) {
+			t.Errorf("/metrics does not say SV %d's Scan history is complete", k)
 		}
 	}
 	p.stop(t)
