@@ -70,8 +70,9 @@ func parties(ss []string) []daml.Party {
 // not model (daml.KindDynamic: a vote request's action, say): compact_json
 // cannot be typed there, and a guess would lose the value's type ids and
 // scalar kinds. It reads the contract's creating update, which the v2 ACS
-// names; a contract without one (imported by the source's own migration)
-// cannot be read exactly and is refused.
+// names, or, for a contract created in an earlier migration (the ACS
+// names no creating update then), its import update, whose id is the
+// contract's.
 func ReadExact(ctx context.Context, c *scanclient.Client, reg *ledger.Registry, src *Source) error {
 	for _, k := range src.Contracts {
 		id, err := parseIdentifier(k.TemplateID)
@@ -85,13 +86,15 @@ func ReadExact(ctx context.Context, c *scanclient.Client, reg *ledger.Registry, 
 		if !hasDynamic(typ, map[*daml.Type]bool{}) {
 			continue
 		}
-		if k.CreatedInUpdateID == "" {
-			return fault.New(fault.FailedPrecondition,
-				"contract %s of %s: its payload needs its creating update to be read exactly, and the Scan names none", k.ContractID, k.TemplateID)
+		from := k.CreatedInUpdateID
+		if from == "" {
+			// Created in an earlier migration: the snapshot's migration
+			// holds it by an import update, whose id is the contract id.
+			from = k.ContractID
 		}
-		raw, err := c.CreateArguments(ctx, k.CreatedInUpdateID, k.ContractID)
+		raw, err := c.CreateArguments(ctx, from, k.ContractID)
 		if err != nil {
-			return fmt.Errorf("read the payload of contract %s from update %s: %w", k.ContractID, k.CreatedInUpdateID, err)
+			return fmt.Errorf("read the payload of contract %s from update %s: %w", k.ContractID, from, err)
 		}
 		if src.Exact == nil {
 			src.Exact = map[string]json.RawMessage{}
