@@ -86,29 +86,7 @@ func seedOrFork(ctx context.Context, net *ledger.Network, l leaderStore, plan *f
 	if plan == nil {
 		return seedOnce(ctx, net, l, cfg)
 	}
-	for {
-		if _, ok, err := net.Store().Meta(ctx, splice.SeededMetaKey); err != nil {
-			return nil, err
-		} else if ok {
-			return splice.Seed(ctx, net, cfg) // loads what is stored
-		}
-		lctx, cancel := context.WithCancel(ctx)
-		lost, ok, err := l.TryLead(lctx)
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		if ok {
-			seeded, err := fork.Build(lctx, net, plan.src, plan.contracts, fork.Config{})
-			cancel()
-			<-lost
-			return seeded, err
-		}
-		cancel()
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return loadOrBuild(ctx, net, l, cfg, func(ctx context.Context) (*splice.Seeded, error) {
+		return fork.Build(ctx, net, plan.src, plan.contracts, fork.Config{})
+	})
 }

@@ -393,6 +393,14 @@ func runWhileLeader(ctx context.Context, l leaderStore, log *slog.Logger, leadin
 // processes starting together on one PostgreSQL database, only the leader
 // seeds; the others wait until it is done.
 func seedOnce(ctx context.Context, net *ledger.Network, l leaderStore, cfg splice.SeedConfig) (*splice.Seeded, error) {
+	return loadOrBuild(ctx, net, l, cfg, func(ctx context.Context) (*splice.Seeded, error) {
+		return splice.Seed(ctx, net, cfg)
+	})
+}
+
+// loadOrBuild loads the network the ledger holds or, when it holds none,
+// has the leader build it (the others wait until it is done and load it).
+func loadOrBuild(ctx context.Context, net *ledger.Network, l leaderStore, cfg splice.SeedConfig, build func(context.Context) (*splice.Seeded, error)) (*splice.Seeded, error) {
 	for {
 		if _, ok, err := net.Store().Meta(ctx, splice.SeededMetaKey); err != nil {
 			return nil, err
@@ -406,7 +414,7 @@ func seedOnce(ctx context.Context, net *ledger.Network, l leaderStore, cfg splic
 			return nil, err
 		}
 		if ok {
-			seeded, err := splice.Seed(lctx, net, cfg)
+			seeded, err := build(lctx)
 			cancel()
 			<-lost
 			return seeded, err

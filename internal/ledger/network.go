@@ -204,17 +204,7 @@ func (n *Network) AddParticipant(ctx context.Context, name string) (Participant,
 
 // AddSynchronizer adds a synchronizer in the current migration.
 func (n *Network) AddSynchronizer(ctx context.Context, alias string) (Synchronizer, error) {
-	s := Synchronizer{ID: NewSynchronizerID(alias, n.Fingerprint("synchronizer/"+alias))}
-	s.Alias = alias
-	err := n.store.Write(ctx, func(w WriteTx) error {
-		head, err := w.Head(ctx)
-		if err != nil {
-			return err
-		}
-		s.MigrationID = head.MigrationID
-		return w.PutSynchronizer(ctx, s)
-	})
-	return s, err
+	return n.AddSynchronizerID(ctx, NewSynchronizerID(alias, n.Fingerprint("synchronizer/"+alias)))
 }
 
 // PartySpec describes a party to allocate.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 )
@@ -61,16 +62,7 @@ func (c *Client) SnapshotTimestamp(ctx context.Context, migration int64, before 
 // AcsContract is a contract of an ACS snapshot as the v2 ACS serves it:
 // its create_arguments in compact_json, which decode only with the
 // template's type.
-type AcsContract struct {
-	CreatedInUpdateID string          `json:"created_in_update_id,omitempty"`
-	ContractID        string          `json:"contract_id"`
-	TemplateID        string          `json:"template_id"`
-	PackageName       string          `json:"package_name"`
-	CreateArguments   json.RawMessage `json:"create_arguments"`
-	CreatedAt         string          `json:"created_at"`
-	Signatories       []string        `json:"signatories"`
-	Observers         []string        `json:"observers"`
-}
+type AcsContract = splicewire.ActiveContract
 
 // AcsPage is one page of a snapshot (POST /v2/state/acs). NextPageToken is
 // empty on the last page.

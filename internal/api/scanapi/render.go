@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -132,17 +133,9 @@ type ExercisedEvent struct {
 	InterfaceID    string          `json:"interface_id,omitempty"`
 }
 
-// ActiveContract is a contract of an ACS snapshot (v1 and v2).
-type ActiveContract struct {
-	CreatedInUpdateID string          `json:"created_in_update_id,omitempty"`
-	ContractID        string          `json:"contract_id"`
-	TemplateID        string          `json:"template_id"`
-	PackageName       string          `json:"package_name"`
-	CreateArguments   json.RawMessage `json:"create_arguments"`
-	CreatedAt         string          `json:"created_at"`
-	Signatories       []string        `json:"signatories"`
-	Observers         []string        `json:"observers"`
-}
+// ActiveContract is a contract of an ACS snapshot (v1 and v2), in the
+// shape the scan client reads back.
+type ActiveContract = splicewire.ActiveContract
 
 func parties(ps []daml.Party) []string {
 	out := make([]string, len(ps))

@@ -1,5 +1,6 @@
 // Package splicewire holds the JSON shapes the Splice APIs share —
-// Splice's HTTP Contract and ContractWithState — and their conversion to
+// Splice's HTTP Contract and ContractWithState, a snapshot's
+// ActiveContract — and their conversion to
 // and from ledger contracts. The Scan API serves them, the scan client
 // reads them back, and the validator API serves them again.
 package splicewire
@@ -21,6 +22,20 @@ type Contract struct {
 	Payload          json.RawMessage `json:"payload"`
 	CreatedEventBlob string          `json:"created_event_blob"`
 	CreatedAt        string          `json:"created_at"`
+}
+
+// ActiveContract is a contract of a Scan's ACS snapshot as /v1 and /v2
+// state/acs serve it: created_in_update_id is left out for a contract
+// created in an earlier migration than the snapshot's.
+type ActiveContract struct {
+	CreatedInUpdateID string          `json:"created_in_update_id,omitempty"`
+	ContractID        string          `json:"contract_id"`
+	TemplateID        string          `json:"template_id"`
+	PackageName       string          `json:"package_name"`
+	CreateArguments   json.RawMessage `json:"create_arguments"`
+	CreatedAt         string          `json:"created_at"`
+	Signatories       []string        `json:"signatories"`
+	Observers         []string        `json:"observers"`
 }
 
 // ContractWithState is a contract and the synchronizer (domain) it is
