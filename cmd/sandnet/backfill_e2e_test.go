@@ -76,11 +76,11 @@ func TestScanBackfillsInItsOwnProcess(t *testing.T) {
 	args := []string{"--url", p.url(""), "--sv", "5", "--sandnet-data-dir", dir, "--backfill-batch", "4"}
 	s := startProc(t, "scan", scanDir, append(args, "--peer", peer(1), "--peer", liar(3, "a").URL+"/api/scan", "--peer", liar(4, "b").URL+"/api/scan")...)
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(s.stderr.String(), "scan backfilling waits") && time.Now().Before(deadline) {
+	for !strings.Contains(s.logs(), "scan backfilling waits") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if !strings.Contains(s.stderr.String(), "scan backfilling waits") || status(s) {
-		t.Fatalf("with one honest peer of three, backfilling should wait and say so:\n%s", s.stderr)
+	if !strings.Contains(s.logs(), "scan backfilling waits") || status(s) {
+		t.Fatalf("with one honest peer of three, backfilling should wait and say so:\n%s", s.logs())
 	}
 	if code := call(t, "POST", s.url("/api/scan/v2/updates"), "", map[string]any{"page_size": 10}, nil); code != 503 {
 		t.Errorf("v2 updates while backfilling: %d, want 503", code)
@@ -106,7 +106,7 @@ func TestScanBackfillsInItsOwnProcess(t *testing.T) {
 	for deadline := time.Now().Add(20 * time.Second); !status(s) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 	}
 	if !status(s) {
-		t.Fatalf("the Scan never completed backfilling after %d kills:\n%s", kills, s.stderr)
+		t.Fatalf("the Scan never completed backfilling after %d kills:\n%s", kills, s.logs())
 	}
 	t.Logf("killed %d times while backfilling", kills)
 

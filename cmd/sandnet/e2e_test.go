@@ -69,6 +69,16 @@ type proc struct {
 	cmd    *exec.Cmd
 	addr   string
 	stderr *bytes.Buffer
+	// errw writes stderr; logs reads it under its lock while the process
+	// runs.
+	errw *lockedWriter
+}
+
+// logs returns what the process has written to stderr so far.
+func (p *proc) logs() string {
+	p.errw.mu.Lock()
+	defer p.errw.mu.Unlock()
+	return p.stderr.String()
 }
 
 func startSandnet(t *testing.T, dataDir string, args ...string) *proc {
@@ -84,7 +94,8 @@ func startProc(t *testing.T, command, dataDir string, args ...string) *proc {
 	p := &proc{addr: addr, stderr: &bytes.Buffer{}}
 	all := append([]string{command, "--listen", addr, "--data-dir", dataDir}, args...)
 	p.cmd = exec.Command(sandnetBinary(t), all...)
-	p.cmd.Stderr = &lockedWriter{w: p.stderr}
+	p.errw = &lockedWriter{w: p.stderr}
+	p.cmd.Stderr = p.errw
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
