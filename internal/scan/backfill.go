@@ -197,7 +197,7 @@ func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64, 
 				return BackfillStep{Migration: m}, err
 			}
 			b.logger().Info("scan history backfilled: every update of every migration", "migration", m)
-			return BackfillStep{Migration: m}, nil
+			return b.stepImports(ctx, own)
 		}
 		m = *info.Previous
 	}
