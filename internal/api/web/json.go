@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +57,9 @@ type ErrorResponse struct {
 // kind. Errors that are not faults are internal: they are logged and
 // answered with a fixed message, so no internals leak.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(r, err) {
+		return
+	}
 	kind := fault.KindOf(err)
 	status, known := statusOf[kind]
 	if !known {
@@ -71,6 +75,18 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		slog.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	WriteJSON(w, status, ErrorResponse{Error: msg})
+}
+
+// clientGone reports whether err is only the end of a request whose
+// client went away (it closed the connection, or a BFT read that had its
+// answer cancelled the rest): nobody reads an answer then, and it is no
+// server error. It is logged at debug level.
+func clientGone(r *http.Request, err error) bool {
+	if r.Context().Err() == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	slog.DebugContext(r.Context(), "request ended by its client", "method", r.Method, "path", r.URL.Path, "err", err)
+	return true
 }
 
 // DecodeJSON reads a JSON request body into v. A malformed body is a

@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -258,4 +260,38 @@ func FuzzDecodeJSON(f *testing.F) {
 			t.Fatalf("DecodeJSON(%q) accepted invalid JSON", body)
 		}
 	})
+}
+
+// A request its client abandoned (the connection closed, or a BFT read
+// cancelled the rest once it had its answer) gets no answer and is no
+// server error; the same error on a live request is one.
+func TestWriteErrorClientGone(t *testing.T) {
+	t.Parallel()
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name       string
+		ctx        context.Context
+		err        error
+		wantStatus int
+		wantBody   bool
+	}{
+		{"client gone, cancelled", gone, fmt.Errorf("read: %w", context.Canceled), http.StatusOK, false},
+		{"client gone, another error", gone, fault.New(fault.NotFound, "nope"), http.StatusNotFound, true},
+		{"client here, cancelled", context.Background(), context.Canceled, http.StatusInternalServerError, true},
+	} {
+		for name, write := range map[string]func(http.ResponseWriter, *http.Request, error){
+			"WriteError": web.WriteError,
+			"WriteSpliceError": func(w http.ResponseWriter, r *http.Request, err error) {
+				web.WriteSpliceError(w, r, slog.New(slog.DiscardHandler), "test", err)
+			},
+		} {
+			rec := httptest.NewRecorder()
+			r := httptest.NewRequestWithContext(tc.ctx, http.MethodGet, "/x", nil)
+			write(rec, r, tc.err)
+			if rec.Code != tc.wantStatus || (rec.Body.Len() > 0) != tc.wantBody {
+				t.Errorf("%s: %s: status %d, body %q; want %d, body %v", tc.name, name, rec.Code, rec.Body, tc.wantStatus, tc.wantBody)
+			}
+		}
+	}
 }

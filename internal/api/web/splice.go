@@ -15,6 +15,9 @@ import (
 // "An unexpected error occurred." so that no internals leak. It differs
 // from WriteError only in the logger and the log message.
 func WriteSpliceError(w http.ResponseWriter, r *http.Request, log *slog.Logger, api string, err error) {
+	if clientGone(r, err) {
+		return
+	}
 	f, ok := fault.As(err)
 	status, known := 0, false
 	if ok && f.Kind != fault.Internal {
