@@ -130,3 +130,57 @@ func leaderGauge(t *testing.T, p *proc) int {
 	}
 	return -1
 }
+
+// TestPostgresLateSV adds a fifth SV to a network kept in PostgreSQL: its
+// Scan, in its own schema, backfills from the other four to SV 1's
+// history, and a restart serves it again.
+func TestPostgresLateSV(t *testing.T) {
+	t.Parallel()
+	url := testDatabaseURL(t)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := "e2e_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			return
+		}
+		defer conn.Close(context.Background())
+		for _, component := range []string{"ledger", "scan", "scan_sv2", "scan_sv3", "scan_sv4", "scan_sv5", "validator"} {
+			_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+prefix+"_"+component+" CASCADE")
+		}
+	})
+	dir := t.TempDir()
+	args := []string{"--database-url", url, "--database-schema", prefix}
+	p := startSandnet(t, dir, args...)
+	admin := mustToken(t, dir, "participant_admin")
+	if code := call(t, "POST", p.url("/api/sandnet/v0/tap"), admin, map[string]string{"user": "alice", "amount": "5.0"}, nil); code != 200 {
+		t.Fatalf("tap: %d", code)
+	}
+	if code := call(t, "POST", p.url("/api/sandnet/v0/svs"), admin, nil, nil); code != 200 {
+		t.Fatalf("add an SV: %d", code)
+	}
+	same := func(p *proc) bool {
+		var st struct {
+			Complete bool `json:"complete"`
+		}
+		if call(t, "GET", p.url("/sv/5/api/scan/v0/backfilling/status"), "", nil, &st) != 200 || !st.Complete {
+			return false
+		}
+		return fetch(t, "POST", p.url("/sv/1/api/scan/v2/updates"), `{"page_size":1000}`) ==
+			fetch(t, "POST", p.url("/sv/5/api/scan/v2/updates"), `{"page_size":1000}`)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !same(p) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !same(p) {
+		t.Fatalf("SV 5's Scan on PostgreSQL did not backfill to SV 1's history")
+	}
+	p.stop(t)
+	p = startSandnet(t, dir, args...)
+	if !same(p) {
+		t.Errorf("after a restart, SV 5's Scan is not served as before")
+	}
+	p.stop(t)
+}
