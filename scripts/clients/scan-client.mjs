@@ -326,5 +326,56 @@ await check('MUST', 'POST /v1/state/acs record_time with no snapshot (exact): 40
     return e.error
 })
 
+// ---- a fifth SV joins: its Scan, read with its own ScanClient, backfills
+// from the other four and then answers as SV 1's does
+const ADMIN_TOKEN = process.env.ADMIN_TOKEN
+const allUpdates = async (client) => {
+    const all = []
+    let after
+    for (let pages = 0; pages < 1000; pages++) {
+        const r = await client.post('/v2/updates', { page_size: 100, ...(after ? { after } : {}) })
+        checkSchema('UpdateHistoryResponseV2', r, '/v2/updates of a late SV')
+        if (r.transactions.length === 0) break
+        all.push(...r.transactions)
+        const last = r.transactions.at(-1)
+        after = { after_migration_id: last.migration_id, after_record_time: last.record_time }
+    }
+    return all
+}
+let late
+await check('MUST', `a fifth SV joins (POST /api/sandnet/v0/svs) and its Scan's GET /v0/backfilling/status becomes complete ${NOT_IN_CLIENT}`, async () => {
+    assert(ADMIN_TOKEN, 'no ADMIN_TOKEN (run.sh sets it)')
+    const r = await fetch(BASE.replace(/\/$/, '') + '/api/sandnet/v0/svs', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    const sv = await r.json()
+    assert(r.ok && sv.sv === 5, `${r.status} ${show(sv)}`)
+    late = new ScanClient(new URL(BASE.replace(/\/$/, '') + sv.scan_path), logger, noAuth)
+    for (let i = 0; i < 200; i++) {
+        const st = await late.get('/v0/backfilling/status')
+        checkSchema('GetBackfillingStatusResponse', st)
+        if (st.complete) return `complete after ${i * 100} ms`
+        await new Promise((ok) => setTimeout(ok, 100))
+    }
+    throw new Error('still backfilling after 20 s')
+})
+
+await check('MUST', "the late SV's Scan: POST /v2/updates, paged, equals SV 1's", async () => {
+    assert(late, 'no late SV')
+    for (let i = 0; i < 100; i++) {
+        const [mine, first] = [await allUpdates(late), await allUpdates(scan)]
+        if (JSON.stringify(mine) === JSON.stringify(first)) return `${mine.length} updates, the same`
+        await new Promise((ok) => setTimeout(ok, 100))
+    }
+    throw new Error("its history never equals SV 1's")
+})
+
+await check('MUST', "the late SV's Scan: ScanClient.getAmuletRules() and getOpenMiningRounds() as SV 1's", async () => {
+    assert(late, 'no late SV')
+    const [a, b] = [await late.getAmuletRules(), await scan.getAmuletRules()]
+    assert(a.contract_id === b.contract_id, `amulet rules ${a.contract_id} vs ${b.contract_id}`)
+    const [x, y] = [await late.getOpenMiningRounds(), await scan.getOpenMiningRounds()]
+    assert(JSON.stringify(x.map((r) => r.contract_id)) === JSON.stringify(y.map((r) => r.contract_id)), 'open rounds differ')
+    return `${x.length} open rounds`
+})
+
 // ---------------------------------------------------------------- report
 report('response vs core-splice-client generated-clients/scan.d.ts')
