@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/fault"
 )
@@ -66,10 +67,20 @@ func (a answer[T]) key() (string, bool) {
 	return "value " + string(b), true
 }
 
-// bft asks every Scan concurrently and returns the answer at least f+1 of
-// them agree on (see tally); a failure the Scans agree on is returned as
-// theirs. Without such an answer it fails Unavailable. With one Scan it is
-// that Scan's answer.
+// hedgeDelay is how long a BFT read waits for the Scans it asked first
+// before it asks the others too: a slow Scan among the first delays a
+// read by this much at most.
+const hedgeDelay = 250 * time.Millisecond
+
+// bft returns the answer at least f+1 of the Scans agree on (see tally); a
+// failure the Scans agree on is returned as theirs. Without such an
+// answer it fails Unavailable. With one Scan it is that Scan's answer.
+//
+// It asks first only as many Scans as can decide the read by themselves
+// (a majority, and at least f+1), starting at a different Scan each time
+// so that the load spreads, and asks the others when one of those fails
+// or disagrees, or after hedgeDelay: with honest, quick Scans a read costs
+// the network a majority of answers rather than all of them.
 func bft[T any](ctx context.Context, c *Client, what string, read func(ctx context.Context, base string) (T, error)) (T, error) {
 	var zero T
 	ctx, cancel := context.WithCancel(ctx)
@@ -77,12 +88,20 @@ func bft[T any](ctx context.Context, c *Client, what string, read func(ctx conte
 	n := len(c.scans)
 	need := faults(n) + 1
 	ch := make(chan answer[T], n)
-	for _, base := range c.scans {
-		go func() {
-			v, err := read(ctx, base)
-			ch <- answer[T]{scan: base, val: v, err: err}
-		}()
+	start := int(c.next.Add(1) % uint64(n))
+	asked := 0
+	askUpTo := func(k int) {
+		for ; asked < k; asked++ {
+			base := c.scans[(start+asked)%n]
+			go func() {
+				v, err := read(ctx, base)
+				ch <- answer[T]{scan: base, val: v, err: err}
+			}()
+		}
 	}
+	askUpTo(max(need, n/2+1))
+	hedge := time.NewTimer(hedgeDelay)
+	defer hedge.Stop()
 	var votes []string
 	byKey := map[string]answer[T]{}
 	var lastErr error
@@ -91,6 +110,9 @@ func bft[T any](ctx context.Context, c *Client, what string, read func(ctx conte
 		var a answer[T]
 		select {
 		case a = <-ch:
+		case <-hedge.C:
+			askUpTo(n)
+			continue
 		case <-ctx.Done():
 			return zero, ctx.Err()
 		}
@@ -108,8 +130,12 @@ func bft[T any](ctx context.Context, c *Client, what string, read func(ctx conte
 			failed++
 			c.log.WarnContext(ctx, "Scan did not answer a BFT read", "read", what, "scan", a.scan, "err", a.err)
 		}
+		// pending counts the Scans not asked yet: they may still answer.
 		winner, ok, done := tally(votes, pending, need)
 		if !done {
+			if failed > 0 || len(byKey) > 1 || n-pending == asked {
+				askUpTo(n)
+			}
 			continue
 		}
 		if ok {

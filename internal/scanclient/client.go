@@ -80,7 +80,9 @@ type Config struct {
 type Client struct {
 	cfg   Config
 	scans []string
-	log   *slog.Logger
+	// next is where the next BFT read starts asking (see bft).
+	next atomic.Uint64
+	log  *slog.Logger
 	// preferred is the Scan contract reads try first: the last one that
 	// answered them.
 	preferred atomic.Int32
