@@ -38,25 +38,39 @@ func testDatabaseURL(t *testing.T) string {
 	return url
 }
 
+// schemaPrefix returns a fresh prefix for a network's PostgreSQL schemas
+// and drops them all when the test ends.
+func schemaPrefix(t *testing.T, url, kind string) string {
+	t.Helper()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := kind + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return
+		}
+		defer conn.Close(ctx)
+		rows, err := conn.Query(ctx, `SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix+"_")
+		if err != nil {
+			return
+		}
+		schemas, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+		for _, schema := range schemas {
+			_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+		}
+	})
+	return prefix
+}
+
 // TestPostgresReplicas runs two sandnet processes on one PostgreSQL
 // database: both serve and commit, exactly one runs automation, and when it
 // is killed the other takes over.
 func TestPostgresReplicas(t *testing.T) {
 	t.Parallel()
 	url := testDatabaseURL(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "e2e_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), url)
-		if err != nil {
-			return
-		}
-		defer conn.Close(context.Background())
-		for _, component := range []string{"ledger", "scan", "scan_sv2", "scan_sv3", "scan_sv4", "validator"} {
-			_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+prefix+"_"+component+" CASCADE")
-		}
-	})
+	prefix := schemaPrefix(t, url, "e2e_")
 	secret := strings.Repeat("s", 32)
 	args := []string{"--database-url", url, "--database-schema", prefix, "--auth-secret", secret}
 
@@ -137,19 +151,7 @@ func leaderGauge(t *testing.T, p *proc) int {
 func TestPostgresLateSV(t *testing.T) {
 	t.Parallel()
 	url := testDatabaseURL(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "e2e_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), url)
-		if err != nil {
-			return
-		}
-		defer conn.Close(context.Background())
-		for _, component := range []string{"ledger", "scan", "scan_sv2", "scan_sv3", "scan_sv4", "scan_sv5", "validator"} {
-			_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+prefix+"_"+component+" CASCADE")
-		}
-	})
+	prefix := schemaPrefix(t, url, "e2e_")
 	dir := t.TempDir()
 	args := []string{"--database-url", url, "--database-schema", prefix}
 	p := startSandnet(t, dir, args...)

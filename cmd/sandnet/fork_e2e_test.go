@@ -2,9 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 )
@@ -365,19 +360,7 @@ func TestForkFromUnknownPackage(t *testing.T) {
 func TestForkFromPostgres(t *testing.T) {
 	t.Parallel()
 	url := testDatabaseURL(t)
-	var r [6]byte
-	_, _ = rand.Read(r[:])
-	prefix := "e2e_fork_" + hex.EncodeToString(r[:])
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), url)
-		if err != nil {
-			return
-		}
-		defer conn.Close(context.Background())
-		for _, component := range []string{"ledger", "scan", "scan_sv2", "scan_sv3", "scan_sv4", "validator"} {
-			_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+prefix+"_"+component+" CASCADE")
-		}
-	})
+	prefix := schemaPrefix(t, url, "e2e_fork_")
 	a := startSandnet(t, t.TempDir())
 	var dso struct {
 		DsoPartyID string `json:"dso_party_id"`
