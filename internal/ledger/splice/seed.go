@@ -428,6 +428,9 @@ type submitFunc func(participant ledger.ParticipantID, user string, actAs, readA
 // DSO confirms its onboarding (DsoRules_ConfirmSvOnboarding, through the
 // first SV), the SV adds itself (DsoRules_AddConfirmedSv) and publishes
 // its nodes (DsoRules_SetSynchronizerNodeConfig).
+//
+// Each step is skipped when the ledger shows it done, so a join that a
+// crash interrupted completes when run again.
 func joinSV(ctx context.Context, net *ledger.Network, out *Seeded, sv SeededSV, node SynchronizerNodeConfig, reason string, submit submitFunc) error {
 	s := net.Store()
 	sv1 := out.SVs[0]
@@ -435,18 +438,39 @@ func joinSV(ctx context.Context, net *ledger.Network, out *Seeded, sv SeededSV, 
 	if err != nil {
 		return err
 	}
-	if err := submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSOParty}, nil, nil, func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[DsoRulesConfirmSvOnboardingResult](tx, rules.ID, "DsoRules_ConfirmSvOnboarding", DsoRulesConfirmSvOnboarding{
-			NewSvParty: sv.Party, NewSvName: sv.Name, NewParticipantID: string(sv.Participant),
-			NewSvRewardWeight: sv.RewardWeight, Reason: reason,
-		})
-		return err
-	}); err != nil {
+	confirmed, err := Active[SvOnboardingConfirmed](ctx, s, sv.Party)
+	if err != nil {
 		return err
 	}
-	confirmed, err := Active[SvOnboardingConfirmed](ctx, s, sv.Party)
-	if err != nil || len(confirmed) != 1 {
-		return fmt.Errorf("find the onboarding confirmation: %d found, %v", len(confirmed), err)
+	_, member := rules.Payload.Svs.Get(sv.Party)
+	if !member && len(confirmed) == 0 {
+		if err := submit(sv1.Participant, sv1.OperatorUser, []daml.Party{out.DSOParty}, nil, nil, func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[DsoRulesConfirmSvOnboardingResult](tx, rules.ID, "DsoRules_ConfirmSvOnboarding", DsoRulesConfirmSvOnboarding{
+				NewSvParty: sv.Party, NewSvName: sv.Name, NewParticipantID: string(sv.Participant),
+				NewSvRewardWeight: sv.RewardWeight, Reason: reason,
+			})
+			return err
+		}); err != nil {
+			return err
+		}
+		if confirmed, err = Active[SvOnboardingConfirmed](ctx, s, sv.Party); err != nil {
+			return err
+		}
+	}
+	if !member {
+		if err := addConfirmedSV(ctx, net, out, sv, rules.ID, confirmed, submit); err != nil {
+			return err
+		}
+	}
+	return setNodeConfig(ctx, net, out, sv, node, submit)
+}
+
+// addConfirmedSV has the SV add itself to the DSO (DsoRules_AddConfirmedSv)
+// with its onboarding confirmation.
+func addConfirmedSV(ctx context.Context, net *ledger.Network, out *Seeded, sv SeededSV, rulesID daml.ContractID, confirmed []Contract[SvOnboardingConfirmed], submit submitFunc) error {
+	s := net.Store()
+	if len(confirmed) != 1 {
+		return fmt.Errorf("find the onboarding confirmation: %d found", len(confirmed))
 	}
 	amuletRules, err := only[AmuletRules](ctx, s, out.DSOParty)
 	if err != nil {
@@ -462,18 +486,22 @@ func joinSV(ctx context.Context, net *ledger.Network, out *Seeded, sv SeededSV, 
 	if len(rounds) < 3 {
 		return fmt.Errorf("expected three open rounds, found %d", len(rounds))
 	}
-	actAs, readAs := []daml.Party{sv.Party}, []daml.Party{out.DSOParty}
-	if err := submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[NewDsoRulesResult](tx, rules.ID, "DsoRules_AddConfirmedSv", DsoRulesAddConfirmedSv{
+	return submit(sv.Participant, sv.OperatorUser, []daml.Party{sv.Party}, []daml.Party{out.DSOParty}, nil, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[NewDsoRulesResult](tx, rulesID, "DsoRules_AddConfirmedSv", DsoRulesAddConfirmedSv{
 			Sv: sv.Party, SvOnboardingConfirmedCid: confirmed[0].ID,
 			EarliestRoundCid: rounds[0].ID, MiddleRoundCid: rounds[1].ID, LatestRoundCid: rounds[2].ID,
 			AmuletRulesCid: amuletRules.ID,
 		})
 		return err
-	}); err != nil {
-		return err
-	}
-	rules, err = only[DsoRules](ctx, s, out.DSOParty)
+	})
+}
+
+// setNodeConfig has the SV publish its nodes
+// (DsoRules_SetSynchronizerNodeConfig), unless its node state already
+// holds them.
+func setNodeConfig(ctx context.Context, net *ledger.Network, out *Seeded, sv SeededSV, node SynchronizerNodeConfig, submit submitFunc) error {
+	s := net.Store()
+	rules, err := only[DsoRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
@@ -485,8 +513,12 @@ func joinSV(ctx context.Context, net *ledger.Network, out *Seeded, sv SeededSV, 
 	for _, st := range states {
 		if st.Payload.Sv == sv.Party {
 			nodeState = st.ID
+			if _, ok := st.Payload.State.SynchronizerNodes.Get(string(out.Synchronizer)); ok {
+				return nil
+			}
 		}
 	}
+	actAs, readAs := []daml.Party{sv.Party}, []daml.Party{out.DSOParty}
 	return submit(sv.Participant, sv.OperatorUser, actAs, readAs, nil, func(tx *ledger.Tx) error {
 		_, err := ledger.Exercise[DsoRulesSetSynchronizerNodeConfigResult](tx, rules.ID, "DsoRules_SetSynchronizerNodeConfig", DsoRulesSetSynchronizerNodeConfig{
 			Sv: sv.Party, SynchronizerID: string(out.Synchronizer), NewNodeConfig: node, NodeStateCid: nodeState,
