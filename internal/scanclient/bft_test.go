@@ -88,3 +88,59 @@ func TestBFTAgreedFailure(t *testing.T) {
 	_, err := c.AnsEntryByName(context.Background(), "nobody.cns")
 	wantFault(t, err, fault.NotFound, "No ans entry found for name: nobody.cns")
 }
+
+// TestBFTAsksAMajorityFirst checks what a BFT read costs the Scans: with
+// honest, quick Scans only a majority of them (at least f+1) answer each
+// read, the reads start at different Scans, and a liar among the first
+// makes the read ask the rest.
+func TestBFTAsksAMajorityFirst(t *testing.T) {
+	t.Parallel()
+	e := shared(t)
+	dso := string(e.Seeded.DSOParty)
+	for _, tc := range []struct {
+		name   string
+		n      int
+		liar   bool
+		reads  int
+		asked  int64 // requests in all
+		spread bool  // every Scan was asked at least once
+	}{
+		{"three honest: two a read", 3, false, 6, 12, true},
+		{"four honest: three a read", 4, false, 4, 12, true},
+		{"one Scan", 1, false, 3, 3, true},
+		// The reads start at Scans 1, 2 and 0: the one that asks 1 and 2
+		// first needs no third answer, the two that ask the liar do.
+		{"a liar among three: the third asked when it is among the first", 3, true, 3, 8, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var scans []*scanServer
+			var urls []string
+			for i := range tc.n {
+				var rw rewrite
+				if tc.liar && i == 0 {
+					rw = replace("", dso, "evil::1220ff")
+				}
+				s := serve(t, e.ScanHandler, rw)
+				scans = append(scans, s)
+				urls = append(urls, s.url())
+			}
+			c := newClient(t, scanclient.Config{URLs: urls})
+			for range tc.reads {
+				if got, err := c.DSOPartyID(context.Background()); err != nil || string(got) != dso {
+					t.Fatalf("DSOPartyID = %q, %v", got, err)
+				}
+			}
+			var total int64
+			for i, s := range scans {
+				total += s.count()
+				if tc.spread && s.count() == 0 {
+					t.Errorf("Scan %d was never asked", i)
+				}
+			}
+			if total != tc.asked {
+				t.Errorf("%d reads asked the Scans %d times; want %d", tc.reads, total, tc.asked)
+			}
+		})
+	}
+}
