@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -46,6 +47,15 @@ func TestMigrate(t *testing.T) {
 	}
 	if h.MigrationID != 1 || h.LastRecordTime != 0 || h.Sequence != before.Sequence || h.Offsets[b.p1] != before.Offsets[b.p1] {
 		t.Errorf("head after Migrate = %+v; want migration 1, no record time, sequence and offsets of %+v", h, before)
+	}
+	// Where migration 1 starts in the streams: after their last offsets.
+	starts, err := b.net.Migrations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 2 || starts[0].ID != 0 || len(starts[0].Offsets) != 0 || starts[1].ID != 1 ||
+		!maps.Equal(starts[1].Offsets, before.Offsets) {
+		t.Errorf("Migrations = %+v; want migration 0 from the start and migration 1 after %v", starts, before.Offsets)
 	}
 	syncs, err := b.net.Store().Synchronizers(ctx)
 	if err != nil || len(syncs) == 0 {
