@@ -16,9 +16,12 @@ type NetworkInfo struct {
 	Now           daml.Timestamp
 	ClockOffset   int64
 	Synchronizers []ledger.Synchronizer
-	Participants  []ParticipantInfo
-	SVs           []SVInfo
-	Users         []UserInfo
+	// Migrations says where each migration starts in the participants'
+	// streams, in migration order (see [ledger.Network.Migrations]).
+	Migrations   []ledger.MigrationStart
+	Participants []ParticipantInfo
+	SVs          []SVInfo
+	Users        []UserInfo
 }
 
 // ParticipantInfo is a participant and the parties it hosts.

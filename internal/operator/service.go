@@ -87,8 +87,14 @@ func (o *Operator) Network(ctx context.Context) (*NetworkInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Read after the head: a migration started since is then listed (its
+	// start is recorded with it), so every migration up to the head's is.
+	migrations, err := o.net.Migrations(ctx)
+	if err != nil {
+		return nil, err
+	}
 	info := &NetworkInfo{
-		DSOParty: o.seeded.DSOParty, MigrationID: head.MigrationID,
+		DSOParty: o.seeded.DSOParty, MigrationID: head.MigrationID, Migrations: migrations,
 		Now: o.net.Clock().Now(), ClockOffset: o.net.Clock().Offset(),
 		Synchronizers: syncs,
 	}

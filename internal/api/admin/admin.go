@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -158,9 +159,13 @@ type NetworkResponse struct {
 	Now           string            `json:"now"`
 	ClockOffsetUs int64             `json:"clock_offset_us"`
 	Synchronizers []SynchronizerOut `json:"synchronizers"`
-	Participants  []ParticipantOut  `json:"participants"`
-	SVs           []SVOut           `json:"svs"`
-	Users         []UserOut         `json:"users"`
+	// Migrations says where each migration starts in the participants'
+	// streams: the JSON Ledger API carries no migration id, so that a
+	// client of it tells the migration of an update by its offset.
+	Migrations   []MigrationOut   `json:"migrations"`
+	Participants []ParticipantOut `json:"participants"`
+	SVs          []SVOut          `json:"svs"`
+	Users        []UserOut        `json:"users"`
 }
 
 // SynchronizerOut is a synchronizer.
@@ -168,6 +173,21 @@ type SynchronizerOut struct {
 	ID          string `json:"synchronizer_id"`
 	Alias       string `json:"alias"`
 	MigrationID int64  `json:"migration_id"`
+}
+
+// MigrationOut is where a hard migration starts.
+type MigrationOut struct {
+	MigrationID int64 `json:"migration_id"`
+	// StartOffsets holds, per participant, its last offset before the
+	// migration: its updates after it belong to this migration or a
+	// later one. A participant not listed had no update before it.
+	StartOffsets []StartOffsetOut `json:"start_offsets"`
+}
+
+// StartOffsetOut is a participant's offset at the start of a migration.
+type StartOffsetOut struct {
+	ParticipantID string `json:"participant_id"`
+	Offset        int64  `json:"offset"`
 }
 
 // ParticipantOut is a participant.
@@ -211,10 +231,17 @@ func (h *Handler) network(w http.ResponseWriter, r *http.Request) error {
 	out := NetworkResponse{
 		DSOPartyID: string(info.DSOParty), MigrationID: info.MigrationID,
 		Now: FormatTime(info.Now), ClockOffsetUs: info.ClockOffset,
-		Synchronizers: []SynchronizerOut{}, Participants: []ParticipantOut{}, SVs: []SVOut{}, Users: []UserOut{},
+		Synchronizers: []SynchronizerOut{}, Migrations: []MigrationOut{}, Participants: []ParticipantOut{}, SVs: []SVOut{}, Users: []UserOut{},
 	}
 	for _, s := range info.Synchronizers {
 		out.Synchronizers = append(out.Synchronizers, SynchronizerOut{string(s.ID), s.Alias, s.MigrationID})
+	}
+	for _, m := range info.Migrations {
+		mo := MigrationOut{MigrationID: m.ID, StartOffsets: []StartOffsetOut{}}
+		for _, p := range slices.Sorted(maps.Keys(m.Offsets)) {
+			mo.StartOffsets = append(mo.StartOffsets, StartOffsetOut{string(p), int64(m.Offsets[p])})
+		}
+		out.Migrations = append(out.Migrations, mo)
 	}
 	for _, p := range info.Participants {
 		po := ParticipantOut{ID: string(p.ID), Name: p.Name, Parties: []string{},

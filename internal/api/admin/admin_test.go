@@ -226,8 +226,12 @@ var (
 
 func sampleNetwork() *operator.NetworkInfo {
 	return &operator.NetworkInfo{
-		DSOParty: dsoParty, MigrationID: 0, Now: ledgerNow, ClockOffset: clockOffset,
-		Synchronizers: []ledger.Synchronizer{{ID: syncID, Alias: "global-domain", MigrationID: 0}},
+		DSOParty: dsoParty, MigrationID: 1, Now: ledgerNow, ClockOffset: clockOffset,
+		Synchronizers: []ledger.Synchronizer{{ID: syncID, Alias: "global-domain", MigrationID: 1}},
+		Migrations: []ledger.MigrationStart{
+			{ID: 0, Offsets: map[ledger.ParticipantID]ledger.Offset{}},
+			{ID: 1, Offsets: map[ledger.ParticipantID]ledger.Offset{validatorPart: 15, svParticipant: 40}},
+		},
 		Participants: []operator.ParticipantInfo{
 			{Participant: ledger.Participant{ID: svParticipant, Name: "sv-1"}, Parties: []daml.Party{dsoParty, svParty}, LedgerEnd: 42},
 			{Participant: ledger.Participant{ID: validatorPart, Name: "validator"}, Parties: []daml.Party{aliceParty, validatorPty}, LedgerEnd: 17, PrunedUpTo: 5},
