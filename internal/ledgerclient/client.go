@@ -46,12 +46,13 @@ type Config struct {
 	// limit (http-list-max-elements-limit).
 	PageSize int
 	// MigrationID is the migration id of the updates when AdminURL is not
-	// set (or does not name their synchronizer): the JSON Ledger API does
-	// not carry it.
+	// set (and of those before the first migration start the admin API
+	// lists): the JSON Ledger API does not carry it.
 	MigrationID int64
 	// AdminURL is the root of sandnet's admin API (the listener's root,
 	// such as http://127.0.0.1:7575), used for the ledger clock (Now),
-	// party hostings (Hostings) and the synchronizers' migration ids.
+	// party hostings (Hostings) and where each migration starts in the
+	// participant's stream (the updates' and checkpoints' migration ids).
 	// Hostings fails without it.
 	AdminURL string
 	// AdminToken returns the admin API's bearer token (an operator's);
@@ -68,8 +69,9 @@ type Client struct {
 	cfg Config
 
 	mu sync.Mutex
-	// migrations caches the admin API's synchronizer → migration id.
-	migrations map[ledger.SynchronizerID]int64
+	// participantID caches the id of the participant read (empty until
+	// first asked).
+	participantID ledger.ParticipantID
 }
 
 var _ scan.Source = (*Client)(nil)

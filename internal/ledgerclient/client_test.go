@@ -110,6 +110,12 @@ func (e *env) want(t *testing.T, after, until ledger.Offset) []scan.Update {
 	}
 	var out []scan.Update
 	for _, u := range ups {
+		if r := u.Reassignment; r != nil {
+			if slices.Contains(r.Parties(), e.dso) {
+				out = append(out, scan.Update{Offset: u.Offset, Reassignment: wireReassignment(r, e.dso)})
+			}
+			continue
+		}
 		if u.Transaction == nil {
 			continue // topology
 		}
@@ -121,6 +127,41 @@ func (e *env) want(t *testing.T, after, until ledger.Offset) []scan.Update {
 		out = append(out, scan.Update{Offset: u.Offset, Transaction: wireForm(p, e.dso), Created: created, Archived: archived})
 	}
 	return out
+}
+
+// wireUpdate is an update of the in-process source (scan.NetworkSource)
+// as far as the JSON Ledger API carries it: see wireForm and
+// wireReassignment. Created and Archived are derived as the client does
+// (ledgerclient.DSOView leaves transient contracts out).
+func wireUpdate(u scan.Update, dso daml.Party) scan.Update {
+	if u.Reassignment != nil {
+		return scan.Update{Offset: u.Offset, Reassignment: wireReassignment(u.Reassignment, dso)}
+	}
+	created, archived := ledgerclient.DSOView(u.Transaction, dso)
+	return scan.Update{Offset: u.Offset, Transaction: wireForm(u.Transaction, dso), Created: created, Archived: archived}
+}
+
+// wireReassignment is r as far as the JSON Ledger API carries it, read
+// by the DSO party: the command id only when the DSO party submitted it;
+// an assignment's contract without its creating update, of the
+// reassignment's migration; an unassignment's contract by id and
+// template alone, as it was on the source.
+func wireReassignment(r *ledger.Reassignment, dso daml.Party) *ledger.Reassignment {
+	out := *r
+	if r.Submitter != dso {
+		out.CommandID = ""
+	}
+	if r.Kind == ledger.Assigned {
+		c := *r.Contract
+		c.CreatedBy, c.MigrationID = "", r.MigrationID
+		out.Contract = &c
+	} else {
+		out.Contract = &ledger.Contract{
+			ID: r.Contract.ID, Template: r.Contract.Template, Synchronizer: r.Source,
+			MigrationID: r.MigrationID, ReassignmentCounter: r.Counter - 1,
+		}
+	}
+	return &out
 }
 
 // wireForm is tx as far as the JSON Ledger API carries it: no
@@ -537,8 +578,8 @@ func closedURL(t *testing.T) string {
 
 // A reassignment of a DSO contract at the ledger end is an element of the
 // checkpoint read (its format selects the DSO party's reassignments): Now
-// still finds the checkpoint after it, and Read, which lists
-// transactions only, reaches the end with its checkpoint.
+// still finds the checkpoint after it, and Read reaches the end with its
+// checkpoint, the two halves of the reassignment in the batch.
 func TestCheckpointAfterAReassignment(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -567,7 +608,156 @@ func TestCheckpointAfterAReassignment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.End != end || b.Checkpoint.Offset < end || len(b.Updates) != 0 {
-		t.Errorf("Read after the tap: end %d, checkpoint at %d, %d updates; want end %d with its checkpoint and no transaction", b.End, b.Checkpoint.Offset, len(b.Updates), end)
+	if b.End != end || b.Checkpoint.Offset < end {
+		t.Errorf("Read after the tap: end %d, checkpoint at %d; want end %d with its checkpoint", b.End, b.Checkpoint.Offset, end)
+	}
+	if diff := cmp.Diff(e.want(t, end-2, end), b.Updates, cmpOpts); diff != "" || len(b.Updates) != 2 {
+		t.Errorf("Read after the tap: %d updates, want the unassignment and the assignment (-want +got):\n%s", len(b.Updates), diff)
+	}
+}
+
+// After reassignments (of a DSO contract to another synchronizer and
+// back) and a hard migration with transactions after it, the client with
+// the admin API reads what the in-process source reads, batch by batch
+// boundaries aside: the same updates (as far as the wire carries them;
+// see wireUpdate), each with the migration id it has in process, and a
+// last checkpoint with the same offset, time and migration. Without the
+// admin API every update has Config.MigrationID, and checkpoints
+// migration 0.
+func TestReadAfterReassignmentsAndMigration(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	alice, _ := e.seeded.User("alice")
+	cid, err := splice.TapFor(ctx, e.net, e.seeded, "alice", alice.Party, daml.MustNumeric("5.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := e.net.AddSynchronizer(ctx, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []ledger.SynchronizerID{other.ID, e.seeded.Synchronizer} {
+		if _, _, err := e.net.Reassign(ctx, ledger.ReassignSpec{Contract: cid, Target: target, WorkflowID: "move"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.tap(t)
+	if _, err := e.net.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.tap(t)
+	e.tap(t)
+
+	// What the in-process source reads, in one pass.
+	src := &scan.NetworkSource{Network: e.net, Participant: e.sv, DSO: e.dso}
+	var (
+		want   []scan.Update
+		wantCP scan.Checkpoint
+	)
+	for after := ledger.Offset(0); ; {
+		b, err := src.Read(ctx, after, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range b.Updates {
+			want = append(want, wireUpdate(u, e.dso))
+		}
+		after = b.End
+		if b.Checkpoint.RecordTime != 0 {
+			wantCP = b.Checkpoint
+			break
+		}
+	}
+	var kinds [3]int // reassignments, migration 0 transactions, migration 1 transactions
+	for _, u := range want {
+		switch {
+		case u.Reassignment != nil:
+			kinds[0]++
+		case u.MigrationID() == 0:
+			kinds[1]++
+		default:
+			kinds[2]++
+		}
+	}
+	if kinds[0] != 4 || kinds[1] == 0 || kinds[2] < 2 || wantCP.Migration != 1 {
+		t.Fatalf("the in-process source reads %d reassignments, %d and %d transactions of migrations 0 and 1, and a checkpoint of migration %d; want 4, some, 2 or more, and 1",
+			kinds[0], kinds[1], kinds[2], wantCP.Migration)
+	}
+	// Without the admin API: every update of Config.MigrationID.
+	fixed := func(ups []scan.Update, id int64) []scan.Update {
+		var out []scan.Update
+		for _, u := range ups {
+			u = wireUpdate(u, e.dso) // a deep enough copy to retag
+			if r := u.Reassignment; r != nil {
+				r.MigrationID, r.Contract.MigrationID = id, id
+			} else {
+				tx := *u.Transaction
+				tx.Events = slices.Clone(tx.Events)
+				tx.MigrationID = id
+				for i := range tx.Events {
+					if c := tx.Events[i].Created; c != nil {
+						cc := *c
+						cc.MigrationID = id
+						tx.Events[i].Created = &cc
+					}
+				}
+				u.Transaction = &tx
+				u.Created, u.Archived = ledgerclient.DSOView(&tx, e.dso)
+			}
+			out = append(out, u)
+		}
+		return out
+	}
+
+	for _, tc := range []struct {
+		name      string
+		admin     bool
+		limit     int
+		migration int64 // Config.MigrationID
+		want      []scan.Update
+		wantCP    scan.Checkpoint
+	}{
+		{"admin API, pages of 1", true, 1, 0, want, wantCP},
+		{"admin API, pages of 3", true, 3, 0, want, wantCP},
+		{"admin API, one page", true, 1000, 0, want, wantCP},
+		{"no admin API", false, 1000, 7, fixed(want, 7), scan.Checkpoint{Offset: wantCP.Offset, RecordTime: wantCP.RecordTime}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := e.client(func(cfg *ledgerclient.Config) {
+				cfg.MigrationID = tc.migration
+				if tc.admin {
+					cfg.AdminURL = e.srv.URL
+				}
+			})
+			var (
+				got   []scan.Update
+				after ledger.Offset
+				last  scan.Batch
+			)
+			for range 1000 {
+				b, err := c.Read(ctx, after, tc.limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, b.Updates...)
+				after, last = b.End, b
+				if b.Checkpoint.RecordTime != 0 {
+					break
+				}
+			}
+			if diff := cmp.Diff(tc.want, got, cmpOpts); diff != "" {
+				t.Errorf("updates differ from the in-process source's (-want +got):\n%s", diff)
+			}
+			for i := range min(len(got), len(tc.want)) {
+				if g, w := got[i].MigrationID(), tc.want[i].MigrationID(); g != w {
+					t.Errorf("update %d at %d: migration %d, want %d", i, got[i].Offset, g, w)
+				}
+			}
+			if last.Checkpoint != tc.wantCP {
+				t.Errorf("last checkpoint %+v, want %+v", last.Checkpoint, tc.wantCP)
+			}
+		})
 	}
 }

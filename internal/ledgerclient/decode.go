@@ -1,7 +1,6 @@
 package ledgerclient
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
@@ -15,12 +14,9 @@ import (
 )
 
 // update decodes one listed transaction into the Scan's update.
-func (c *Client) update(ctx context.Context, js *ledgerapi.JsTransaction) (scan.Update, error) {
-	migration, err := c.migrationOf(ctx, ledger.SynchronizerID(js.SynchronizerID))
-	if err != nil {
-		return scan.Update{}, err
-	}
-	tx, err := DecodeTransaction(js, c.cfg.Registry, c.cfg.Party, migration)
+// Its migration id is Config.MigrationID until Read tags it.
+func (c *Client) update(js *ledgerapi.JsTransaction) (scan.Update, error) {
+	tx, err := DecodeTransaction(js, c.cfg.Registry, c.cfg.Party, c.cfg.MigrationID)
 	if err != nil {
 		return scan.Update{}, err
 	}
@@ -199,14 +195,19 @@ func parseIdentifier(s string) (daml.Identifier, error) {
 // API derives a traceparent from the update id for an update submitted
 // without one; that one decodes as none.
 func traceContextOf(js *ledgerapi.JsTransaction) ledger.TraceContext {
+	return decodeTraceContext(js.UpdateID, js.TraceContext)
+}
+
+// decodeTraceContext decodes the trace context of update updateID.
+func decodeTraceContext(updateID string, js *ledgerapi.TraceContext) ledger.TraceContext {
 	var tc ledger.TraceContext
-	if js.TraceContext == nil {
+	if js == nil {
 		return tc
 	}
-	if tp := js.TraceContext.TraceParent; tp != nil && *tp != derivedTraceParent(js.UpdateID) {
+	if tp := js.TraceParent; tp != nil && *tp != derivedTraceParent(updateID) {
 		tc.TraceParent = *tp
 	}
-	if ts := js.TraceContext.TraceState; ts != nil {
+	if ts := js.TraceState; ts != nil {
 		tc.TraceState = *ts
 	}
 	return tc

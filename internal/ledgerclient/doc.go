@@ -10,7 +10,22 @@
 // the events' nodeId and lastDescendantNodeId, and Daml values are typed
 // with the templates and choices of a *ledger.Registry. [DSOView] derives
 // what an update adds to and removes from the DSO party's active contract
-// set.
+// set. The same list includes the reassignments of the contracts the DSO
+// party is a stakeholder of (includeReassignments), which
+// [DecodeReassignment] turns back into *ledger.Reassignment values, as
+// scan.NetworkSource keeps them.
+//
+// # Migration ids
+//
+// The JSON Ledger API carries no migration id. With Config.AdminURL set,
+// Read asks sandnet's admin API (GET /api/sandnet/v0/network) where each
+// hard migration starts in the participant's stream (ledger.Network.Migrate
+// records it with the migration) and gives each update the migration of
+// the last start it is after, and each checkpoint the last migration
+// started at or before its offset, so that a Scan's ingester makes the
+// import updates of a new migration as it does in process. Without it,
+// every update has Config.MigrationID, as Splice apps are configured with
+// their migration id, and checkpoints carry migration 0 ("unknown").
 //
 // # Checkpoints and time
 //
@@ -36,10 +51,24 @@
 //     created in the same transaction; for other non-consuming exercises
 //     it is nil, since nothing on the wire says. [DSOView] only needs the
 //     former, so Update.Archived is exact.
-//   - MigrationID (of transactions and contracts) is that of the
-//     transaction's synchronizer as the admin API lists it when
-//     Config.AdminURL is set, else Config.MigrationID, as Splice apps are
-//     configured with their migration id.
+//   - MigrationID (of updates and the contracts they create) is told by
+//     offset from the admin API's migration starts, or is
+//     Config.MigrationID without it (see above). A migration that a
+//     sandnet predating the record of its start ran is not listed: its
+//     updates are tagged with the migration before it.
+//   - A reassigned contract's Contract.MigrationID (the migration it was
+//     created in) and, in an assignment, Contract.CreatedBy (its creating
+//     update) are not on the wire: the former is the reassignment's
+//     migration, the latter empty.
+//   - An unassignment names its contract by id and template only
+//     (JsUnassignedEvent): its argument, signatories, observers and
+//     creation time are left empty, its synchronizer is the source and
+//     its reassignment counter the one before the unassignment's.
+//     Reassignment.Parties is therefore empty for a decoded unassignment;
+//     the ledger API has already kept only those of the DSO party's
+//     contracts.
+//   - A reassignment's CommandID is shown only when the DSO party
+//     submitted it (the ledger API shows it to the submitting party).
 //   - The trace context the server derives for updates submitted without
 //     one is recognised and decoded as the empty TraceContext.
 //   - Empty party and child lists may decode as empty slices where the

@@ -63,10 +63,16 @@ func (c *Client) dsoEvents() *eventFormat {
 	}
 }
 
-// transactions is the format Read lists: the DSO party's transactions in
-// the LEDGER_EFFECTS shape.
-func (c *Client) transactions() *updateFormat {
-	return &updateFormat{IncludeTransactions: &transactionFormat{EventFormat: c.dsoEvents(), TransactionShape: "TRANSACTION_SHAPE_LEDGER_EFFECTS"}}
+// updates is the format Read lists: the DSO party's transactions in the
+// LEDGER_EFFECTS shape, and the reassignments of the contracts the DSO
+// party is a stakeholder of (the ledger API shows a reassignment to the
+// listed parties among the contract's stakeholders), as the in-process
+// source keeps them.
+func (c *Client) updates() *updateFormat {
+	return &updateFormat{
+		IncludeTransactions:  &transactionFormat{EventFormat: c.dsoEvents(), TransactionShape: "TRANSACTION_SHAPE_LEDGER_EFFECTS"},
+		IncludeReassignments: c.dsoEvents(),
+	}
 }
 
 // checkpointsOnly is a format that selects few updates: the DSO party's
@@ -100,12 +106,26 @@ func (c *Client) LedgerEnd(ctx context.Context) (ledger.Offset, error) {
 }
 
 // Read returns the DSO party's updates after offset after, at most limit
-// of them (and at most Config.PageSize). It reads the ledger end first
-// and lists (after, end] in the LEDGER_EFFECTS shape; when the batch
-// reaches the end, it adds the checkpoint there (see checkpoint).
-// Updates the DSO party does not see, topology updates among them, are
-// not listed, but the batch's End covers them.
+// of them (and at most Config.PageSize): its transactions and the
+// reassignments of its contracts. It reads the ledger end first and lists
+// (after, end] in the LEDGER_EFFECTS shape; when the batch reaches the
+// end, it adds the checkpoint there (see checkpoint). Updates the DSO
+// party does not see, topology updates among them, are not listed, but
+// the batch's End covers them.
+//
+// With Config.AdminURL set, the updates' migration ids and the
+// checkpoint's migration come from where the admin API says each
+// migration starts (see tagMigrations); without it, every update has
+// Config.MigrationID and the checkpoint migration 0.
 func (c *Client) Read(ctx context.Context, after ledger.Offset, limit int) (scan.Batch, error) {
+	batch, err := c.read(ctx, after, limit)
+	if err != nil || c.cfg.AdminURL == "" {
+		return batch, err
+	}
+	return batch, c.tagMigrations(ctx, &batch)
+}
+
+func (c *Client) read(ctx context.Context, after ledger.Offset, limit int) (scan.Batch, error) {
 	if limit <= 0 || limit > c.cfg.PageSize {
 		limit = c.cfg.PageSize
 	}
@@ -146,19 +166,26 @@ func (c *Client) readRange(ctx context.Context, batch *scan.Batch, until ledger.
 	}
 	take := limit - len(batch.Updates)
 	end := int64(until)
-	list, err := c.list(ctx, updatesRequest{BeginExclusive: int64(batch.End), EndInclusive: &end, UpdateFormat: c.transactions()}, take, -1)
+	list, err := c.list(ctx, updatesRequest{BeginExclusive: int64(batch.End), EndInclusive: &end, UpdateFormat: c.updates()}, take, -1)
 	if err != nil {
 		return false, err
 	}
 	n := 0
 	for i := range list {
-		tx := list[i].Update.Transaction
-		if tx == nil {
+		var up scan.Update
+		switch u := list[i].Update; {
+		case u.Transaction != nil:
+			if up, err = c.update(&u.Transaction.Value); err != nil {
+				return false, err
+			}
+		case u.Reassignment != nil:
+			r, err := DecodeReassignment(&u.Reassignment.Value, c.cfg.Registry, c.cfg.MigrationID)
+			if err != nil {
+				return false, err
+			}
+			up = scan.Update{Offset: ledger.Offset(u.Reassignment.Value.Offset), Reassignment: r}
+		default:
 			continue // a bounded list has no checkpoints; no topology was asked for
-		}
-		up, err := c.update(ctx, &tx.Value)
-		if err != nil {
-			return false, err
 		}
 		batch.Updates = append(batch.Updates, up)
 		batch.End = up.Offset
@@ -307,37 +334,118 @@ func (c *Client) Hostings(ctx context.Context, synchronizer ledger.SynchronizerI
 // networkResponse is the part of the admin API's GET /network the client
 // reads.
 type networkResponse struct {
-	Synchronizers []struct {
-		ID          string `json:"synchronizer_id"`
-		MigrationID int64  `json:"migration_id"`
-	} `json:"synchronizers"`
+	MigrationID int64 `json:"migration_id"`
+	Migrations  []struct {
+		MigrationID  int64 `json:"migration_id"`
+		StartOffsets []struct {
+			ParticipantID string `json:"participant_id"`
+			Offset        int64  `json:"offset"`
+		} `json:"start_offsets"`
+	} `json:"migrations"`
 }
 
-// migrationOf returns the migration id of a synchronizer: from the admin
-// API when AdminURL is set (read again when it names an unknown one),
-// else, or when the admin API does not know it, Config.MigrationID.
-func (c *Client) migrationOf(ctx context.Context, s ledger.SynchronizerID) (int64, error) {
-	if c.cfg.AdminURL == "" {
-		return c.cfg.MigrationID, nil
+// participantIDResponse is the ledger API's GET /v2/parties/participant-id.
+type participantIDResponse struct {
+	ParticipantID string `json:"participantId"`
+}
+
+// participant returns the id of the participant the client reads, asked
+// once of its ledger API: the admin API lists migration starts by
+// participant.
+func (c *Client) participant(ctx context.Context) (ledger.ParticipantID, error) {
+	c.mu.Lock()
+	p := c.participantID
+	c.mu.Unlock()
+	if p != "" {
+		return p, nil
+	}
+	var out participantIDResponse
+	if err := c.call(ctx, c.ledgerAPI(), "GET", "/v2/parties/participant-id", nil, nil, &out); err != nil {
+		return "", err
+	}
+	if out.ParticipantID == "" {
+		return "", fault.New(fault.Internal, "%s has no participant id", c.cfg.BaseURL)
 	}
 	c.mu.Lock()
-	m, ok := c.migrations[s]
+	c.participantID = ledger.ParticipantID(out.ParticipantID)
 	c.mu.Unlock()
-	if ok {
-		return m, nil
+	return ledger.ParticipantID(out.ParticipantID), nil
+}
+
+// migrationStart is where a migration starts in the participant's stream:
+// its updates after offset after belong to it (or a later one).
+type migrationStart struct {
+	id    int64
+	after ledger.Offset
+}
+
+// tagMigrations sets the migration id of the batch's updates (and of the
+// contracts they create) to that of the last migration each is after in
+// the participant's stream, and the checkpoint's to the last migration
+// started at or before its offset, as the admin API lists the starts
+// (GET /api/sandnet/v0/network).
+//
+// The list is read after the updates: a migration's start is recorded in
+// the write that starts it, before any of its updates, so every listed
+// update's migration is in it. A migration started after the batch was
+// read starts at or after its checkpoint's offset; at it (nothing was
+// committed since) the checkpoint carries it, as the in-process source
+// does when it reads the head after the migration.
+func (c *Client) tagMigrations(ctx context.Context, batch *scan.Batch) error {
+	p, err := c.participant(ctx)
+	if err != nil {
+		return err
 	}
 	var out networkResponse
 	if err := c.call(ctx, c.adminAPI(), "GET", "/api/sandnet/v0/network", nil, nil, &out); err != nil {
-		return 0, err
+		return err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.migrations = map[ledger.SynchronizerID]int64{}
-	for _, sy := range out.Synchronizers {
-		c.migrations[ledger.SynchronizerID(sy.ID)] = sy.MigrationID
+	var starts []migrationStart
+	for _, m := range out.Migrations {
+		s := migrationStart{id: m.MigrationID}
+		for _, o := range m.StartOffsets {
+			if ledger.ParticipantID(o.ParticipantID) == p {
+				s.after = ledger.Offset(o.Offset)
+			}
+		}
+		starts = append(starts, s)
 	}
-	if m, ok := c.migrations[s]; ok {
-		return m, nil
+	// of returns the last migration whose start offset is before offset
+	// o (at or before it, when inclusive).
+	of := func(o ledger.Offset, inclusive bool) int64 {
+		id := c.cfg.MigrationID
+		for _, s := range starts {
+			if s.after < o || (inclusive && s.after == o) {
+				id = s.id
+			}
+		}
+		return id
 	}
-	return c.cfg.MigrationID, nil
+	for i := range batch.Updates {
+		setMigration(&batch.Updates[i], of(batch.Updates[i].Offset, false))
+	}
+	if batch.Checkpoint.RecordTime != 0 {
+		batch.Checkpoint.Migration = of(batch.Checkpoint.Offset, true)
+	}
+	return nil
+}
+
+// setMigration sets the migration id of an update and of the contracts
+// it creates or assigns: the wire carries none.
+func setMigration(u *scan.Update, id int64) {
+	if r := u.Reassignment; r != nil {
+		r.MigrationID = id
+		if r.Contract != nil {
+			r.Contract.MigrationID = id
+		}
+		return
+	}
+	if t := u.Transaction; t != nil {
+		t.MigrationID = id
+		for i := range t.Events {
+			if c := t.Events[i].Created; c != nil {
+				c.MigrationID = id
+			}
+		}
+	}
 }
