@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -139,25 +140,36 @@ func TestRemoteScan(t *testing.T) {
 	}
 	reads := []struct {
 		method, path, body string
+		// normal, when set, brings both answers to the form compared.
+		normal func(string) string
 	}{
-		{"POST", "/v2/updates", `{"page_size":1000}`},
+		{"POST", "/v2/updates", `{"page_size":1000}`, nil},
 		// compact_json: in protobuf_json the remote Scan cannot name the
 		// type of a vote's action (the ledger API's JSON does not carry
 		// it, and sandnet models the action as an untyped value).
-		{"POST", "/v1/updates", `{"page_size":1000,"daml_value_encoding":"compact_json"}`},
-		{"POST", "/v2/state/acs", `{"migration_id":0,"record_time":"` + ts.RecordTime + `","page_size":1000}`},
-		{"POST", "/v0/backfilling/migration-info", `{"migration_id":0}`},
-		{"GET", "/v0/dso", ""},
-		{"GET", "/v0/ans-entries?page_size=100", ""},
-		{"POST", "/v0/open-and-issuing-mining-rounds", `{}`},
-		{"GET", "/v0/sv-bft-sequencers", ""},
+		{"POST", "/v1/updates", `{"page_size":1000,"daml_value_encoding":"compact_json"}`, nil},
+		{"POST", "/v2/state/acs", `{"migration_id":0,"record_time":"` + ts.RecordTime + `","page_size":1000}`, nil},
+		{"POST", "/v0/backfilling/migration-info", `{"migration_id":0}`, nil},
+		{"GET", "/v0/dso", "", nil},
+		{"GET", "/v0/ans-entries?page_size=100", "", nil},
+		{"POST", "/v0/open-and-issuing-mining-rounds", `{}`, nil},
+		{"GET", "/v0/sv-bft-sequencers", "", nil},
 	}
 	same := func(when string) {
 		t.Helper()
 		for _, r := range reads {
 			a, b := fetch(t, r.method, net.url("/api/scan"+r.path), r.body), fetch(t, r.method, remote.url("/api/scan"+r.path), r.body)
+			if r.normal != nil {
+				a, b = r.normal(a), r.normal(b)
+			}
 			if a != b {
-				t.Errorf("%s: %s %s differs between the in-process and the remote Scan:\n%.400s\n%.400s", when, r.method, r.path, a, b)
+				// From a little before the first difference.
+				i := 0
+				for i < min(len(a), len(b)) && a[i] == b[i] {
+					i++
+				}
+				i = max(i-200, 0)
+				t.Errorf("%s: %s %s differs between the in-process and the remote Scan from byte %d:\n%.400s\n%.400s", when, r.method, r.path, i, a[i:], b[i:])
 			}
 		}
 	}
@@ -173,8 +185,122 @@ func TestRemoteScan(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	same("after a tap")
+
+	// A DSO contract (an SvNodeState) reassigned to a second synchronizer
+	// and back, a hard migration, and a tap in the new migration: the
+	// remote Scan reads the reassignments and tells the migration of each
+	// update (and makes migration 1's import updates) as the in-process
+	// one does.
+	var dso struct {
+		SvNodeStates []struct {
+			Contract struct {
+				ContractID string `json:"contract_id"`
+			} `json:"contract"`
+		} `json:"sv_node_states"`
+	}
+	if code := call(t, "GET", net.url("/api/scan/v0/dso"), "", nil, &dso); code != 200 || len(dso.SvNodeStates) == 0 {
+		t.Fatalf("scan dso: %d %+v", code, dso)
+	}
+	var global, other struct {
+		ID string `json:"synchronizer_id"`
+	}
+	var network struct {
+		Synchronizers []struct {
+			ID string `json:"synchronizer_id"`
+		} `json:"synchronizers"`
+	}
+	if code := call(t, "GET", net.url("/api/sandnet/v0/network"), admin, nil, &network); code != 200 || len(network.Synchronizers) != 1 {
+		t.Fatalf("network: %d %+v", code, network)
+	}
+	global.ID = network.Synchronizers[0].ID
+	if code := call(t, "POST", net.url("/api/sandnet/v0/synchronizers"), admin, map[string]string{"alias": "app-synchronizer"}, &other); code != 200 {
+		t.Fatalf("add synchronizer: %d", code)
+	}
+	for _, target := range []string{other.ID, global.ID} {
+		body := map[string]string{"contract_id": dso.SvNodeStates[0].Contract.ContractID, "target_synchronizer_id": target}
+		if code := call(t, "POST", net.url("/api/sandnet/v0/reassignments"), admin, body, nil); code != 200 {
+			t.Fatalf("reassign to %s: %d", target, code)
+		}
+	}
+	if code := call(t, "POST", net.url("/api/sandnet/v0/migrations"), admin, nil, nil); code != 200 {
+		t.Fatalf("migrate: %d", code)
+	}
+	if code := call(t, "POST", net.url("/api/sandnet/v0/tap"), admin, map[string]string{"user": "bob", "amount": "3"}, nil); code != 200 {
+		t.Fatalf("tap in migration 1: %d", code)
+	}
+	importUpdates := `{"migration_id":1,"after_update_id":"","limit":1000}`
+	reads = append(reads,
+		// Import updates are in protobuf_json only: a vote request's
+		// action, whose types the remote Scan cannot name (see
+		// /v1/updates above), is left out of the comparison.
+		struct {
+			method, path, body string
+			normal             func(string) string
+		}{"POST", "/v0/backfilling/import-updates", importUpdates, untypedActions(t)},
+		struct {
+			method, path, body string
+			normal             func(string) string
+		}{"POST", "/v0/backfilling/migration-info", `{"migration_id":1}`, nil},
+	)
+	// Both caught up: migration 1's tap (its record time is after every
+	// other) is in both histories.
+	deadline = time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		h := history(net)
+		if h == history(remote) && strings.Contains(h, `"migration_id":1`) && strings.Contains(h, "unassign") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if h := history(remote); !strings.Contains(h, `"migration_id":1`) || !strings.Contains(h, "unassign_id") {
+		t.Errorf("the remote Scan's history has no update of migration 1 or no reassignment:\n%.400s", h)
+	}
+	if imports := fetch(t, "POST", remote.url("/api/scan/v0/backfilling/import-updates"), importUpdates); !strings.HasPrefix(imports, "200 ") || !strings.Contains(imports, "created_event") {
+		t.Errorf("the remote Scan has no import updates of migration 1: %.400s", imports)
+	}
+	same("after reassignments and a migration")
 	remote.stop(t)
 	net.stop(t)
+}
+
+// untypedActions returns a normaliser of a fetched protobuf_json answer
+// that blanks the values of the record fields labelled "action" (a vote
+// request's): in protobuf_json they name their types (variant and record
+// ids, party and int64 leaves), which a remote Scan cannot recover from
+// the JSON Ledger API, where sandnet models the action as an untyped
+// value. Everything else is kept.
+func untypedActions(t *testing.T) func(string) string {
+	return func(s string) string {
+		t.Helper()
+		status, body, _ := strings.Cut(s, " ")
+		var v any
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			return s
+		}
+		var drop func(v any)
+		drop = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				if x["label"] == "action" {
+					x["value"] = nil
+					return
+				}
+				for _, m := range x {
+					drop(m)
+				}
+			case []any:
+				for _, m := range x {
+					drop(m)
+				}
+			}
+		}
+		drop(v)
+		out, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status + " " + string(out)
+	}
 }
 
 // fetch returns a response body, failing on a transport error.

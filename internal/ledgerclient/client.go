@@ -72,6 +72,8 @@ type Client struct {
 	// participantID caches the id of the participant read (empty until
 	// first asked).
 	participantID ledger.ParticipantID
+	// origins caches where the reassigned contracts were created.
+	origins map[daml.ContractID]origin
 }
 
 var _ scan.Source = (*Client)(nil)

@@ -143,19 +143,17 @@ func wireUpdate(u scan.Update, dso daml.Party) scan.Update {
 
 // wireReassignment is r as far as the JSON Ledger API carries it, read
 // by the DSO party: the command id only when the DSO party submitted it;
-// an assignment's contract without its creating update, of the
-// reassignment's migration; an unassignment's contract by id and
-// template alone, as it was on the source.
+// an assignment's contract in full (the client finds its creation in the
+// stream); an unassignment's contract by id and template alone, as it
+// was on the source.
 func wireReassignment(r *ledger.Reassignment, dso daml.Party) *ledger.Reassignment {
 	out := *r
 	if r.Submitter != dso {
 		out.CommandID = ""
 	}
-	if r.Kind == ledger.Assigned {
-		c := *r.Contract
-		c.CreatedBy, c.MigrationID = "", r.MigrationID
-		out.Contract = &c
-	} else {
+	c := *r.Contract // a copy, for the callers to retag
+	out.Contract = &c
+	if r.Kind != ledger.Assigned {
 		out.Contract = &ledger.Contract{
 			ID: r.Contract.ID, Template: r.Contract.Template, Synchronizer: r.Source,
 			MigrationID: r.MigrationID, ReassignmentCounter: r.Counter - 1,

@@ -56,10 +56,15 @@
 //     Config.MigrationID without it (see above). A migration that a
 //     sandnet predating the record of its start ran is not listed: its
 //     updates are tagged with the migration before it.
-//   - A reassigned contract's Contract.MigrationID (the migration it was
-//     created in) and, in an assignment, Contract.CreatedBy (its creating
-//     update) are not on the wire: the former is the reassignment's
-//     migration, the latter empty.
+//   - An assignment does not say where its contract was created
+//     (Contract.CreatedBy, and Contract.MigrationID, the migration it was
+//     created in), which a Scan serves (created_in_update_id, contract
+//     blobs). The client finds the creation in the DSO party's stream, by
+//     a list of the creations of the contract's template up to the
+//     assignment (once per contract; see Client.origin), and tells its
+//     migration by offset as for updates. When the creation is not in the
+//     stream (pruned, or not seen by the DSO party), CreatedBy is empty
+//     and MigrationID that of the assignment.
 //   - An unassignment names its contract by id and template only
 //     (JsUnassignedEvent): its argument, signatories, observers and
 //     creation time are left empty, its synchronizer is the source and

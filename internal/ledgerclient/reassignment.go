@@ -1,6 +1,8 @@
 package ledgerclient
 
 import (
+	"context"
+
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -63,4 +65,78 @@ func DecodeReassignment(js *ledgerapi.JsReassignment, reg *ledger.Registry, migr
 		return nil, fault.New(fault.Internal, "reassignment %s: an event of unknown kind", js.UpdateID)
 	}
 	return r, nil
+}
+
+// origin is where a contract was created: its creating update and that
+// update's offset in the participant's stream.
+type origin struct {
+	updateID string
+	offset   ledger.Offset
+}
+
+// templateFilter selects the events of one template.
+type templateFilter struct {
+	TemplateID              string `json:"templateId"`
+	IncludeCreatedEventBlob bool   `json:"includeCreatedEventBlob"`
+}
+
+// origin returns where contract id, of template tmpl, was created in the participant's stream at or before offset
+// before: the JSON Ledger API does not say in an assignment, and a Scan
+// keeps the creating update of the contracts it serves. It searches the
+// DSO party's creations of that template (an ACS_DELTA list with a
+// template filter, so only transactions creating or archiving such
+// contracts are listed), once per contract: reassignments are rare. ok
+// is false when the creation is not in the stream (pruned away, or not
+// seen by the DSO party).
+func (c *Client) origin(ctx context.Context, id daml.ContractID, tmpl ledger.TemplateID, before ledger.Offset) (origin, bool, error) {
+	c.mu.Lock()
+	o, ok := c.origins[id]
+	c.mu.Unlock()
+	if ok {
+		return o, true, nil
+	}
+	format := &updateFormat{IncludeTransactions: &transactionFormat{
+		EventFormat: &eventFormat{FiltersByParty: map[daml.Party]filters{c.cfg.Party: {Cumulative: []cumulativeFilter{{
+			// By package name, as the ledger API wants template filters.
+			IdentifierFilter: map[string]wrapped{"TemplateFilter": {Value: templateFilter{
+				TemplateID: "#" + tmpl.PackageName + ":" + tmpl.Identifier.ModuleName + ":" + tmpl.Identifier.EntityName,
+			}}},
+		}}}}},
+		TransactionShape: "TRANSACTION_SHAPE_ACS_DELTA",
+	}}
+	end := int64(before)
+	for after := int64(0); after < end; {
+		list, err := c.list(ctx, updatesRequest{BeginExclusive: after, EndInclusive: &end, UpdateFormat: format}, c.cfg.PageSize, -1)
+		if isCode(err, "PARTICIPANT_PRUNED_DATA_ACCESSED") {
+			return origin{}, false, nil
+		}
+		if err != nil {
+			return origin{}, false, err
+		}
+		next := after
+		for i := range list {
+			tx := list[i].Update.Transaction
+			if tx == nil {
+				continue
+			}
+			next = max(next, tx.Value.Offset)
+			for _, e := range tx.Value.Events {
+				if e.CreatedEvent != nil && daml.ContractID(e.CreatedEvent.ContractID) == id {
+					o := origin{updateID: tx.Value.UpdateID, offset: ledger.Offset(tx.Value.Offset)}
+					c.mu.Lock()
+					if c.origins == nil {
+						c.origins = map[daml.ContractID]origin{}
+					}
+					c.origins[id] = o
+					c.mu.Unlock()
+					return o, true, nil
+				}
+			}
+		}
+		if len(list) < c.cfg.PageSize || next == after {
+			break // the list reached before
+		}
+		after = next
+	}
+	return origin{}, false, nil
 }

@@ -183,6 +183,15 @@ func (c *Client) readRange(ctx context.Context, batch *scan.Batch, until ledger.
 			if err != nil {
 				return false, err
 			}
+			if r.Kind == ledger.Assigned {
+				o, ok, err := c.origin(ctx, r.Contract.ID, r.Contract.Template, ledger.Offset(u.Reassignment.Value.Offset))
+				if err != nil {
+					return false, err
+				}
+				if ok {
+					r.Contract.CreatedBy = o.updateID
+				}
+			}
 			up = scan.Update{Offset: ledger.Offset(u.Reassignment.Value.Offset), Reassignment: r}
 		default:
 			continue // a bounded list has no checkpoints; no topology was asked for
@@ -422,7 +431,18 @@ func (c *Client) tagMigrations(ctx context.Context, batch *scan.Batch) error {
 		return id
 	}
 	for i := range batch.Updates {
-		setMigration(&batch.Updates[i], of(batch.Updates[i].Offset, false))
+		u := &batch.Updates[i]
+		setMigration(u, of(u.Offset, false))
+		if r := u.Reassignment; r != nil && r.Kind == ledger.Assigned {
+			// The contract's own migration is that of its creation, when
+			// it was found (see origin).
+			c.mu.Lock()
+			o, ok := c.origins[r.Contract.ID]
+			c.mu.Unlock()
+			if ok {
+				r.Contract.MigrationID = of(o.offset, false)
+			}
+		}
 	}
 	if batch.Checkpoint.RecordTime != 0 {
 		batch.Checkpoint.Migration = of(batch.Checkpoint.Offset, true)
