@@ -343,8 +343,7 @@ func (c *Client) Hostings(ctx context.Context, synchronizer ledger.SynchronizerI
 // networkResponse is the part of the admin API's GET /network the client
 // reads.
 type networkResponse struct {
-	MigrationID int64 `json:"migration_id"`
-	Migrations  []struct {
+	Migrations []struct {
 		MigrationID  int64 `json:"migration_id"`
 		StartOffsets []struct {
 			ParticipantID string `json:"participant_id"`
