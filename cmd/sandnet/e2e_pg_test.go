@@ -186,3 +186,45 @@ func TestPostgresLateSV(t *testing.T) {
 	}
 	p.stop(t)
 }
+
+// TestPostgresReplicasServeANewSV runs two processes on one PostgreSQL
+// database and adds an SV through one: the other serves it too, within a
+// few seconds, and lists it.
+func TestPostgresReplicasServeANewSV(t *testing.T) {
+	t.Parallel()
+	url := testDatabaseURL(t)
+	prefix := schemaPrefix(t, url, "e2e_")
+	secret := strings.Repeat("s", 32)
+	args := []string{"--database-url", url, "--database-schema", prefix, "--auth-secret", secret}
+	a := startSandnet(t, t.TempDir(), args...)
+	b := startSandnet(t, t.TempDir(), args...)
+	tok, err := runCLI(t, "token", "--user", "participant_admin", "--auth-secret", secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok = strings.TrimSpace(tok)
+	if code := call(t, "POST", a.url("/api/sandnet/v0/svs"), tok, nil, nil); code != 200 {
+		t.Fatalf("add an SV through the first process: %d", code)
+	}
+	var network struct {
+		SVs []struct {
+			Name string `json:"name"`
+		} `json:"svs"`
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if call(t, "GET", b.url("/sv/5/api/scan/v0/backfilling/status"), "", nil, nil) == 200 &&
+			call(t, "GET", b.url("/api/sandnet/v0/network"), tok, nil, &network) == 200 && len(network.SVs) == 5 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(network.SVs) != 5 {
+		t.Fatalf("the second process lists %d SVs; want 5:\n%s", len(network.SVs), b.logs())
+	}
+	if code := call(t, "GET", b.url("/sv/5/v2/state/ledger-end"), tok, nil, nil); code != 200 {
+		t.Errorf("the second process's /sv/5 ledger API: %d", code)
+	}
+	a.stop(t)
+	b.stop(t)
+}

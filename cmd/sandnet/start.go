@@ -208,6 +208,19 @@ func (m *Main) Run(ctx context.Context) error {
 		_, err := svs.add(ctx, k, sv)
 		return err
 	})
+	// Other processes sharing a PostgreSQL database may add SVs too.
+	if cfg.DatabaseURL != "" {
+		followCtx, stopFollowing := context.WithCancel(ctx)
+		following := make(chan struct{})
+		go func() {
+			defer close(following)
+			svs.follow(followCtx, 2*time.Second)
+		}()
+		defer func() {
+			stopFollowing()
+			<-following
+		}()
+	}
 	// The on-demand snapshot is SV 1's Scan's.
 	admin.New(op, authn, scanNode.snapshots).Register(mux)
 	validatorapi.New(validatorapi.Config{

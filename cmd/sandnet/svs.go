@@ -38,6 +38,10 @@ type svNodes struct {
 	// base is the main listener's URL: the Scans' peers are read there.
 	base string
 
+	// adding serialises add: an SV added here (the admin API) and one
+	// found by sync may be the same.
+	adding sync.Mutex
+
 	mu    sync.Mutex
 	nodes []*scanNode
 	// running is the context the Scans run in while this process leads
@@ -49,8 +53,17 @@ type svNodes struct {
 }
 
 // add opens SV k's Scan store, builds its Scan and serves its APIs. The
-// store is closed by close.
+// store is closed by close. Adding an SV that is served already returns
+// its Scan.
 func (s *svNodes) add(ctx context.Context, k int, sv splice.SeededSV) (*scanNode, error) {
+	s.adding.Lock()
+	defer s.adding.Unlock()
+	if n, ok := s.served(k); ok {
+		return n, nil
+	}
+	if served := s.count(); k != served+1 {
+		return nil, fmt.Errorf("SV %d cannot be served before SV %d", k, served+1)
+	}
 	st, err := openScanStore(ctx, s.cfg.DataDir, s.cfg.DatabaseURL, s.cfg.DBSchema, scanStoreName(k))
 	if err != nil {
 		return nil, err
@@ -153,6 +166,52 @@ func (s *svNodes) run(ctx context.Context) {
 	s.running = nil
 	s.mu.Unlock()
 	s.wg.Wait()
+}
+
+// served returns SV k's Scan if it is served.
+func (s *svNodes) served(k int) (*scanNode, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k < 1 || k > len(s.nodes) {
+		return nil, false
+	}
+	return s.nodes[k-1], true
+}
+
+// count returns how many SVs are served.
+func (s *svNodes) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.nodes)
+}
+
+// follow serves, until ctx ends, the SVs that other processes sharing the
+// database add: every interval it reads the network's stored description
+// and serves the SVs it lists beyond those served here.
+func (s *svNodes) follow(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now, err := splice.Load(ctx, s.network.Store())
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("read the network's SVs", "err", err)
+			}
+			continue
+		}
+		for k := s.count() + 1; k <= len(now.SVs); k++ {
+			if _, err := s.add(ctx, k, now.SVs[k-1]); err != nil {
+				s.log.Warn("serve an SV another process added", "sv", k, "err", err)
+				break
+			}
+			s.log.Info("serving an SV another process added", "sv", k, "name", now.SVs[k-1].Name)
+		}
+	}
 }
 
 // first returns SV 1's Scan.

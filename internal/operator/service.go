@@ -18,18 +18,15 @@ type Operator struct {
 	net    *ledger.Network
 	seeded *splice.Seeded
 
-	// addingSV serialises AddSV; svs is the SVs as they are now, which
-	// AddSV extends (seeded.SVs are those at start).
+	// addingSV serialises AddSV.
 	addingSV sync.Mutex
-	svsMu    sync.Mutex
-	svs      []splice.SeededSV
 	// svAdded, when set, serves a new SV (its Scan, its ledger API).
 	svAdded func(ctx context.Context, k int, sv splice.SeededSV) error
 }
 
 // New returns an operator for a seeded network.
 func New(net *ledger.Network, seeded *splice.Seeded) *Operator {
-	return &Operator{net: net, seeded: seeded, svs: seeded.SVs}
+	return &Operator{net: net, seeded: seeded}
 }
 
 // OnSVAdded sets what AddSV does once the ledger has a new SV: the wiring
@@ -40,19 +37,19 @@ func (o *Operator) OnSVAdded(fn func(ctx context.Context, k int, sv splice.Seede
 
 // AddSV adds a super validator to the running network as a joining SV
 // does (see splice.AddSV), then has it served. It returns the new SV and
-// its number.
+// its number. SVs are added one at a time, from the network's stored
+// description (another process sharing the database may have added some).
 func (o *Operator) AddSV(ctx context.Context) (SVInfo, int, error) {
 	o.addingSV.Lock()
 	defer o.addingSV.Unlock()
-	cur := *o.seeded
-	cur.SVs = o.currentSVs()
-	next, sv, err := splice.AddSV(ctx, o.net, &cur)
+	cur, err := splice.Load(ctx, o.net.Store())
 	if err != nil {
 		return SVInfo{}, 0, err
 	}
-	o.svsMu.Lock()
-	o.svs = next.SVs
-	o.svsMu.Unlock()
+	next, sv, err := splice.AddSV(ctx, o.net, cur)
+	if err != nil {
+		return SVInfo{}, 0, err
+	}
 	k := len(next.SVs)
 	if o.svAdded != nil {
 		if err := o.svAdded(ctx, k, sv); err != nil {
@@ -60,12 +57,6 @@ func (o *Operator) AddSV(ctx context.Context) (SVInfo, int, error) {
 		}
 	}
 	return SVInfo{Name: sv.Name, Party: sv.Party, Participant: sv.Participant}, k, nil
-}
-
-func (o *Operator) currentSVs() []splice.SeededSV {
-	o.svsMu.Lock()
-	defer o.svsMu.Unlock()
-	return o.svs
 }
 
 // Network describes the network as it is now.
@@ -119,7 +110,11 @@ func (o *Operator) Network(ctx context.Context) (*NetworkInfo, error) {
 			})
 		}
 	}
-	for _, sv := range o.currentSVs() {
+	now, err := splice.Load(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, sv := range now.SVs {
 		info.SVs = append(info.SVs, SVInfo{Name: sv.Name, Party: sv.Party, Participant: sv.Participant})
 	}
 	return info, nil

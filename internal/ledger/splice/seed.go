@@ -200,14 +200,8 @@ func svName(k int) string {
 // other data it fails.
 func Seed(ctx context.Context, net *ledger.Network, cfg SeedConfig) (*Seeded, error) {
 	s := net.Store()
-	if raw, ok, err := s.Meta(ctx, SeededMetaKey); err != nil {
-		return nil, err
-	} else if ok {
-		var seeded Seeded
-		if err := json.Unmarshal([]byte(raw), &seeded); err != nil {
-			return nil, fmt.Errorf("read seeded network: %w", err)
-		}
-		return &seeded, nil
+	if seeded, err := Load(ctx, s); err == nil || !fault.Is(err, fault.NotFound) {
+		return seeded, err
 	}
 	head, err := s.Head(ctx)
 	if err != nil {
@@ -233,6 +227,24 @@ func Seed(ctx context.Context, net *ledger.Network, cfg SeedConfig) (*Seeded, er
 		return nil, err
 	}
 	return sd.out, nil
+}
+
+// Load returns the network description stored with the ledger (by Seed,
+// a fork or AddSV): as it is now, whichever process last changed it. A
+// ledger without one is a fault.NotFound.
+func Load(ctx context.Context, s ledger.Store) (*Seeded, error) {
+	raw, ok, err := s.Meta(ctx, SeededMetaKey)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fault.New(fault.NotFound, "the ledger holds no network description")
+	}
+	var seeded Seeded
+	if err := json.Unmarshal([]byte(raw), &seeded); err != nil {
+		return nil, fmt.Errorf("read seeded network: %w", err)
+	}
+	return &seeded, nil
 }
 
 type seeder struct {
