@@ -108,6 +108,9 @@ func TestScanBackfillsInItsOwnProcess(t *testing.T) {
 	if !status(s) {
 		t.Fatalf("the Scan never completed backfilling after %d kills:\n%s", kills, s.logs())
 	}
+	if kills == 0 {
+		t.Fatal("backfilling was over before the first kill: the test killed nothing while it backfilled")
+	}
 	t.Logf("killed %d times while backfilling", kills)
 
 	history := func(base string) string {

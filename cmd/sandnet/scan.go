@@ -92,7 +92,7 @@ func newScanNode(st scan.Store, src scan.Source, cfg scan.Config, k int, period 
 		ingester: &scan.Ingester{Source: src, Store: st, Logger: log, Ingested: ingested, DSO: cfg.DSO, SV: cfg.SV},
 		backfiller: &scan.Backfiller{
 			Store: st, DSO: cfg.DSO, Logger: log, Ingested: ingested,
-			Stored: func(_ int64, updates, imports int) {
+			Stored: func(updates, imports int) {
 				backfilled.WithLabelValues("update").Add(float64(updates))
 				backfilled.WithLabelValues("import").Add(float64(imports))
 			},

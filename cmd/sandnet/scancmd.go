@@ -95,20 +95,15 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 	node := newScanNode(st, src, scan.Config{
 		DSO: daml.Party(info.DSO), SV: daml.Party(sv.Party), SVName: sv.Name, AnsAcronym: c.AnsAcronym,
 	}, c.SV, c.Period, reg, log)
-	peers := c.Peers
-	if len(peers) == 0 {
-		for j := range info.SVs {
-			if j+1 != c.SV {
-				peers = append(peers, fmt.Sprintf("%s/sv/%d%s", base, j+1, scanapi.Prefix))
-			}
-		}
+	if len(c.Peers) > 0 {
+		node.backfiller.Peers, err = scanclient.NewPeers(scanclient.Config{URLs: c.Peers, Logger: log})
+	} else {
+		node.backfiller.Peers, err = scanPeers(base, c.SV, len(info.SVs), log)
 	}
-	if len(peers) > 0 {
-		if node.backfiller.Peers, err = scanclient.NewPeers(scanclient.Config{URLs: peers, Logger: log}); err != nil {
-			return fmt.Errorf("--peer: %w", err)
-		}
-		node.backfiller.Batch = c.Batch
+	if err != nil {
+		return fmt.Errorf("the Scans to backfill from: %w", err)
 	}
+	node.backfiller.Batch = c.Batch
 
 	var ready atomic.Bool
 	mux := http.NewServeMux()

@@ -64,17 +64,30 @@ func (s *svNodes) add(ctx context.Context, k int, sv splice.SeededSV) (*scanNode
 	if served := s.count(); k != served+1 {
 		return nil, fmt.Errorf("SV %d cannot be served before SV %d", k, served+1)
 	}
+	// What can fail comes first, so that a failure leaves nothing behind
+	// (routes and metrics cannot be taken back) and the SV can be added
+	// again.
+	peers, err := scanPeers(s.base, k, max(len(s.seeded.SVs), k-1), s.log.With("scan_sv", k))
+	if err != nil {
+		return nil, err
+	}
+	var own net.Listener
+	if s.cfg.SVListen != "" {
+		if own, err = s.listen(k); err != nil {
+			return nil, err
+		}
+	}
 	st, err := openScanStore(ctx, s.cfg.DataDir, s.cfg.DatabaseURL, s.cfg.DBSchema, scanStoreName(k))
 	if err != nil {
+		if own != nil {
+			own.Close()
+		}
 		return nil, err
 	}
 	src := &scan.NetworkSource{Network: s.network, Participant: sv.Participant, DSO: s.seeded.DSOParty}
 	sc := scan.Config{DSO: s.seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: s.seeded.AnsAcronym}
 	n := newScanNode(st, src, sc, k, s.cfg.SnapshotPeriod, s.reg, s.log)
-	if n.backfiller.Peers, err = s.peersOf(k); err != nil {
-		st.Close()
-		return nil, err
-	}
+	n.backfiller.Peers = peers
 
 	api := scanapi.New(scanapi.Config{Service: n.service, Registry: s.registry, Logger: s.log, SVUser: sv.OperatorUser})
 	ledgerAPI := ledgerapi.New(ledgerapi.Config{
@@ -87,14 +100,11 @@ func (s *svNodes) add(ctx context.Context, k int, sv splice.SeededSV) (*scanNode
 	}
 	api.Register(s.mux, prefix+scanapi.Prefix)
 	ledgerAPI.Register(s.mux, prefix)
-	if s.cfg.SVListen != "" {
-		if err := s.listen(k, func(mux *http.ServeMux) {
-			api.Register(mux, scanapi.Prefix)
-			ledgerAPI.Register(mux, "")
-		}); err != nil {
-			st.Close()
-			return nil, err
-		}
+	if own != nil {
+		mux := http.NewServeMux()
+		api.Register(mux, scanapi.Prefix)
+		ledgerAPI.Register(mux, "")
+		s.serve(k, own, mux)
 	}
 
 	s.mu.Lock()
@@ -107,39 +117,42 @@ func (s *svNodes) add(ctx context.Context, k int, sv splice.SeededSV) (*scanNode
 	return n, nil
 }
 
-// peersOf returns the other SVs' Scans, as SV k's Scan reads them to
-// backfill: over HTTP, as separate SV nodes would.
-func (s *svNodes) peersOf(k int) (scan.Peers, error) {
+// scanPeers returns the Scans SV k's Scan backfills from: the other
+// SVs' of a network of n, over HTTP at base (/sv/j/api/scan), as
+// separate SV nodes would read them. A network of one SV has none (nil).
+func scanPeers(base string, k, n int, log *slog.Logger) (scan.Peers, error) {
 	var urls []string
-	for j := 1; j <= max(len(s.seeded.SVs), k-1); j++ {
+	for j := 1; j <= n; j++ {
 		if j != k {
-			urls = append(urls, fmt.Sprintf("%s/sv/%d%s", s.base, j, scanapi.Prefix))
+			urls = append(urls, fmt.Sprintf("%s/sv/%d%s", base, j, scanapi.Prefix))
 		}
 	}
 	if len(urls) == 0 {
-		return nil, nil // a network of one SV: nothing to backfill from
+		return nil, nil
 	}
-	return scanclient.NewPeers(scanclient.Config{URLs: urls, Logger: s.log.With("scan_sv", k)})
+	return scanclient.NewPeers(scanclient.Config{URLs: urls, Logger: log})
 }
 
-// listen serves SV k on its own address: the port of --sv-listen plus
-// k-1, with its Scan at /api/scan and its ledger API at the root.
-func (s *svNodes) listen(k int, register func(*http.ServeMux)) error {
+// listen opens SV k's own address: the port of --sv-listen plus k-1.
+func (s *svNodes) listen(k int) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(s.cfg.SVListen)
 	if err != nil {
-		return fmt.Errorf("--sv-listen %q: %w", s.cfg.SVListen, err)
+		return nil, fmt.Errorf("--sv-listen %q: %w", s.cfg.SVListen, err)
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p <= 0 {
-		return fmt.Errorf("--sv-listen %q: the port must be a number", s.cfg.SVListen)
+		return nil, fmt.Errorf("--sv-listen %q: the port must be a number", s.cfg.SVListen)
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(p+k-1))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s for SV %d: %w", addr, k, err)
+		return nil, fmt.Errorf("listen on %s for SV %d: %w", addr, k, err)
 	}
-	mux := http.NewServeMux()
-	register(mux)
+	return ln, nil
+}
+
+// serve serves SV k's routes on its own address; close shuts it down.
+func (s *svNodes) serve(k int, ln net.Listener, mux *http.ServeMux) {
 	srv := &http.Server{
 		Handler:           web.Chain(mux, web.Recover, web.CORS(s.cfg.CORSOrigins), web.TraceContext),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -150,7 +163,6 @@ func (s *svNodes) listen(k int, register func(*http.ServeMux)) error {
 	s.servers = append(s.servers, srv)
 	s.mu.Unlock()
 	s.log.Info("SV served on its own address", "sv", k, "url", "http://"+ln.Addr().String())
-	return nil
 }
 
 // run runs every SV's Scan, and those added meanwhile, until ctx ends.

@@ -254,16 +254,7 @@ func TestReadPages(t *testing.T) {
 					cfg.AdminURL = e.srv.URL
 				}
 			})
-			var (
-				got   []scan.Update
-				after ledger.Offset
-				last  scan.Batch
-			)
-			for range 1000 {
-				b, err := c.Read(ctx, after, tc.limit)
-				if err != nil {
-					t.Fatal(err)
-				}
+			got, last := readToCheckpoint(t, c, tc.limit, func(after ledger.Offset, b scan.Batch) {
 				if max := min(tc.limit, cmpstd.Or(tc.pageSize, ledgerclient.DefaultPageSize)); len(b.Updates) > max {
 					t.Fatalf("a batch of %d updates, want at most %d", len(b.Updates), max)
 				}
@@ -275,12 +266,7 @@ func TestReadPages(t *testing.T) {
 						t.Fatalf("update at %d outside (%d, %d]", u.Offset, after, b.End)
 					}
 				}
-				got = append(got, b.Updates...)
-				after, last = b.End, b
-				if b.Checkpoint.RecordTime != 0 {
-					break
-				}
-			}
+			})
 			if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
 				t.Errorf("updates differ from the in-process projection (-want +got):\n%s", diff)
 			}
@@ -729,22 +715,7 @@ func TestReadAfterReassignmentsAndMigration(t *testing.T) {
 					cfg.AdminURL = e.srv.URL
 				}
 			})
-			var (
-				got   []scan.Update
-				after ledger.Offset
-				last  scan.Batch
-			)
-			for range 1000 {
-				b, err := c.Read(ctx, after, tc.limit)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, b.Updates...)
-				after, last = b.End, b
-				if b.Checkpoint.RecordTime != 0 {
-					break
-				}
-			}
+			got, last := readToCheckpoint(t, c, tc.limit, nil)
 			if diff := cmp.Diff(tc.want, got, cmpOpts); diff != "" {
 				t.Errorf("updates differ from the in-process source's (-want +got):\n%s", diff)
 			}
@@ -758,4 +729,32 @@ func TestReadAfterReassignmentsAndMigration(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readToCheckpoint reads the source from the start, batches of at most
+// limit, up to the batch that carries a checkpoint (the end), checking
+// each batch with check when it is set. It returns the updates read and
+// the last batch.
+func readToCheckpoint(t *testing.T, c *ledgerclient.Client, limit int, check func(after ledger.Offset, b scan.Batch)) ([]scan.Update, scan.Batch) {
+	t.Helper()
+	var (
+		got   []scan.Update
+		after ledger.Offset
+		last  scan.Batch
+	)
+	for range 1000 {
+		b, err := c.Read(context.Background(), after, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check != nil {
+			check(after, b)
+		}
+		got = append(got, b.Updates...)
+		after, last = b.End, b
+		if b.Checkpoint.RecordTime != 0 {
+			break
+		}
+	}
+	return got, last
 }

@@ -73,8 +73,8 @@ type Backfiller struct {
 	Batch  int
 	Logger *slog.Logger
 	// Stored, when set, is called after every stored batch, with how
-	// many updates (import updates apart) it held: metrics listen to it.
-	Stored func(migration int64, updates, imports int)
+	// many updates and import updates it held: metrics listen to it.
+	Stored func(updates, imports int)
 	// Ingested, when set, fires after every batch live ingestion stores:
 	// a Backfiller that waits for the first one listens to it.
 	Ingested *ledger.Signal
@@ -83,6 +83,10 @@ type Backfiller struct {
 	// stored: the peers render and the store writes at the same time.
 	// Only Step uses it.
 	ahead *prefetch
+	// settled holds what the peers said of migrations whose history they
+	// hold completely: that does not change, so each is asked once, not
+	// at every step. Only Step uses it.
+	settled map[int64]PeerMigration
 }
 
 // prefetch is a page of updates asked of the peers ahead of its step.
@@ -146,7 +150,7 @@ func (b *Backfiller) Step(ctx context.Context) (BackfillStep, error) {
 // the oldest one the Scan holds.
 func (b *Backfiller) stepUpdates(ctx context.Context, own []Migration, m int64, joined HistoryPosition) (BackfillStep, error) {
 	for {
-		info, err := b.Peers.MigrationInfo(ctx, m)
+		info, err := b.migrationInfo(ctx, m)
 		if err != nil {
 			return BackfillStep{Migration: m}, fmt.Errorf("migration %d: %w", m, err)
 		}
@@ -238,6 +242,23 @@ func (b *Backfiller) updatesBefore(ctx context.Context, q BeforeQuery) ([]Update
 	return ups, nil
 }
 
+// migrationInfo asks the peers what they hold of a migration, once the
+// answer is final (their history of it is complete).
+func (b *Backfiller) migrationInfo(ctx context.Context, m int64) (PeerMigration, error) {
+	if info, ok := b.settled[m]; ok {
+		return info, nil
+	}
+	info, err := b.Peers.MigrationInfo(ctx, m)
+	if err != nil || !info.Complete {
+		return info, err
+	}
+	if b.settled == nil {
+		b.settled = map[int64]PeerMigration{}
+	}
+	b.settled[m] = info
+	return info, nil
+}
+
 // errNotFetched marks a page not asked for yet.
 var errNotFetched = errors.New("not fetched")
 
@@ -245,7 +266,7 @@ var errNotFetched = errors.New("not fetched")
 // first, once the other updates are all there.
 func (b *Backfiller) stepImports(ctx context.Context, own []Migration) (BackfillStep, error) {
 	for _, m := range own {
-		info, err := b.Peers.MigrationInfo(ctx, m.ID)
+		info, err := b.migrationInfo(ctx, m.ID)
 		if fault.Is(err, fault.NotFound) && len(m.Ranges) == 0 {
 			continue // peers hold no update of their own of it either
 		}
@@ -279,11 +300,9 @@ func (b *Backfiller) stepImports(ctx context.Context, own []Migration) (Backfill
 // store derives the effects of updates from the peers on the DSO party's
 // contracts and stores them.
 func (b *Backfiller) store(ctx context.Context, ups []Update) error {
-	var m int64
 	var updates, imports int
 	for i := range ups {
 		Effects(&ups[i], b.DSO)
-		m = ups[i].MigrationID()
 		if ups[i].Import {
 			imports++
 		} else {
@@ -294,7 +313,7 @@ func (b *Backfiller) store(ctx context.Context, ups []Update) error {
 		return err
 	}
 	if b.Stored != nil {
-		b.Stored(m, updates, imports)
+		b.Stored(updates, imports)
 	}
 	return nil
 }
@@ -370,7 +389,7 @@ func (b *Backfiller) Run(ctx context.Context) error {
 			return nil
 		case st.Updates+st.Imports == 0:
 			// Waiting for live ingestion to store the joining
-			// transaction, or a flag was just raised.
+			// transaction.
 			if b.Ingested == nil {
 				pause(ctx, time.Second)
 				continue

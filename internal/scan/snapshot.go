@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -45,6 +46,10 @@ type Snapshotter struct {
 	// Taken, when set, is called after each snapshot is published, with
 	// how long its build took.
 	Taken func(Snapshot, time.Duration)
+
+	// complete is set once the Scan's history is complete, which it then
+	// stays: the steps that follow every ingested batch stop asking.
+	complete atomic.Bool
 }
 
 func (s *Snapshotter) period() time.Duration {
@@ -96,7 +101,7 @@ func (s *Snapshotter) Step(ctx context.Context) ([]Snapshot, error) {
 	// A backfilling Scan does not know every contract yet: as in Splice,
 	// it takes no snapshot until its history is complete, and then
 	// takes every one that is due.
-	if bf, err := s.Store.Backfilling(ctx); err != nil || !bf.Complete || !bf.ImportUpdatesComplete {
+	if ok, err := s.historyComplete(ctx); err != nil || !ok {
 		return nil, err
 	}
 	next, ok, err := s.NextBoundary(ctx, cur)
@@ -126,15 +131,28 @@ func (s *Snapshotter) TakeNow(ctx context.Context) (Snapshot, error) {
 	if cur.Offset == 0 {
 		return Snapshot{}, fault.New(fault.Unavailable, "the scan has not ingested any update yet")
 	}
-	if bf, err := s.Store.Backfilling(ctx); err != nil {
+	if ok, err := s.historyComplete(ctx); err != nil {
 		return Snapshot{}, err
-	} else if !bf.Complete || !bf.ImportUpdatesComplete {
+	} else if !ok {
 		return Snapshot{}, fault.New(fault.Unavailable, "the scan is still backfilling its history from its peers")
 	}
 	if _, err := s.Step(ctx); err != nil { // due boundaries first, in order
 		return Snapshot{}, err
 	}
 	return s.take(ctx, cur.Migration, cur.Watermark)
+}
+
+// historyComplete reports whether the Scan holds its whole history.
+func (s *Snapshotter) historyComplete(ctx context.Context) (bool, error) {
+	if s.complete.Load() {
+		return true, nil
+	}
+	bf, err := s.Store.Backfilling(ctx)
+	if err != nil || !bf.Complete || !bf.ImportUpdatesComplete {
+		return false, err
+	}
+	s.complete.Store(true)
+	return true, nil
 }
 
 func (s *Snapshotter) take(ctx context.Context, migration int64, at daml.Timestamp) (Snapshot, error) {

@@ -49,9 +49,15 @@ type answer[T any] struct {
 	err  error
 }
 
-// key is what equal answers share: the JSON of the value, or the kind and
-// message of a failure the Scan answered. A Scan that did not answer
-// (Unavailable: unreachable, 5xx, undecodable) casts no vote.
+// voter is a value that says itself what equal answers share, where its
+// JSON would be costly to compute or compare.
+type voter interface {
+	vote() string
+}
+
+// key is what equal answers share: the value's vote or its JSON, or the
+// kind and message of a failure the Scan answered. A Scan that did not
+// answer (Unavailable: unreachable, 5xx, undecodable) casts no vote.
 func (a answer[T]) key() (string, bool) {
 	if a.err != nil {
 		f, ok := fault.As(a.err)
@@ -59,6 +65,9 @@ func (a answer[T]) key() (string, bool) {
 			return "", false
 		}
 		return fmt.Sprintf("error %d %s", f.Kind, f.Message), true
+	}
+	if v, ok := any(a.val).(voter); ok {
+		return "vote " + v.vote(), true
 	}
 	b, err := json.Marshal(a.val)
 	if err != nil {
