@@ -1,13 +1,11 @@
 package sqlitestore
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
-	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/fault"
-	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/scan"
+	"github.com/sandnet/sandnet/internal/store/storetest"
 )
 
 // TestScanInterruptedBuild leaves a half-built snapshot behind, as a crash
@@ -22,53 +20,10 @@ func TestScanInterruptedBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	c := &ledger.Contract{
-		ID:          "00aa",
-		Template:    ledger.TemplateID{Identifier: daml.Identifier{PackageID: "p", ModuleName: "M", EntityName: "T"}, PackageName: "pkg"},
-		Argument:    &daml.Record{},
-		Signatories: []daml.Party{"dso::1220"},
-		CreatedAt:   50,
-	}
-	tx := &ledger.Transaction{UpdateID: "u1", RecordTime: 100, EffectiveAt: 50,
-		Events: []ledger.Event{{Created: c, Witnesses: []daml.Party{"dso::1220"}}}, Roots: []int32{0}}
-	if err := s.Ingest(ctx, scan.Cursor{}, scan.Cursor{Offset: 1, Watermark: 100},
-		[]scan.Update{{Offset: 1, Transaction: tx, Created: []*ledger.Contract{c}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.w.ExecContext(ctx, `
-INSERT INTO acs_snapshots (migration_id, record_time, first_row, last_row, complete) VALUES (0, 200, 1, 0, 0);
-INSERT INTO acs_snapshot_rows (row_id, snapshot_id, contract_seq, template_id) VALUES (1, 1, 1, 1), (2, 1, 1, 1);
-INSERT INTO acs_snapshot_parties (party_id, row_id, template_id) VALUES (1, 1, 1), (1, 2, 1);`); err != nil {
-		t.Fatal(err)
-	}
-	if snap, err := s.LatestSnapshot(ctx); !fault.Is(err, fault.NotFound) {
-		t.Errorf("LatestSnapshot = %+v, %v; want NotFound while the build is unpublished", snap, err)
-	}
-	if snap, err := s.SnapshotAtOrBefore(ctx, 0, 200); !fault.Is(err, fault.NotFound) {
-		t.Errorf("SnapshotAtOrBefore = %+v, %v; want NotFound", snap, err)
-	}
-	if snap, err := s.SnapshotAfter(ctx, 0, 0); !fault.Is(err, fault.NotFound) {
-		t.Errorf("SnapshotAfter = %+v, %v; want NotFound", snap, err)
-	}
-
-	snap, err := s.BuildSnapshot(ctx, 0, 200, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if snap.FirstRow != 1 || snap.LastRow != 1 {
-		t.Errorf("rebuilt snapshot %+v; want rows 1..1", snap)
-	}
-	rows, err := s.SnapshotPage(ctx, scan.SnapshotQuery{Snapshot: snap, Limit: 10, Parties: []daml.Party{"dso::1220"}})
-	if err != nil || len(rows) != 1 || rows[0].Contract.ID != c.ID {
-		t.Errorf("rebuilt snapshot's rows = %+v, %v; want the one contract", rows, err)
-	}
-	for _, table := range []string{"acs_snapshot_rows", "acs_snapshot_parties", "acs_snapshots"} {
-		var n int
-		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil || n != 1 {
-			t.Errorf("%s has %d rows, %v; want 1", table, n, err)
-		}
-	}
-	if latest, err := s.LatestSnapshot(ctx); err != nil || latest != snap {
-		t.Errorf("LatestSnapshot = %+v, %v; want %+v", latest, err, snap)
-	}
+	storetest.ExerciseScanInterruptedBuild(t, s, "0",
+		func(ctx context.Context, sql string) error { _, err := s.w.ExecContext(ctx, sql); return err },
+		func(ctx context.Context, table string) (n int, err error) {
+			err = s.r.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n)
+			return n, err
+		})
 }
