@@ -19,7 +19,7 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	if user == "" {
 		return "", fault.New(fault.InvalidArgument, "user name must not be empty")
 	}
-	release, err := v.flight.begin("onboard/"+user, "onboarding of "+user)
+	release, err := v.flight.begin("onboard/"+user, "onboarding of "+fault.Truncate(user))
 	if err != nil {
 		return "", err
 	}
@@ -28,7 +28,7 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	switch {
 	case err == nil:
 		if party != "" && u.PrimaryParty != "" && u.PrimaryParty != party {
-			return "", fault.New(fault.AlreadyExists, "User %s already exists with party %s", user, u.PrimaryParty)
+			return "", fault.New(fault.AlreadyExists, "User %s already exists with party %s", fault.Truncate(user), u.PrimaryParty)
 		}
 		if u.PrimaryParty != "" {
 			party = u.PrimaryParty
@@ -44,9 +44,9 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 			return "", err
 		}
 	} else if !ledger.ValidPartyID(string(party)) {
-		return "", fault.New(fault.InvalidArgument, "Invalid party_id %q", party)
+		return "", fault.New(fault.InvalidArgument, "Invalid party_id %s", fault.Quote(string(party)))
 	} else if !slices.Contains(v.net.HostedParties(v.cfg.Participant), party) {
-		return "", fault.New(fault.InvalidArgument, "Party %s is not hosted on the validator's participant", party)
+		return "", fault.New(fault.InvalidArgument, "Party %s is not hosted on the validator's participant", fault.Truncate(string(party)))
 	}
 	if u.PrimaryParty != party || !u.CanAct(party) || u.Deactivated {
 		if _, err := v.net.UpdateUser(ctx, v.cfg.Participant, user, func(x *ledger.User) error {
