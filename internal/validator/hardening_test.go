@@ -10,31 +10,18 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
+	"github.com/sandnet/sandnet/internal/testnet"
 	"github.com/sandnet/sandnet/internal/validator"
 )
 
-// directOffer creates a TransferOffer from w as a ledger API client can,
-// bypassing the wallet API and its checks: only the template's own ensure
-// applies.
+// directOffer creates an offer from w on the ledger directly
+// (testnet.DirectOffer), with the checks of the template only.
 func (e *env) directOffer(t testing.TB, w validator.Wallet, receiver daml.Party, amount, trackingID string) daml.ContractID {
 	t.Helper()
-	var cid daml.ContractID
-	tr, err := e.net.Submit(context.Background(), ledger.Command{
-		Participant: e.seeded.Validator.Participant, UserID: w.User, ActAs: []daml.Party{w.Party},
-		CommandID: splice.CommandID("direct-offer"),
-		Run: func(tx *ledger.Tx) error {
-			var err error
-			cid, err = ledger.Create(tx, splice.TransferOffer{
-				Sender: w.Party, Receiver: receiver, DSO: e.seeded.DSOParty,
-				Amount: splice.Amulets(num(amount)), Description: "direct", ExpiresAt: e.now() + 1e10, TrackingID: trackingID,
-			})
-			return err
-		},
+	return testnet.DirectOffer(t, e.net, e.seeded.Validator.Participant, w.User, splice.TransferOffer{
+		Sender: w.Party, Receiver: receiver, DSO: e.seeded.DSOParty,
+		Amount: splice.Amulets(num(amount)), Description: "direct", ExpiresAt: e.now() + 1e10, TrackingID: trackingID,
 	})
-	if err != nil {
-		t.Fatalf("create an offer of %s with tracking id %.20q on the ledger: %v", amount, trackingID, err)
-	}
-	return tr.Final(cid)
 }
 
 // restart replaces the validator by a new one on the same ledger and a

@@ -88,7 +88,7 @@ func (v *Validator) knownParty(ctx context.Context, p daml.Party) error {
 	}
 	if len(hs) == 0 {
 		return fault.WithCode(fault.NotFound, "UNKNOWN_INFORMEES",
-			"The participants of the following informees are unknown on every synchronizer: %s", fault.Quote(string(p)))
+			"UNKNOWN_INFORMEES: no participant hosts %s, an informee of the transaction", fault.Truncate(string(p)))
 	}
 	return nil
 }

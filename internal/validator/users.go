@@ -19,6 +19,11 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	if user == "" {
 		return "", fault.New(fault.InvalidArgument, "user name must not be empty")
 	}
+	if len(user) > maxUserIDLength {
+		// The party hint comes from the name: a longer one would make a
+		// party id beyond Canton's limit too.
+		return "", fault.New(fault.InvalidArgument, "user name %s is longer than %d characters", fault.Quote(user), maxUserIDLength)
+	}
 	release, err := v.flight.begin("onboard/"+user, "onboarding of "+fault.Truncate(user))
 	if err != nil {
 		return "", err
@@ -75,6 +80,9 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	})
 	return party, err
 }
+
+// maxUserIDLength is the longest ledger API user id Canton accepts.
+const maxUserIDLength = 128
 
 // partyHint turns a user name into a party id hint: Canton's hints allow
 // letters, digits and a few symbols.
