@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,14 +24,8 @@ func TestValidatorKillNine(t *testing.T) {
 	dir := t.TempDir()
 	p := startSandnet(t, dir)
 	alice, bob := mustToken(t, dir, "alice"), mustToken(t, dir, "bob")
-	v := func(p *proc, path string) string { return p.url("/api/validator" + path) }
-
-	var status struct {
-		PartyID string `json:"party_id"`
-	}
-	if code := call(t, "GET", v(p, "/v0/wallet/user-status"), bob, nil, &status); code != 200 {
-		t.Fatalf("user status: %d", code)
-	}
+	v := validatorURL
+	bobParty := partyOf(t, p, bob)
 	const offers = 24
 	expires := time.Now().Add(24 * time.Hour).UnixMicro()
 	var cids []string
@@ -39,7 +34,7 @@ func TestValidatorKillNine(t *testing.T) {
 			OfferContractID string `json:"offer_contract_id"`
 		}
 		body := map[string]any{
-			"receiver_party_id": status.PartyID, "amount": "3.5", "description": "crash test",
+			"receiver_party_id": bobParty, "amount": "3.5", "description": "crash test",
 			"expires_at": expires, "tracking_id": fmt.Sprint("crash-", i),
 		}
 		if code := call(t, "POST", v(p, "/v0/wallet/transfer-offers"), alice, body, &out); code != 200 {
@@ -148,3 +143,57 @@ func tryPost(url, token string) {
 		resp.Body.Close()
 	}
 }
+
+// The wallet API of the real binary refuses the offers no one could use
+// (an empty tracking id, amounts of zero or less, an expiry already past
+// in ledger time, a receiver no participant hosts) and keeps serving every
+// user, also after a restart.
+func TestValidatorRefusesUnusableOffers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startSandnet(t, dir)
+	alice, bob := mustToken(t, dir, "alice"), mustToken(t, dir, "bob")
+	v := validatorURL
+	bobParty := partyOf(t, p, bob)
+	future := time.Now().Add(time.Hour).UnixMicro()
+	offer := func(receiver, amount string, expires int64, tracking string) map[string]any {
+		return map[string]any{"receiver_party_id": receiver, "amount": amount, "description": "e2e", "expires_at": expires, "tracking_id": tracking}
+	}
+	nobody := "nobody::1220" + strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		name string
+		body map[string]any
+		want int
+	}{
+		{"empty tracking id", offer(bobParty, "1.0", future, ""), 400},
+		{"amount 0", offer(bobParty, "0", future, "zero"), 400},
+		{"amount -5", offer(bobParty, "-5", future, "negative"), 400},
+		{"amount -0.0000000001", offer(bobParty, "-0.0000000001", future, "tiny"), 400},
+		{"expiry past", offer(bobParty, "1.0", time.Now().Add(-time.Minute).UnixMicro(), "past"), 400},
+		{"unknown receiver", offer(nobody, "1.0", future, "nobody"), 404},
+	} {
+		if code := call(t, "POST", v(p, "/v0/wallet/transfer-offers"), alice, tc.body, nil); code != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, code, tc.want)
+		}
+	}
+	served := func(p *proc, tracking string) {
+		t.Helper()
+		if code := call(t, "POST", v(p, "/v0/wallet/transfer-offers"), alice, offer(bobParty, "1.0", future, tracking), nil); code != 200 {
+			t.Fatalf("offer %s: %d", tracking, code)
+		}
+		var st struct {
+			Status string `json:"status"`
+		}
+		if code := call(t, "POST", v(p, "/v0/wallet/transfer-offers/"+tracking+"/status"), bob, nil, &st); code != 200 || st.Status != "created" {
+			t.Fatalf("status of %s: %d %q", tracking, code, st.Status)
+		}
+	}
+	served(p, "fine-1")
+	p.stop(t)
+	p = startSandnet(t, dir)
+	served(p, "fine-2")
+	p.stop(t)
+}
+
+// validatorURL is the URL of a validator API path on p.
+func validatorURL(p *proc, path string) string { return p.url("/api/validator" + path) }

@@ -102,6 +102,28 @@ func (n *Net) Party(user string) daml.Party {
 	return u.Party
 }
 
+// DirectOffer creates offer on net as its sender's ledger API user would
+// (a create command acting as the sender on participant), bypassing the
+// wallet API and its checks: only the template's own ensure applies. Tests
+// feed the validator with it what its API refuses.
+func DirectOffer(t testing.TB, net *ledger.Network, participant ledger.ParticipantID, user string, offer splice.TransferOffer) daml.ContractID {
+	t.Helper()
+	var cid daml.ContractID
+	tr, err := net.Submit(context.Background(), ledger.Command{
+		Participant: participant, UserID: user, ActAs: []daml.Party{offer.Sender},
+		CommandID: splice.CommandID("direct-offer"),
+		Run: func(tx *ledger.Tx) error {
+			var err error
+			cid, err = ledger.Create(tx, offer)
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatalf("create a transfer offer of %s with tracking id %.20q on the ledger: %v", offer.Amount.Amount, offer.TrackingID, err)
+	}
+	return tr.Final(cid)
+}
+
 // ScanServer serves the Scan API on an httptest server, closed when t
 // ends, that ingests before every request so that the Scan is never
 // behind the network. Its Scan API root is URL + scanapi.Prefix.

@@ -194,7 +194,10 @@ func (a *Automation) expire(ctx context.Context, wallets map[daml.Party]Wallet, 
 
 // complete pays an accepted offer from the sender's wallet, or aborts it
 // when the wallet lacks the coins, as Splice's AcceptedTransferOfferTrigger
-// does ("out of funds (missing X CC)").
+// does ("out of funds (missing X CC)"). An offer of a non-positive amount
+// (made through the ledger API: the wallet API refuses it) is aborted
+// with that reason too, rather than retried forever against a transfer
+// that can never succeed.
 func (a *Automation) complete(ctx context.Context, w Wallet, o splice.Contract[splice.AcceptedTransferOffer]) error {
 	v := a.v
 	_, hs, err := v.Holdings(ctx, w)
@@ -211,6 +214,9 @@ func (a *Automation) complete(ctx context.Context, w Wallet, o splice.Contract[s
 			return err
 		}
 	}
+	if err := CheckAmount("Transfer amount in CC", amount); err != nil {
+		return a.abort(ctx, w, o.ID, err.Error())
+	}
 	ids, total, ok, err := inputs(hs, amount)
 	if err != nil {
 		return err
@@ -220,16 +226,22 @@ func (a *Automation) complete(ctx context.Context, w Wallet, o splice.Contract[s
 		if err != nil {
 			return err
 		}
-		_, err = v.submit(ctx, "abort-"+string(o.ID), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[splice.TrackingInfoResult](tx, w.Install, "WalletAppInstall_AcceptedTransferOffer_Abort", splice.WalletCidReason{
-				Cid: o.ID, Reason: fmt.Sprintf("out of funds (missing %s CC)", missing),
-			})
-			return err
-		})
-		return err
+		return a.abort(ctx, w, o.ID, fmt.Sprintf("out of funds (missing %s CC)", missing))
 	}
 	_, err = v.withAmulet(ctx, "complete-"+string(o.ID), []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
 		_, err := splice.CompleteAcceptedTransferOffer(tx, ac, o.ID, ids, v.cfg.Party)
+		return err
+	})
+	return err
+}
+
+// abort ends an accepted offer the sender's wallet cannot complete, with
+// the reason its transfer status reports.
+func (a *Automation) abort(ctx context.Context, w Wallet, offer daml.ContractID, reason string) error {
+	_, err := a.v.submit(ctx, "abort-"+string(offer), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[splice.TrackingInfoResult](tx, w.Install, "WalletAppInstall_AcceptedTransferOffer_Abort", splice.WalletCidReason{
+			Cid: offer, Reason: reason,
+		})
 		return err
 	})
 	return err

@@ -63,8 +63,10 @@ type Store interface {
 	Cursor(ctx context.Context) (ledger.Offset, error)
 	// Ingest records events (in stream order) and moves the cursor from
 	// prev to next in one transaction. It fails with fault.Aborted and
-	// stores nothing when the stored cursor is not prev. For each (sender,
-	// tracking id) the last event recorded is the transfer's state.
+	// stores nothing when the stored cursor is not prev, and with
+	// fault.InvalidArgument when an event fails [TransferEvent.Check]. For
+	// each (sender, tracking id) the last event recorded is the transfer's
+	// state.
 	Ingest(ctx context.Context, prev, next ledger.Offset, events []TransferEvent) error
 	// Transfer returns the state of the transfer with trackingID that
 	// party sends or receives (the latest recorded, when several senders

@@ -24,11 +24,27 @@ type OfferRequest struct {
 // used before is a 409; the same request while it is being submitted is a
 // 429. Coins are not locked: they move only when the sender's wallet
 // automation completes the accepted offer.
+//
+// Beyond Splice (docs/decisions.md), a non-positive amount and an expiry
+// not after ledger time now are refused (400): Splice accepts both and
+// leaves an offer no one can complete, or one that expires at once.
 func (v *Validator) CreateOffer(ctx context.Context, w Wallet, r OfferRequest) (daml.ContractID, error) {
 	if !ledger.ValidPartyID(string(r.Receiver)) {
-		return "", fault.New(fault.InvalidArgument, "Invalid receiver_party_id %q: expected a party id such as alice::1220…", r.Receiver)
+		return "", fault.New(fault.InvalidArgument, "Invalid receiver_party_id %s: expected a party id such as alice::1220…", fault.Quote(string(r.Receiver)))
 	}
-	release, err := v.flight.begin("offer/"+string(w.Party)+"/"+r.TrackingID, "CreateTransferOffer with trackingId "+r.TrackingID)
+	if err := CheckTrackingID(r.TrackingID); err != nil {
+		return "", err
+	}
+	if err := CheckAmount("Transfer offer amount", r.Amount); err != nil {
+		return "", err
+	}
+	if now := v.net.Clock().Now(); r.ExpiresAt <= now {
+		return "", fault.New(fault.InvalidArgument, "expires_at %s is not after the current ledger time %s", r.ExpiresAt, now)
+	}
+	if err := v.knownParty(ctx, r.Receiver); err != nil {
+		return "", err
+	}
+	release, err := v.flight.begin("offer/"+string(w.Party)+"/"+r.TrackingID, "CreateTransferOffer with trackingId "+fault.Truncate(r.TrackingID))
 	if err != nil {
 		return "", err
 	}
@@ -39,7 +55,7 @@ func (v *Validator) CreateOffer(ctx context.Context, w Wallet, r OfferRequest) (
 		return "", err
 	}
 	if _, err := v.store.SentTransfer(ctx, w.Party, r.TrackingID); err == nil {
-		return "", fault.New(fault.AlreadyExists, "Transfer offer with trackingId %s already exists.", r.TrackingID)
+		return "", fault.New(fault.AlreadyExists, "Transfer offer with trackingId %s already exists.", fault.Truncate(r.TrackingID))
 	} else if !fault.Is(err, fault.NotFound) {
 		return "", err
 	}
@@ -56,6 +72,25 @@ func (v *Validator) CreateOffer(ctx context.Context, w Wallet, r OfferRequest) (
 		return "", err
 	}
 	return t.Final(cid), nil
+}
+
+// knownParty refuses a party no participant hosts, as Canton's routing
+// refuses a transaction with such an informee (UNKNOWN_INFORMEES, which
+// Splice answers with 404). The network's topology cache answers for the
+// parties this process has seen; the store, for the rest.
+func (v *Validator) knownParty(ctx context.Context, p daml.Party) error {
+	if len(v.net.HostingsOf(p)) > 0 {
+		return nil
+	}
+	hs, err := v.net.Store().Hostings(ctx, p)
+	if err != nil {
+		return err
+	}
+	if len(hs) == 0 {
+		return fault.WithCode(fault.NotFound, "UNKNOWN_INFORMEES",
+			"UNKNOWN_INFORMEES: no participant hosts %s, an informee of the transaction", fault.Truncate(string(p)))
+	}
+	return nil
 }
 
 // Offers lists the open transfer offers a wallet sends or receives.
@@ -78,12 +113,16 @@ func (v *Validator) AcceptedOffers(ctx context.Context, w Wallet) ([]splice.Cont
 // wallet sends or receives stands. It reads the log after bringing it up
 // to the ledger end, so a step the caller just made is there.
 func (v *Validator) TransferStatus(ctx context.Context, w Wallet, trackingID string) (TransferEvent, error) {
+	notFound := fault.New(fault.NotFound, "Couldn't find transfer offer with tracking id %s", fault.Truncate(trackingID))
+	if CheckTrackingID(trackingID) != nil {
+		return TransferEvent{}, notFound // the log holds no such id
+	}
 	if err := v.txlog.Step(ctx); err != nil {
 		return TransferEvent{}, err
 	}
 	ev, err := v.store.Transfer(ctx, w.Party, trackingID)
 	if fault.Is(err, fault.NotFound) {
-		return TransferEvent{}, fault.New(fault.NotFound, "Couldn't find transfer offer with tracking id %s", trackingID)
+		return TransferEvent{}, notFound
 	}
 	return ev, err
 }
@@ -103,7 +142,7 @@ func (v *Validator) offer(ctx context.Context, w Wallet, cid daml.ContractID) (s
 	} else if err != nil && !fault.Is(err, fault.NotFound) {
 		return splice.Contract[splice.TransferOffer]{}, err
 	}
-	return splice.Contract[splice.TransferOffer]{}, fault.New(fault.NotFound, "Transfer offer %s not found", cid)
+	return splice.Contract[splice.TransferOffer]{}, fault.New(fault.NotFound, "Transfer offer %s not found", fault.Truncate(string(cid)))
 }
 
 // AcceptOffer accepts an offer as its receiver. Ledger time must not be

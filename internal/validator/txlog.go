@@ -92,10 +92,7 @@ func (l *TxLog) Step(ctx context.Context) error {
 
 // Run keeps the log up to date until ctx ends, waking at every commit.
 func (l *TxLog) Run(ctx context.Context) error {
-	log := l.Logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log := l.logger()
 	for ctx.Err() == nil {
 		committed := l.Network.Committed()
 		if err := l.Step(ctx); err != nil && ctx.Err() == nil {
@@ -114,17 +111,45 @@ func (l *TxLog) Run(ctx context.Context) error {
 	return nil
 }
 
-// transferEvents reads the transfer offer steps of a transaction.
+func (l *TxLog) logger() *slog.Logger {
+	if l.Logger == nil {
+		return slog.Default()
+	}
+	return l.Logger
+}
+
+// skip logs a step of a transaction the log cannot record. No content on
+// the ledger may stop the log: an offer created through the ledger API
+// with an empty tracking id, a payload of another shape, text a database
+// cannot store would otherwise fail every batch after it, for every user,
+// across restarts.
+func (l *TxLog) skip(t *ledger.Transaction, cid daml.ContractID, err error) {
+	l.logger().Warn("validator transaction log skips a transfer step it cannot record",
+		"update_id", t.UpdateID, "contract_id", cid, "err", err)
+}
+
+// transferEvents reads the transfer offer steps of a transaction. What it
+// cannot read or store is skipped (skip); only a failure to read the
+// ledger's store is an error, retried by the caller.
 func (l *TxLog) transferEvents(ctx context.Context, t *ledger.Transaction) ([]TransferEvent, error) {
 	var out []TransferEvent
+	add := func(cid daml.ContractID, ev TransferEvent) {
+		ev.Reason = cleanText(ev.Reason, MaxReasonBytes)
+		if err := ev.Check(); err != nil {
+			l.skip(t, cid, err)
+			return
+		}
+		out = append(out, ev)
+	}
 	for i := range t.Events {
 		e := &t.Events[i]
 		if c := e.Created; c != nil && sameTemplate(c.Template, transferOfferID) {
 			o, err := splice.Decode[splice.TransferOffer](c)
 			if err != nil {
-				return nil, err
+				l.skip(t, c.ID, err)
+				continue
 			}
-			out = append(out, TransferEvent{
+			add(c.ID, TransferEvent{
 				TrackingID: o.Payload.TrackingID, Sender: o.Payload.Sender, Receiver: o.Payload.Receiver,
 				State: TransferCreated, UpdateID: t.UpdateID, ContractID: c.ID, RecordTime: t.RecordTime,
 			})
@@ -166,19 +191,24 @@ func (l *TxLog) transferEvents(ctx context.Context, t *ledger.Transaction) ([]Tr
 		// The exercise names only the contract: its tracking info is in
 		// the payload the offer was created with.
 		c, _, err := l.Network.Store().Contract(ctx, x.ContractID)
+		if fault.Is(err, fault.NotFound) {
+			l.skip(t, x.ContractID, err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
 		info, err := trackingInfo(c)
 		if err != nil {
-			return nil, err
+			l.skip(t, x.ContractID, err)
+			continue
 		}
 		step.TrackingID, step.Sender, step.Receiver = info.TrackingID, info.Sender, info.Receiver
 		step.UpdateID, step.RecordTime = t.UpdateID, t.RecordTime
 		if step.State == TransferCompleted {
 			step.ContractID = createdIn(t, x, amuletID, info.Receiver)
 		}
-		out = append(out, step)
+		add(x.ContractID, step)
 	}
 	return out, nil
 }

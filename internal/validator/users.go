@@ -19,7 +19,12 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	if user == "" {
 		return "", fault.New(fault.InvalidArgument, "user name must not be empty")
 	}
-	release, err := v.flight.begin("onboard/"+user, "onboarding of "+user)
+	if len(user) > maxUserIDLength {
+		// The party hint comes from the name: a longer one would make a
+		// party id beyond Canton's limit too.
+		return "", fault.New(fault.InvalidArgument, "user name %s is longer than %d characters", fault.Quote(user), maxUserIDLength)
+	}
+	release, err := v.flight.begin("onboard/"+user, "onboarding of "+fault.Truncate(user))
 	if err != nil {
 		return "", err
 	}
@@ -28,7 +33,7 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	switch {
 	case err == nil:
 		if party != "" && u.PrimaryParty != "" && u.PrimaryParty != party {
-			return "", fault.New(fault.AlreadyExists, "User %s already exists with party %s", user, u.PrimaryParty)
+			return "", fault.New(fault.AlreadyExists, "User %s already exists with party %s", fault.Truncate(user), u.PrimaryParty)
 		}
 		if u.PrimaryParty != "" {
 			party = u.PrimaryParty
@@ -44,9 +49,9 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 			return "", err
 		}
 	} else if !ledger.ValidPartyID(string(party)) {
-		return "", fault.New(fault.InvalidArgument, "Invalid party_id %q", party)
+		return "", fault.New(fault.InvalidArgument, "Invalid party_id %s", fault.Quote(string(party)))
 	} else if !slices.Contains(v.net.HostedParties(v.cfg.Participant), party) {
-		return "", fault.New(fault.InvalidArgument, "Party %s is not hosted on the validator's participant", party)
+		return "", fault.New(fault.InvalidArgument, "Party %s is not hosted on the validator's participant", fault.Truncate(string(party)))
 	}
 	if u.PrimaryParty != party || !u.CanAct(party) || u.Deactivated {
 		if _, err := v.net.UpdateUser(ctx, v.cfg.Participant, user, func(x *ledger.User) error {
@@ -75,6 +80,9 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	})
 	return party, err
 }
+
+// maxUserIDLength is the longest ledger API user id Canton accepts.
+const maxUserIDLength = 128
 
 // partyHint turns a user name into a party id hint: Canton's hints allow
 // letters, digits and a few symbols.

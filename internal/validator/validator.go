@@ -56,7 +56,7 @@ func New(cfg Config, net *ledger.Network, scan Scan, store Store, log *slog.Logg
 		log = slog.Default()
 	}
 	v := &Validator{cfg: cfg, net: net, scan: scan, store: store, log: log}
-	v.txlog = &TxLog{Network: net, Participant: cfg.Participant, Store: store}
+	v.txlog = &TxLog{Network: net, Participant: cfg.Participant, Store: store, Logger: log}
 	v.flight.m = map[string]bool{}
 	return v
 }
@@ -86,7 +86,7 @@ func (v *Validator) Authorize(ctx context.Context, user string) (*ledger.User, e
 		return nil, err
 	}
 	if err != nil || u.Deactivated || u.PrimaryParty == "" || !u.CanAct(u.PrimaryParty) {
-		return nil, fault.New(fault.PermissionDenied, "Authorization Failed for %s", user)
+		return nil, fault.New(fault.PermissionDenied, "Authorization Failed for %s", fault.Truncate(user))
 	}
 	return u, nil
 }
@@ -103,7 +103,7 @@ func (v *Validator) Wallet(ctx context.Context, user, operation string) (Wallet,
 		return Wallet{}, err
 	}
 	if install == nil {
-		return Wallet{}, fault.New(fault.NotFound, "No wallet found for user '%s' for operation '%s'", user, operation)
+		return Wallet{}, fault.New(fault.NotFound, "No wallet found for user '%s' for operation '%s'", fault.Truncate(user), operation)
 	}
 	return Wallet{User: user, Party: u.PrimaryParty, Install: install.ID}, nil
 }

@@ -57,6 +57,10 @@ type env struct {
 	seeded *splice.Seeded
 	v      *validator.Validator
 	wall   *atomic.Int64
+	// vs is the validator's store, in file dbPath, for tests that restart
+	// the validator.
+	vs     *sqlitestore.Validator
+	dbPath string
 }
 
 // newEnv is an env whose wall clock stands at epoch until a test moves
@@ -85,7 +89,8 @@ func newEnvAt(t testing.TB, clock func() time.Time) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := sqlitestore.OpenValidator(ctx, filepath.Join(dir, "validator.db"))
+	dbPath := filepath.Join(dir, "validator.db")
+	vs, err := sqlitestore.OpenValidator(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +104,7 @@ func newEnvAt(t testing.TB, clock func() time.Time) *env {
 		Participant: sv.Participant, Party: sv.Party, OperatorUser: sv.OperatorUser,
 		DSO: seeded.DSOParty, AnsAcronym: seeded.AnsAcronym,
 	}, net, ledgerScan{s: net.Store(), dso: seeded.DSOParty}, vs, nil)
-	return &env{net: net, seeded: seeded, v: v, wall: wall}
+	return &env{net: net, seeded: seeded, v: v, wall: wall, vs: vs, dbPath: dbPath}
 }
 
 func (e *env) wallet(t testing.TB, user string) validator.Wallet {

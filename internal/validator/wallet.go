@@ -102,8 +102,8 @@ func stale(err error) bool {
 // as Splice's wallet takes it; it is converted to CC at the open round's
 // price, rounding up. It returns the new amulet.
 func (v *Validator) Tap(ctx context.Context, w Wallet, amountUSD daml.Numeric) (daml.ContractID, error) {
-	if amountUSD.Sign() <= 0 {
-		return "", fault.New(fault.InvalidArgument, "Tap amount must be positive, got %s", amountUSD)
+	if err := CheckAmount("Tap amount", amountUSD); err != nil {
+		return "", err
 	}
 	var cid daml.ContractID
 	t, err := v.withAmulet(ctx, "tap-"+w.User, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {

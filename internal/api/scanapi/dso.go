@@ -555,7 +555,7 @@ func (h *Handler) ansEntryByName(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	return fault.New(fault.NotFound, "No ans entry found for name: %s", name)
+	return fault.New(fault.NotFound, "No ans entry found for name: %s", fault.Truncate(name))
 }
 
 func (h *Handler) ansEntryByParty(w http.ResponseWriter, r *http.Request) error {
@@ -570,5 +570,5 @@ func (h *Handler) ansEntryByParty(w http.ResponseWriter, r *http.Request) error 
 			return nil
 		}
 	}
-	return fault.New(fault.NotFound, "No ans entry found for party: %s", party)
+	return fault.New(fault.NotFound, "No ans entry found for party: %s", fault.Truncate(party))
 }

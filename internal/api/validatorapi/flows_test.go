@@ -137,6 +137,32 @@ func TestFlows(t *testing.T) {
 				t.Errorf("status = %+v, want failed/withdrawn out of funds", st)
 			}
 		}},
+		{"odd offers on the ledger", func(f *flow) {
+			// Offers made through the ledger API that the log cannot
+			// record (an empty tracking id, a NUL in one): every user's
+			// offers and status lookups still work.
+			e := f.e
+			e.directOffer(t, "alice", "bob", "1.0", "")
+			e.directOffer(t, "bob", "alice", "1.0", "nul\x00inside")
+			f.offer("create after them", "1.0", e.now()+hour, "t-7")
+			if st := f.status("status of the sender", "alice", "t-7"); st.Status != "created" {
+				t.Errorf("status = %+v, want created", st)
+			}
+			f.status("status of the receiver", "bob", "t-7")
+			f.call("status of the skipped offer", post("/v0/wallet/transfer-offers/nul%00inside/status", "bob", "").off(), http.StatusNotFound)
+		}},
+		{"non-positive offer on the ledger", func(f *flow) {
+			// An offer of 0 made through the ledger API: once accepted,
+			// the sender's automation ends it with the true reason.
+			e := f.e
+			cid := e.directOffer(t, "alice", "bob", "0", "t-8")
+			f.call("accept", post("/v0/wallet/transfer-offers/"+string(cid)+"/accept", "bob", ""), http.StatusOK)
+			e.step(t)
+			st := f.status("status after the automation", "alice", "t-8")
+			if st.Status != "failed" || st.FailureKind != "withdrawn" || st.WithdrawnReason != "Transfer amount in CC must be positive, got 0.0000000000" {
+				t.Errorf("status = %+v, want failed/withdrawn for the amount", st)
+			}
+		}},
 		{"name entry", func(f *flow) {
 			e := f.e
 			rec := f.call("create", post("/v0/entry/create", "alice", `{"name":"shop.unverified.cns","url":"https://shop.example.com","description":"Alice's shop"}`), http.StatusOK)

@@ -3,6 +3,7 @@ package validatorapi_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
@@ -26,6 +27,8 @@ func TestGolden(t *testing.T) {
 	alice, bob := e.Party("alice"), e.Party("bob")
 	future := e.now() + daml.Timestamp(3600_000_000)
 	op := e.Seeded.Validator.OperatorUser
+	// nobody is a well-formed party that no participant hosts.
+	nobody := daml.Party("nobody::1220" + strings.Repeat("ab", 32))
 	cases := []goldenCase{
 		// validator-internal
 		{"validator-user", get("/v0/validator-user", ""), http.StatusOK},
@@ -58,6 +61,7 @@ func TestGolden(t *testing.T) {
 		{"tap: amount a number", post("/v0/wallet/tap", "alice", `{"amount":10}`).off(), http.StatusBadRequest},
 		{"tap: no amount", post("/v0/wallet/tap", "alice", `{"command_id":"x"}`).off(), http.StatusBadRequest},
 		{"tap: zero", post("/v0/wallet/tap", "alice", `{"amount":"0"}`), http.StatusBadRequest},
+		{"tap: negative", post("/v0/wallet/tap", "alice", `{"amount":"-5"}`), http.StatusBadRequest},
 		{"tap: malformed JSON", post("/v0/wallet/tap", "alice", `{"amount":`).off(), http.StatusBadRequest},
 		{"tap without a wallet", post("/v0/wallet/tap", e.noWallet, `{"amount":"1.0"}`), http.StatusNotFound},
 		{"accept: unknown offer", post("/v0/wallet/transfer-offers/00abc/accept", "bob", ""), http.StatusNotFound},
@@ -81,6 +85,13 @@ func TestGolden(t *testing.T) {
 		{"transfer-offers: expires_at a string", post("/v0/wallet/transfer-offers", "alice",
 			`{"receiver_party_id":"`+string(bob)+`","amount":"1.0","description":"d","expires_at":"soon","tracking_id":"t"}`).off(), http.StatusBadRequest},
 		{"transfer-offers: expires_at out of range", post("/v0/wallet/transfer-offers", "alice", offerBody(bob, "1.0", daml.MaxTimestamp+1, "t")), http.StatusBadRequest},
+		{"transfer-offers: expires_at past", post("/v0/wallet/transfer-offers", "alice", offerBody(bob, "1.0", e.now()-1, "t")), http.StatusBadRequest},
+		{"transfer-offers: expires_at now", post("/v0/wallet/transfer-offers", "alice", offerBody(bob, "1.0", e.now(), "t")), http.StatusBadRequest},
+		{"transfer-offers: empty tracking id", post("/v0/wallet/transfer-offers", "alice", offerBody(bob, "1.0", future, "")), http.StatusBadRequest},
+		{"transfer-offers: amount 0", post("/v0/wallet/transfer-offers", "alice", offerBody(bob, "0", future, "t")), http.StatusBadRequest},
+		{"transfer-offers: amount -5", post("/v0/wallet/transfer-offers", "alice", offerBody(bob, "-5", future, "t")), http.StatusBadRequest},
+		{"transfer-offers: amount -0.0000000001", post("/v0/wallet/transfer-offers", "alice", offerBody(bob, "-0.0000000001", future, "t")), http.StatusBadRequest},
+		{"transfer-offers: unknown receiver", post("/v0/wallet/transfer-offers", "alice", offerBody(nobody, "1.0", future, "t")), http.StatusNotFound},
 		{"transfer-offers: status of an unknown tracking id", post("/v0/wallet/transfer-offers/nope/status", "alice", ""), http.StatusNotFound},
 		{"transfer-offers: status without a wallet", post("/v0/wallet/transfer-offers/nope/status", e.noWallet, ""), http.StatusNotFound},
 		// ans-external

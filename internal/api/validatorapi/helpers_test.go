@@ -21,6 +21,7 @@ import (
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scanclient"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
 	"github.com/sandnet/sandnet/internal/testnet"
@@ -119,6 +120,16 @@ func (e *env) advance(t testing.TB, d time.Duration) {
 	if _, err := e.Network.AdvanceClock(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// directOffer creates an offer from one user's party to another's on the
+// ledger directly, with the template's checks only (testnet.DirectOffer).
+func (e *env) directOffer(t testing.TB, sender, receiver, amount, trackingID string) daml.ContractID {
+	t.Helper()
+	return testnet.DirectOffer(t, e.Network, e.Seeded.Validator.Participant, sender, splice.TransferOffer{
+		Sender: e.Party(sender), Receiver: e.Party(receiver), DSO: e.Seeded.DSOParty,
+		Amount: splice.Amulets(daml.MustNumeric(amount)), Description: "direct", ExpiresAt: e.now() + 3600_000_000, TrackingID: trackingID,
+	})
 }
 
 // now is ledger time.

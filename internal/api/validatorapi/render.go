@@ -5,6 +5,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
@@ -17,7 +18,7 @@ var decimalRE = regexp.MustCompile(`^` + decimalPattern + `$`)
 // parseDecimal reads a Decimal string of a request, with Splice's 400.
 func parseDecimal(s string) (daml.Numeric, error) {
 	if !decimalRE.MatchString(s) {
-		return daml.Numeric{}, badRequest(`Failed to decode: Invalid Decimal string "%s", as it does not match "%s"`, s, decimalPattern)
+		return daml.Numeric{}, badRequest(`Failed to decode: Invalid Decimal string %s, as it does not match "%s"`, fault.Quote(s), decimalPattern)
 	}
 	n, err := daml.ParseNumeric(s)
 	if err != nil {

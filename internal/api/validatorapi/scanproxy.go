@@ -7,6 +7,7 @@ import (
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/scanclient"
 )
 
@@ -33,7 +34,7 @@ func (h *Handler) ansEntries(w http.ResponseWriter, r *http.Request) error {
 	}
 	pageSize, err := strconv.ParseInt(q.Get("page_size"), 10, 32)
 	if err != nil {
-		return badRequest("Invalid value for query parameter %q: %q is not a 32-bit integer", "page_size", q.Get("page_size"))
+		return badRequest("Invalid value for query parameter %q: %s is not a 32-bit integer", "page_size", fault.Quote(q.Get("page_size")))
 	}
 	entries, err := h.proxy.AnsEntries(r.Context(), q.Get("name_prefix"), int(pageSize))
 	if err != nil {

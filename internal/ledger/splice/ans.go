@@ -120,12 +120,12 @@ func ValidateAnsEntryRequest(acronym, name, url, description string) error {
 	label, ok := strings.CutSuffix(name, suffix)
 	switch {
 	case !ok || label == "" || len(name) > MaxAnsNameLength || !validAnsLabel(label):
-		return fault.New(fault.InvalidArgument, "Entry name %q is not valid: it must match [a-z0-9_-]{1,%d}%s",
-			name, MaxAnsNameLength-len(suffix), suffix)
+		return fault.New(fault.InvalidArgument, "Entry name %s is not valid: it must match [a-z0-9_-]{1,%d}%s",
+			fault.Quote(name), MaxAnsNameLength-len(suffix), suffix)
 	case utf8.RuneCountInString(url) > MaxAnsURLLength:
 		return fault.New(fault.InvalidArgument, "Entry url is longer than %d characters", MaxAnsURLLength)
 	case url != "" && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://"):
-		return fault.New(fault.InvalidArgument, "Entry url %q is not an http or https url", url)
+		return fault.New(fault.InvalidArgument, "Entry url %s is not an http or https url", fault.Quote(url))
 	case utf8.RuneCountInString(description) > MaxAnsDescriptionLength:
 		return fault.New(fault.InvalidArgument, "Entry description is longer than %d characters", MaxAnsDescriptionLength)
 	}

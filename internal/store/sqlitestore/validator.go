@@ -95,7 +95,7 @@ func (s *Validator) Ingest(ctx context.Context, prev, next ledger.Offset, events
 		return fault.New(fault.InvalidArgument, "validator cursor cannot move back from offset %d to %d", prev, next)
 	}
 	for i := range events {
-		if err := checkTransferEvent(&events[i]); err != nil {
+		if err := events[i].Check(); err != nil {
 			return err
 		}
 	}
@@ -130,22 +130,6 @@ func (s *Validator) Ingest(ctx context.Context, prev, next ledger.Offset, events
 func validatorCursorMoved(prev ledger.Offset) error {
 	return fault.New(fault.Aborted,
 		"validator cursor is no longer at offset %d: another ingester stored transfer events", prev)
-}
-
-// checkTransferEvent refuses an event that cannot be a transfer's state:
-// one without the keys it is found by, or in an unknown state.
-func checkTransferEvent(e *validator.TransferEvent) error {
-	switch {
-	case e.TrackingID == "":
-		return fault.New(fault.InvalidArgument, "transfer event of update %q without a tracking id", e.UpdateID)
-	case e.Sender == "" || e.Receiver == "":
-		return fault.New(fault.InvalidArgument, "transfer %q without a sender or a receiver", e.TrackingID)
-	}
-	switch e.State {
-	case validator.TransferCreated, validator.TransferAccepted, validator.TransferCompleted, validator.TransferFailed:
-		return nil
-	}
-	return fault.New(fault.InvalidArgument, "transfer %q in unknown state %q", e.TrackingID, e.State)
 }
 
 // Transfer returns the state of the transfer with trackingID that party

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -201,6 +202,17 @@ func testValidatorIngestRefuses(t *testing.T, s validator.Store) {
 		{"NoSender", func(e *validator.TransferEvent) { e.Sender = "" }},
 		{"NoReceiver", func(e *validator.TransferEvent) { e.Receiver = "" }},
 		{"UnknownState", func(e *validator.TransferEvent) { e.State = "lost" }},
+		// Text PostgreSQL cannot store, or keys beyond its index's limit:
+		// refused alike by both engines, never an internal error.
+		{"NULInTrackingID", func(e *validator.TransferEvent) { e.TrackingID = "a\x00b" }},
+		{"InvalidUTF8TrackingID", func(e *validator.TransferEvent) { e.TrackingID = "a\xffb" }},
+		{"LongTrackingID", func(e *validator.TransferEvent) { e.TrackingID = strings.Repeat("t", validator.MaxTrackingIDBytes+1) }},
+		{"LongSender", func(e *validator.TransferEvent) { e.Sender = daml.Party(strings.Repeat("p", validator.MaxIDBytes+1)) }},
+		{"NULInReason", func(e *validator.TransferEvent) { e.Reason = "why\x00" }},
+		{"LongReason", func(e *validator.TransferEvent) { e.Reason = strings.Repeat("r", validator.MaxReasonBytes+1) }},
+		{"UnknownFailureKind", func(e *validator.TransferEvent) {
+			e.State, e.FailureKind, e.ContractID = validator.TransferFailed, "lost", ""
+		}},
 	}
 	for _, tc := range tests {
 		bad := transferEvent(alice, bob, "bad", validator.TransferCreated, 2)
@@ -423,6 +435,12 @@ func validatorRoundTripEvents() []validator.TransferEvent {
 	early.RecordTime = -62135596800_000000 // 0001-01-01T00:00:00Z
 	late := base("late", validator.TransferCompleted)
 	late.RecordTime = 253402300799_999999 // 9999-12-31T23:59:59.999999Z
+	// The largest keys an event may have (PostgreSQL indexes them): a
+	// tracking id of 279 four-byte characters, the longest the template
+	// allows, from and to parties of the most bytes kept.
+	longest := base(strings.Repeat("😀", validator.MaxTrackingIDBytes/4), validator.TransferCreated)
+	longest.Sender = daml.Party(strings.Repeat("s", validator.MaxIDBytes))
+	longest.Receiver = daml.Party(strings.Repeat("r", validator.MaxIDBytes))
 	return []validator.TransferEvent{
 		base("created", validator.TransferCreated),
 		base("accepted", validator.TransferAccepted),
@@ -432,6 +450,7 @@ func validatorRoundTripEvents() []validator.TransferEvent {
 		failed("withdrawn", validator.FailureWithdrawn, "withdrawn: insufficient funds — 'ünïcödé' \"quoted\"\n"),
 		selfSent, epoch, early, late,
 		base("tracking id with spaces/and/slashes ✓", validator.TransferCreated),
+		longest, failed("longest reason", validator.FailureWithdrawn, strings.Repeat("ü", validator.MaxReasonBytes/2)),
 	}
 }
 
@@ -444,7 +463,7 @@ func testValidatorRoundTrip(t *testing.T, s validator.Store) {
 	}
 	newValidatorIngester(t, s).ingest(events...)
 	for _, e := range events {
-		t.Run(e.TrackingID, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%.40s", e.TrackingID), func(t *testing.T) {
 			wantSent(t, s, e.Sender, e.TrackingID, e)
 			wantTransfer(t, s, e.Sender, e.TrackingID, e)
 			wantTransfer(t, s, e.Receiver, e.TrackingID, e)
