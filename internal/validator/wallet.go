@@ -183,11 +183,13 @@ func holding(c *ledger.Contract, amount splice.ExpiringAmount, r splice.Round, l
 	return Holding{Contract: c, Round: r.Number, AccruedFee: fee, EffectiveAmount: eff, Locked: locked}, nil
 }
 
-// Balance is a wallet's balance at the latest open round.
+// Balance is a wallet's balance at the latest open round. Its totals are
+// exact sums, which may exceed a Numeric's range: however many amulets a
+// wallet holds, its balance is served, never an overflow.
 type Balance struct {
 	Round            int64
-	Unlocked, Locked daml.Numeric
-	HoldingFees      daml.Numeric
+	Unlocked, Locked daml.Sum
+	HoldingFees      daml.Sum
 }
 
 // Balance sums a wallet's holdings.
@@ -199,16 +201,11 @@ func (v *Validator) Balance(ctx context.Context, w Wallet) (Balance, error) {
 	b := Balance{Round: round}
 	for _, h := range hs {
 		if h.Locked {
-			b.Locked, err = b.Locked.Add(h.EffectiveAmount)
+			b.Locked.Add(h.EffectiveAmount)
 		} else {
-			b.Unlocked, err = b.Unlocked.Add(h.EffectiveAmount)
+			b.Unlocked.Add(h.EffectiveAmount)
 		}
-		if err != nil {
-			return Balance{}, err
-		}
-		if b.HoldingFees, err = b.HoldingFees.Add(h.AccruedFee); err != nil {
-			return Balance{}, err
-		}
+		b.HoldingFees.Add(h.AccruedFee)
 	}
 	return b, nil
 }
