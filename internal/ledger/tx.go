@@ -53,13 +53,19 @@ func (tx *Tx) Context() context.Context { return tx.ctx }
 // ActAs returns the parties the command acts as.
 func (tx *Tx) ActAs() []daml.Party { return tx.actAs }
 
+// CodeUnhandledException is Canton's error code for a transaction that
+// failed with a Daml exception nothing caught: a failed `require` (which
+// throws AssertionFailed) or a thrown InvalidTransfer.
+const CodeUnhandledException = "UNHANDLED_EXCEPTION"
+
 // Require fails the transaction with a Daml precondition error unless cond
-// holds, like Daml's `require`.
+// holds, like Splice's `require`, whose AssertionFailed Canton reports as
+// an unhandled exception.
 func (tx *Tx) Require(cond bool, format string, args ...any) error {
 	if cond {
 		return nil
 	}
-	return fault.WithCode(fault.DamlPrecondition, "DAML_INTERPRETATION_ERROR", format, args...)
+	return fault.WithCode(fault.DamlPrecondition, CodeUnhandledException, format, args...)
 }
 
 func (tx *Tx) authorizers() []daml.Party { return tx.auth[len(tx.auth)-1] }

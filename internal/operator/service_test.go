@@ -70,6 +70,11 @@ func TestCreateUserAndTap(t *testing.T) {
 		{"invalid user id", func() error { _, err := op.CreateUser(ctx, "no spaces", ""); return err }, fault.InvalidArgument},
 		{"invalid party hint", func() error { _, err := op.CreateUser(ctx, "dave", "a::b"); return err }, fault.InvalidArgument},
 		{"tap for unknown user", func() error { _, err := op.Tap(ctx, "nobody", daml.MustNumeric("1")); return err }, fault.NotFound},
+		// Splice's tap mints at most 100,000,000 CC: a 409 at the admin API.
+		{"tap above the cap", func() error {
+			_, err := op.Tap(ctx, "carol", daml.MustNumeric("4000000000000000000000000"))
+			return err
+		}, fault.DamlPrecondition},
 		{"advance below resolution", func() error { _, err := op.AdvanceClock(ctx, time.Nanosecond); return err }, fault.InvalidArgument},
 	}
 	for _, tt := range tests {

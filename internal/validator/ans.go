@@ -95,25 +95,22 @@ func (v *Validator) AcceptSubscription(ctx context.Context, w Wallet, request da
 	return t.Final(payment), nil
 }
 
-// pay runs a subscription payment from all the wallet's amulets, with the
-// amulet rules and open round from Scan disclosed.
+// pay runs a subscription payment from the wallet's amulets, picked by
+// selectInputs (the largest, at most maxNumInputs), with the amulet rules
+// and open round from Scan disclosed.
 func (v *Validator) pay(ctx context.Context, w Wallet, prefix string, run func(tx *ledger.Tx, args splice.SubscriptionPaymentArgs) error) (*ledger.Transaction, error) {
-	amulets, err := splice.Active[splice.Amulet](ctx, v.net.Store(), w.Party)
+	defer v.spending.lock(w.Party)()
+	_, hs, err := v.Holdings(ctx, w)
 	if err != nil {
 		return nil, err
 	}
-	var ids []daml.ContractID
-	for _, a := range amulets {
-		if a.Payload.Owner == w.Party {
-			ids = append(ids, a.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, fault.New(fault.DamlPrecondition, "%s has no amulet to pay with", w.User)
-	}
 	return v.withAmulet(ctx, prefix+"-"+w.User, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
+		sel := selectInputs(hs, maxInputs(ac), nil)
+		if len(sel.IDs) == 0 {
+			return fault.New(fault.DamlPrecondition, "%s has no amulet to pay with", w.User)
+		}
 		return run(tx, splice.SubscriptionPaymentArgs{
-			Inputs: splice.InputAmulets(ids...), Context: ac.PaymentContext(), WalletProvider: v.cfg.Party,
+			Inputs: splice.InputAmulets(sel.IDs...), Context: ac.PaymentContext(), WalletProvider: v.cfg.Party,
 		})
 	})
 }

@@ -21,12 +21,14 @@ const maxConcurrentSenders = 32
 // Splice's wallet triggers do it: the sender's wallet completes accepted
 // transfer offers (or aborts them when it lacks the coins), both wallets
 // expire offers and accepted offers once ledger time is past their expiry,
-// and an owner's wallet pays a subscription (a name entry's renewal) once
-// it is in its payment window. It wakes at every commit, every clock
-// advance, and the next expiry or payment window, never by polling.
+// an owner's wallet pays a subscription (a name entry's renewal) once it
+// is in its payment window, and every wallet merges its amulets (merge.go).
+// It wakes at every commit, every clock advance, and the next expiry or
+// payment window, never by polling.
 type Automation struct {
-	v   *Validator
-	log *slog.Logger
+	v      *Validator
+	log    *slog.Logger
+	merges mergeMemo
 }
 
 // Automation returns the validator's wallet automation.
@@ -165,6 +167,9 @@ func (a *Automation) Step(ctx context.Context) (next daml.Timestamp, err error) 
 			a.log.Info("subscription payment not made", "user", w.User, "subscription", i.ID, "err", err)
 		}
 	}
+	if t := a.merge(ctx, wallets, now); t != 0 {
+		due(t)
+	}
 	return next, nil
 }
 
@@ -194,12 +199,14 @@ func (a *Automation) expire(ctx context.Context, wallets map[daml.Party]Wallet, 
 
 // complete pays an accepted offer from the sender's wallet, or aborts it
 // when the wallet lacks the coins, as Splice's AcceptedTransferOfferTrigger
-// does ("out of funds (missing X CC)"). An offer of a non-positive amount
-// (made through the ledger API: the wallet API refuses it) is aborted
-// with that reason too, rather than retried forever against a transfer
-// that can never succeed.
+// does ("out of funds (missing X CC)"). A wallet that has the coins, but
+// in more amulets than one transfer may spend, waits for the merge
+// automation instead. An offer of a non-positive amount (made through the
+// ledger API: the wallet API refuses it) is aborted with that reason,
+// rather than retried forever against a transfer that can never succeed.
 func (a *Automation) complete(ctx context.Context, w Wallet, o splice.Contract[splice.AcceptedTransferOffer]) error {
 	v := a.v
+	defer v.spending.lock(w.Party)()
 	_, hs, err := v.Holdings(ctx, w)
 	if err != nil {
 		return err
@@ -217,19 +224,23 @@ func (a *Automation) complete(ctx context.Context, w Wallet, o splice.Contract[s
 	if err := CheckAmount("Transfer amount in CC", amount); err != nil {
 		return a.abort(ctx, w, o.ID, err.Error())
 	}
-	ids, total, ok, err := inputs(hs, amount)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		missing, err := amount.Sub(total)
+	sel := selectInputs(hs, maxInputs(ac), &amount)
+	if !sel.Covered {
+		if sel.Available.Cmp(amount) >= 0 {
+			return nil // merged by this step's merge automation, paid at a later step
+		}
+		available, err := sel.Available.Numeric() // less than amount: a Numeric
+		if err != nil {
+			return err
+		}
+		missing, err := amount.Sub(available)
 		if err != nil {
 			return err
 		}
 		return a.abort(ctx, w, o.ID, fmt.Sprintf("out of funds (missing %s CC)", missing))
 	}
 	_, err = v.withAmulet(ctx, "complete-"+string(o.ID), []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
-		_, err := splice.CompleteAcceptedTransferOffer(tx, ac, o.ID, ids, v.cfg.Party)
+		_, err := splice.CompleteAcceptedTransferOffer(tx, ac, o.ID, sel.IDs, v.cfg.Party)
 		return err
 	})
 	return err

@@ -47,6 +47,8 @@ type Validator struct {
 	txlog   *TxLog
 	flight  inFlight
 	decoded decodeCache
+	// spending serialises what spends each wallet's amulets.
+	spending walletLocks
 }
 
 // New returns a validator over its participant's network, a Scan and its

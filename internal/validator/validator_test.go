@@ -422,7 +422,11 @@ func TestNameRenewal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drain, err := e.v.CreateOffer(ctx, bob, validator.OfferRequest{Receiver: alice.Party, Amount: bal.Unlocked, ExpiresAt: e.now() + 1e9, TrackingID: "drain"})
+	all, err := bal.Unlocked.Numeric()
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain, err := e.v.CreateOffer(ctx, bob, validator.OfferRequest{Receiver: alice.Party, Amount: all, ExpiresAt: e.now() + 1e9, TrackingID: "drain"})
 	if err != nil {
 		t.Fatal(err)
 	}

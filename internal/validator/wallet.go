@@ -2,7 +2,6 @@ package validator
 
 import (
 	"context"
-	"slices"
 	"sync"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -128,6 +127,8 @@ type Holding struct {
 	Round           int64
 	AccruedFee      daml.Numeric
 	EffectiveAmount daml.Numeric
+	// InitialAmount is what a transfer spending the amulet sums.
+	InitialAmount daml.Numeric
 	// Locked is set for a LockedAmulet.
 	Locked bool
 }
@@ -180,14 +181,16 @@ func holding(c *ledger.Contract, amount splice.ExpiringAmount, r splice.Round, l
 	if err != nil {
 		return Holding{}, err
 	}
-	return Holding{Contract: c, Round: r.Number, AccruedFee: fee, EffectiveAmount: eff, Locked: locked}, nil
+	return Holding{Contract: c, Round: r.Number, AccruedFee: fee, EffectiveAmount: eff, InitialAmount: amount.InitialAmount, Locked: locked}, nil
 }
 
-// Balance is a wallet's balance at the latest open round.
+// Balance is a wallet's balance at the latest open round. Its totals are
+// exact sums, which may exceed a Numeric's range: however many amulets a
+// wallet holds, its balance is served, never an overflow.
 type Balance struct {
 	Round            int64
-	Unlocked, Locked daml.Numeric
-	HoldingFees      daml.Numeric
+	Unlocked, Locked daml.Sum
+	HoldingFees      daml.Sum
 }
 
 // Balance sums a wallet's holdings.
@@ -199,36 +202,11 @@ func (v *Validator) Balance(ctx context.Context, w Wallet) (Balance, error) {
 	b := Balance{Round: round}
 	for _, h := range hs {
 		if h.Locked {
-			b.Locked, err = b.Locked.Add(h.EffectiveAmount)
+			b.Locked.Add(h.EffectiveAmount)
 		} else {
-			b.Unlocked, err = b.Unlocked.Add(h.EffectiveAmount)
+			b.Unlocked.Add(h.EffectiveAmount)
 		}
-		if err != nil {
-			return Balance{}, err
-		}
-		if b.HoldingFees, err = b.HoldingFees.Add(h.AccruedFee); err != nil {
-			return Balance{}, err
-		}
+		b.HoldingFees.Add(h.AccruedFee)
 	}
 	return b, nil
-}
-
-// inputs picks the amulets a payment of amount spends: the largest first,
-// until they cover it. ok is false when all of them do not.
-func inputs(hs []Holding, amount daml.Numeric) (ids []daml.ContractID, total daml.Numeric, ok bool, err error) {
-	hs = slices.Clone(hs)
-	slices.SortFunc(hs, func(a, b Holding) int { return b.EffectiveAmount.Cmp(a.EffectiveAmount) })
-	for _, h := range hs {
-		if h.Locked {
-			continue
-		}
-		if total.Cmp(amount) >= 0 && len(ids) > 0 {
-			break
-		}
-		ids = append(ids, h.Contract.ID)
-		if total, err = total.Add(h.EffectiveAmount); err != nil {
-			return nil, total, false, err
-		}
-	}
-	return ids, total, total.Cmp(amount) >= 0, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,8 +26,13 @@ func TestTap(t *testing.T) {
 		amount      string
 		undisclosed bool
 		want        fault.Kind // 0: success
+		code        string     // the fault's code, when want is set and this is not empty
 	}{
 		{name: "tap", actAs: alice, receiver: alice, amount: "10.5"},
+		{name: "the cap", actAs: alice, receiver: alice, amount: "100000000.0"},
+		// Splice's cap keeps sums of taps far from Decimal's range.
+		{name: "above the cap", actAs: alice, receiver: alice, amount: "100000000.0000000001", want: fault.DamlPrecondition, code: ledger.CodeUnhandledException},
+		{name: "far above the cap", actAs: alice, receiver: alice, amount: "4000000000000000000000000000.0", want: fault.DamlPrecondition, code: ledger.CodeUnhandledException},
 		{name: "zero amount", actAs: alice, receiver: alice, amount: "0.0", want: fault.DamlPrecondition},
 		{name: "negative amount", actAs: alice, receiver: alice, amount: "-1.0", want: fault.DamlPrecondition},
 		{name: "for someone else", actAs: bob, receiver: alice, amount: "1.0", want: fault.InvalidArgument},
@@ -45,10 +51,16 @@ func TestTap(t *testing.T) {
 			})
 			if tc.want != 0 {
 				wantKind(t, err, tc.want)
+				if f, _ := fault.As(err); tc.code != "" && (f.Code != tc.code || !strings.Contains(f.Message, "Tapped amount <= 100,000,000")) {
+					t.Errorf("code %q (%s), want %s and Splice's requirement", f.Code, f.Message, tc.code)
+				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Meta == nil || res.Meta.Values["splice.lfdecentralizedtrust.org/reason"] != "tapped DevNet faucet" {
+				t.Errorf("meta %+v, want Splice's reason", res.Meta)
 			}
 			created := splice.CreatedIn(tx, splice.Amulet{}.TemplateID())
 			if len(created) != 1 {

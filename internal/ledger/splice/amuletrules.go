@@ -367,6 +367,9 @@ type AmuletRulesMiningRoundArchive struct {
 	ClosedRoundCid daml.ContractID `daml:"closedRoundCid"`
 }
 
+// maxTapAmount is the most amulet one AmuletRules_DevNet_Tap mints.
+var maxTapAmount = num("100000000.0")
+
 func registerAmuletRules(r *ledger.Registry) {
 	ledger.RegisterTemplate[AmuletRules](r)
 	dso := func(rules AmuletRules) []daml.Party { return []daml.Party{rules.DSO} }
@@ -424,11 +427,16 @@ func registerAmuletRules(r *ledger.Registry) {
 			if err := tx.Require(rules.IsDevNet, "isDevNet flag is true"); err != nil {
 				return AmuletRulesDevNetTapResult{}, err
 			}
+			// Splice caps a tap so that sums downstream (the total supply,
+			// a wallet's balance) stay far from Decimal's range.
+			if err := tx.Require(arg.Amount.Cmp(maxTapAmount) <= 0, "The requirement 'Tapped amount <= 100,000,000' was not met."); err != nil {
+				return AmuletRulesDevNetTapResult{}, err
+			}
 			res, err := ledger.Exercise[AmuletRulesMintResult](tx, self, "AmuletRules_Mint", AmuletRulesMint(arg))
 			if err != nil {
 				return AmuletRulesDevNetTapResult{}, err
 			}
-			reason := "tapped faucet"
+			reason := "tapped DevNet faucet"
 			return AmuletRulesDevNetTapResult{AmuletSum: res.AmuletSum, Meta: holdingTxMeta(txKindMint, &reason, nil, nil)}, nil
 		})
 

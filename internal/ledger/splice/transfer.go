@@ -215,7 +215,7 @@ func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t T
 // invalidTransfer is Splice's InvalidTransfer exception, which the ledger
 // reports as an unhandled exception, a failed Daml precondition (409).
 func invalidTransfer(reason, detail string) error {
-	return fault.WithCode(fault.DamlPrecondition, "DAML_INTERPRETATION_ERROR",
+	return fault.WithCode(fault.DamlPrecondition, ledger.CodeUnhandledException,
 		"Interpretation error: Error: Unhandled Daml exception: Splice.AmuletRules:InvalidTransfer@%s{reason = %s {%s}}",
 		PackageAmulet.ID[:8], reason, detail)
 }

@@ -31,6 +31,7 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 		{"ReadYourWritesOnlyInside", testReadYourWritesOnlyInside},
 		{"ActiveContracts", testActiveContracts},
 		{"ActiveContractsPagination", testActiveContractsPagination},
+		{"AmountsAtDecimalsEdge", testAmountsAtDecimalsEdge},
 		{"Transient", testTransient},
 		{"Inactive", testInactive},
 		{"DoubleConsume", testDoubleConsume},
@@ -1535,4 +1536,45 @@ func ExerciseShared(t *testing.T, open func(t *testing.T) (ledger.Store, ledger.
 			t.Fatalf("TryLead on b after a stepped down = %v, %v", ok, err)
 		}
 	})
+}
+
+// testAmountsAtDecimalsEdge stores amulets of the largest Decimal and sums
+// what the store returns, as a wallet's balance does: every amount comes
+// back exact, and their sum is served beyond Decimal's range.
+func testAmountsAtDecimalsEdge(t *testing.T, s ledger.Store) {
+	const most = "9999999999999999999999999999.9999999999"
+	setupNetwork(t, s)
+	mustAppend(t, s, spec{creates: []create{
+		{tmpl: amulet, sig: []daml.Party{alice}, amount: most},
+		{tmpl: amulet, sig: []daml.Party{alice}, amount: most},
+		{tmpl: amulet, sig: []daml.Party{alice}, amount: "0.0000000001"},
+	}})
+	cs, err := s.ActiveContracts(t.Context(), ledger.ContractFilter{Templates: []ledger.TemplateID{amulet}, Stakeholder: alice})
+	if err != nil || len(cs) != 3 {
+		t.Fatalf("ActiveContracts = %d contracts, %v; want 3", len(cs), err)
+	}
+	var total daml.Sum
+	for _, c := range cs {
+		amount, ok := field(c.Argument, "amount").(*daml.Record)
+		n, ok2 := field(amount, "initialAmount").(daml.Numeric)
+		if !ok || !ok2 {
+			t.Fatalf("contract %s has no amount.initialAmount: %v", c.ID, c.Argument)
+		}
+		total.Add(n)
+	}
+	if got, want := total.String(), "19999999999999999999999999999.9999999999"; got != want {
+		t.Errorf("sum of the stored amounts = %s, want %s", got, want)
+	}
+}
+
+// field returns the value of a record's field, or nil.
+func field(v daml.Value, label string) daml.Value {
+	if r, ok := v.(*daml.Record); ok && r != nil {
+		for _, f := range r.Fields {
+			if f.Label == label {
+				return f.Value
+			}
+		}
+	}
+	return nil
 }
