@@ -133,6 +133,8 @@ func TestActiveContracts(t *testing.T) {
 		{name: "400: eventFormat an array", user: "alice", body: `{"activeAtOffset":4,"eventFormat":[]}`, offSpec: true, status: 400},
 		{name: "400: limit not a number", user: "alice", query: "limit=ten", body: aliceACS, offSpec: true, status: 400},
 		{name: "filter and eventFormat", user: "alice", body: `{"activeAtOffset":15,"filter":{"filtersByParty":{"{alice}":{}}},"eventFormat":` + aliceAll + `}`, status: 400, code: "INVALID_ARGUMENT"},
+		{name: "verbose true and eventFormat", user: "alice", body: `{"activeAtOffset":15,"verbose":true,"eventFormat":` + aliceAll + `}`, status: 400, code: "INVALID_ARGUMENT"},
+		{name: "verbose false beside eventFormat", user: "alice", body: `{"activeAtOffset":15,"verbose":false,"eventFormat":` + aliceAll + `}`, status: 200, check: foldsUpdates("alice", 15, aliceAll)},
 		{name: "neither filter nor eventFormat", user: "alice", body: `{"activeAtOffset":15,"verbose":true}`, status: 400, code: "INVALID_ARGUMENT"},
 		{name: "INVALID_ARGUMENT: no filters", user: "alice", body: acsBody("15", `{"filtersByParty":{}}`), status: 400, code: "INVALID_ARGUMENT"},
 		{name: "INVALID_FIELD: a continuation token", user: "alice", body: `{"activeAtOffset":15,"streamContinuationToken":"abc","eventFormat":` + aliceAll + `}`, status: 400, code: "INVALID_FIELD"},

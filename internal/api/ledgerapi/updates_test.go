@@ -175,7 +175,11 @@ func updatesCases() []updatesCase {
 
 		// The JSON layer's rule on filter and updateFormat.
 		{name: "filter and updateFormat", user: "alice", body: `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{}}},"updateFormat":{}}`, status: 400, code: "INVALID_ARGUMENT"},
-		{name: "verbose false and updateFormat", user: "alice", body: `{"beginExclusive":0,"verbose":false,"updateFormat":{}}`, status: 400, code: "INVALID_ARGUMENT"},
+		{name: "verbose true and updateFormat", user: "alice", body: `{"beginExclusive":0,"verbose":true,"updateFormat":{}}`, status: 400, code: "INVALID_ARGUMENT"},
+		// verbose: false is the proto3 default, so it is no second way of
+		// asking: the wallet SDK sends it beside every updateFormat.
+		{name: "verbose false beside updateFormat", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"verbose":false,"updateFormat":{"includeTransactions":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{"{alice}":{}}}}}}`, status: 200, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
+		{name: "verbose false beside updateFormat on flats", path: "/v2/updates/flats", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"verbose":false,"updateFormat":{"includeTransactions":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{"{alice}":{}}}}}}`, status: 200, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
 		{name: "neither filter nor updateFormat", user: "alice", body: `{"beginExclusive":0,"verbose":true}`, status: 400, code: "INVALID_ARGUMENT"},
 		{name: "the JSON layer's rule comes before authentication", noToken: true, offSpec: true, body: `{"beginExclusive":0}`, status: 400, code: "INVALID_ARGUMENT"},
 

@@ -132,6 +132,7 @@ func TestUpdatesStream(t *testing.T) {
 		{name: "bearer header", authz: bearer(t, "alice"), frames: []string{aliceWildcard}, same: aliceWildcard},
 		{name: "token subprotocol", protocols: []string{auth.WebSocketTokenPrefix + token("alice"), auth.WebSocketAuthProtocol}, frames: []string{aliceWildcard}, same: aliceWildcard},
 		{name: "the bearer header wins over the subprotocol", authz: bearer(t, "alice"), protocols: []string{auth.WebSocketTokenPrefix + token("mallory"), auth.WebSocketAuthProtocol}, frames: []string{aliceWildcard}, same: aliceWildcard},
+		{name: "verbose false beside updateFormat", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":15,"verbose":false,"updateFormat":{"includeTransactions":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{"{alice}":{}}}}}}`}, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
 		{name: "flats is the same stream", path: "/v2/updates/flats", authz: bearer(t, "alice"), frames: []string{aliceWildcard}, same: aliceWildcard},
 		{name: "later frames are ignored", authz: bearer(t, "alice"), frames: []string{aliceWildcard, `{"beginExclusive":-1}`, `garbage`}, same: aliceWildcard},
 		{name: "no node limit", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`}},
