@@ -118,6 +118,8 @@ func TestActiveContracts(t *testing.T) {
 		{name: "offset as a string", user: "alice", body: `{"activeAtOffset":"15","eventFormat":` + aliceAll + `}`, status: 200, check: foldsUpdates("alice", 15, aliceAll)},
 		{name: "template filter with blobs", user: "alice", body: acsBody("15", amulets), status: 200, check: foldsUpdates("alice", 15, amulets)},
 		{name: "interface filter with views", user: "alice", body: acsBody("15", holdings), status: 200, check: foldsUpdates("alice", 15, holdings)},
+		{name: "token standard: every V1 interface at once", user: "alice", body: acsBody("15", byParty("{alice}", interfaceFilters(tokenStandardIDs...))), status: 200,
+			check: foldsUpdates("alice", 15, byParty("{alice}", interfaceFilters(holdingID)))},
 		{name: "any party", user: admin, body: acsBody("15", anyParty), status: 200, check: foldsUpdates(admin, 15, anyParty)},
 		{name: "offset 0 is the empty ledger", user: "alice", body: acsBody("0", aliceAll), status: 200, check: acsLen(0)},
 		{name: "a well-formed party nobody hosts", user: admin, body: acsBody("15", byParty("nobody::1220ab", "{}")), status: 200, check: acsLen(0)},
