@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -50,6 +51,42 @@ func wsDial(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz
 	}
 	t.Cleanup(func() { conn.CloseNow() })
 	return conn
+}
+
+// wsRefused opens a stream on srv that the server must refuse with status
+// before upgrading, with a redacted JsCantonError naming the request's
+// trace, and returns the refusal.
+func wsRefused(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz string, protocols []string, status int) apitest.Entry {
+	t.Helper()
+	h := http.Header{}
+	h.Set("traceparent", traceParent)
+	if authz != "" {
+		h.Set("Authorization", authz)
+	}
+	conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{HTTPHeader: h, Subprotocols: protocols})
+	if err == nil {
+		conn.CloseNow()
+		t.Fatalf("the handshake was upgraded")
+	}
+	if resp == nil || resp.StatusCode != status {
+		t.Fatalf("handshake: %v, want status %d", err, status)
+	}
+	if p := resp.Header.Get("Sec-WebSocket-Protocol"); p != "" {
+		t.Errorf("a refused handshake answers subprotocol %q", p)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	je := errorFrame(t, b)
+	wantGRPC := 16
+	if status == http.StatusForbidden {
+		wantGRPC = 7
+	}
+	if je.ErrorCategory != -1 || je.GRPCCodeValue == nil || *je.GRPCCodeValue != wantGRPC || !strings.Contains(je.Code, traceID) {
+		t.Errorf("refusal %+v, want redacted with gRPC code %d", je, wantGRPC)
+	}
+	return apitest.Entry{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: apitest.Compact(t, b)}
 }
 
 // wsReadAll reads frames until the server closes the stream, checking
@@ -127,6 +164,9 @@ func TestUpdatesStream(t *testing.T) {
 		// code is the JsCantonError the stream must end with.
 		code     string
 		redacted int
+		// refused is the status of a handshake refused before the
+		// upgrade, with a redacted JsCantonError.
+		refused int
 	}
 	cases := []wsCase{
 		{name: "bearer header", authz: bearer(t, "alice"), frames: []string{aliceWildcard}, same: aliceWildcard},
@@ -138,8 +178,14 @@ func TestUpdatesStream(t *testing.T) {
 		{name: "no node limit", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`}},
 		{name: "an SV participant", path: "/sv/1/v2/updates", authz: bearer(t, admin), frames: []string{txFormat("0", "4", "ACS_DELTA", byParty("{dso}", templateFilter("#splice-dso-governance:Splice.DsoRules:DsoRules", false)))}},
 		{name: "no token", frames: []string{aliceWildcard}, redacted: 16},
-		{name: "a bad subprotocol token", protocols: []string{auth.WebSocketTokenPrefix + "not-a-jwt", auth.WebSocketAuthProtocol}, frames: []string{aliceWildcard}, redacted: 16},
-		{name: "an unknown user", authz: bearer(t, "mallory"), frames: []string{aliceWildcard}, redacted: 7},
+		// Credentials in the handshake are checked before the upgrade.
+		{name: "a bad subprotocol token", protocols: []string{auth.WebSocketTokenPrefix + "not-a-jwt", auth.WebSocketAuthProtocol}, refused: 401},
+		{name: "a bad bearer token", authz: "Bearer not-a-jwt", refused: 401},
+		{name: "basic credentials", authz: "Basic YWxpY2U6eA==", refused: 401},
+		{name: "an expired token", authz: "Bearer " + mint(t, verifier, "alice", time.Minute, time.Now().Add(-time.Hour)), refused: 401},
+		{name: "an unknown user", authz: bearer(t, "mallory"), refused: 403},
+		{name: "an unknown user in the subprotocol", protocols: []string{auth.WebSocketTokenPrefix + token("mallory"), auth.WebSocketAuthProtocol}, refused: 403},
+		{name: "active contracts: a bad token", path: "/v2/state/active-contracts", authz: "Bearer not-a-jwt", refused: 401},
 		{name: "no right to read", authz: bearer(t, "bob"), frames: []string{aliceWildcard}, redacted: 7},
 		{name: "OFFSET_AFTER_LEDGER_END", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":16,"filter":{"filtersByParty":{"{alice}":{}}}}`}, code: "OFFSET_AFTER_LEDGER_END"},
 		{name: "PACKAGE_NAMES_NOT_FOUND", authz: bearer(t, "alice"), frames: []string{txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#nope:A:B", false)))}, code: "PACKAGE_NAMES_NOT_FOUND"},
@@ -164,6 +210,14 @@ func TestUpdatesStream(t *testing.T) {
 				path := tc.path
 				if path == "" {
 					path = "/v2/updates"
+				}
+				if tc.refused != 0 {
+					entry := wsRefused(t, ctx, srv, path, tc.authz, tc.protocols, tc.refused)
+					mu.Lock()
+					ran++
+					mu.Unlock()
+					golden.Check(t, tc.name, entry)
+					return
 				}
 				conn := wsDial(t, ctx, srv, path, tc.authz, tc.protocols)
 				for i, f := range tc.frames {
