@@ -63,21 +63,8 @@ func TestRepeatedSlashes(t *testing.T) {
 		}
 	}
 
-	var network struct {
-		Users []struct {
-			ID    string `json:"user_id"`
-			Party string `json:"party_id"`
-		} `json:"users"`
-	}
-	if code := call(t, "GET", p.url("/api/sandnet/v0/network"), admin, nil, &network); code != 200 {
-		t.Fatalf("network: %d", code)
-	}
-	aliceParty := ""
-	for _, u := range network.Users {
-		if u.ID == "alice" {
-			aliceParty = u.Party
-		}
-	}
+	aliceParty := partyOf(t, p, alice)
+
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	h := http.Header{}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 )
 
@@ -79,9 +78,7 @@ func TestStreamsOutliveTheServerTimeouts(t *testing.T) {
 	// Websocket clients follow no redirect: neither do these.
 	client := srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	h := http.Header{}
-	h.Set("Authorization", bearer(t, "alice"))
-	conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"//v2/updates", &websocket.DialOptions{HTTPClient: client, HTTPHeader: h})
+	conn, resp, err := wsHandshake(ctx, srv, client, "//v2/updates", bearer(t, "alice"), nil)
 	if err != nil {
 		t.Fatalf("dial //v2/updates: %v", err)
 	}
@@ -96,22 +93,14 @@ func TestStreamsOutliveTheServerTimeouts(t *testing.T) {
 	// checkpoint's offset negated.
 	offsetOf := func() (int64, string) {
 		t.Helper()
-		_, b, err := conn.Read(ctx)
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		validateFrame(t, s, b)
-		var u ledgerapi.JsGetUpdatesResponse
-		if err := json.Unmarshal(b, &u); err != nil {
-			t.Fatal(err)
-		}
+		u := wsNext(t, ctx, s, conn)
 		switch {
 		case u.Update.Transaction != nil:
 			return u.Update.Transaction.Value.Offset, u.Update.Transaction.Value.UpdateID
 		case u.Update.OffsetCheckpoint != nil:
 			return -u.Update.OffsetCheckpoint.Value.Offset, ""
 		}
-		t.Fatalf("unexpected frame %s", b)
+		t.Fatalf("unexpected frame %+v", u.Update)
 		return 0, ""
 	}
 	if tx, _ := offsetOf(); tx != 15 {

@@ -34,15 +34,22 @@ type wsExchange struct {
 	Close       int               `json:"close"`
 }
 
-// wsDial opens a stream on srv.
-func wsDial(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz string, protocols []string) *websocket.Conn {
-	t.Helper()
+// wsHandshake starts a websocket handshake on srv, with the test's trace, the
+// Authorization header authz (none if "") and the subprotocols; client, if
+// not nil, is the HTTP client of the handshake.
+func wsHandshake(ctx context.Context, srv *httptest.Server, client *http.Client, path, authz string, protocols []string) (*websocket.Conn, *http.Response, error) {
 	h := http.Header{}
 	h.Set("traceparent", traceParent)
 	if authz != "" {
 		h.Set("Authorization", authz)
 	}
-	conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{HTTPHeader: h, Subprotocols: protocols})
+	return websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{HTTPClient: client, HTTPHeader: h, Subprotocols: protocols})
+}
+
+// wsDial opens a stream on srv.
+func wsDial(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz string, protocols []string) *websocket.Conn {
+	t.Helper()
+	conn, resp, err := wsHandshake(ctx, srv, nil, path, authz, protocols)
 	if err != nil {
 		t.Fatalf("dial %s: %v", path, err)
 	}
@@ -58,12 +65,7 @@ func wsDial(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz
 // trace, and returns the refusal.
 func wsRefused(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz string, protocols []string, status int) apitest.Entry {
 	t.Helper()
-	h := http.Header{}
-	h.Set("traceparent", traceParent)
-	if authz != "" {
-		h.Set("Authorization", authz)
-	}
-	conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{HTTPHeader: h, Subprotocols: protocols})
+	conn, resp, err := wsHandshake(ctx, srv, nil, path, authz, protocols)
 	if err == nil {
 		conn.CloseNow()
 		t.Fatalf("the handshake was upgraded")
@@ -87,6 +89,22 @@ func wsRefused(t *testing.T, ctx context.Context, srv *httptest.Server, path, au
 		t.Errorf("refusal %+v, want redacted with gRPC code %d", je, wantGRPC)
 	}
 	return apitest.Entry{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: apitest.Compact(t, b)}
+}
+
+// wsNext reads a stream's next frame, an element checked against the
+// document.
+func wsNext(t *testing.T, ctx context.Context, s *apitest.Spec, conn *websocket.Conn) ledgerapi.JsGetUpdatesResponse {
+	t.Helper()
+	_, b, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	validateFrame(t, s, b)
+	var u ledgerapi.JsGetUpdatesResponse
+	if err := json.Unmarshal(b, &u); err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // wsReadAll reads frames until the server closes the stream, checking
@@ -298,16 +316,7 @@ func TestUpdatesStreamFollowsCommits(t *testing.T) {
 	}
 	next := func() ledgerapi.JsGetUpdatesResponse {
 		t.Helper()
-		_, b, err := conn.Read(ctx)
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		validateFrame(t, s, b)
-		var u ledgerapi.JsGetUpdatesResponse
-		if err := json.Unmarshal(b, &u); err != nil {
-			t.Fatal(err)
-		}
-		return u
+		return wsNext(t, ctx, s, conn)
 	}
 	expect := func(offset int64, updateID string) {
 		t.Helper()
