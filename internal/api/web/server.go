@@ -18,7 +18,7 @@ type Timeouts struct {
 	// ReadHeader bounds the request line and headers.
 	ReadHeader time.Duration
 	// Body bounds a request's body: the request, headers and body, must
-	// have arrived within ReadHeader + Body of its first byte. The bound
+	// have arrived within ReadHeader + Body of its start. The bound
 	// ends with the body, so it never ends a long response.
 	Body time.Duration
 	// Idle bounds the wait for the next request on a keep-alive
@@ -43,8 +43,8 @@ const MaxHeaderBytes = 64 << 10
 // form (CleanSlashes). Every server of the binary is built here, so that
 // none is left without bounds.
 //
-// The body's bound is ReadTimeout, which counts from the request's first
-// byte and so covers the headers too. It bounds reading only: net/http
+// The body's bound is ReadTimeout, which counts from the start of the
+// request and so covers the headers too. It bounds reading only: net/http
 // lifts the read deadline once the body has been read (and a hijacked
 // websocket connection has none), so it never ends a long response, and
 // there is no WriteTimeout, which would.
