@@ -117,10 +117,7 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	scanapi.New(scanapi.Config{Service: node.service, Logger: log, SVUser: OperatorUser}).Register(mux, scanapi.Prefix)
-	srv := &http.Server{
-		Handler:           web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.TraceContext),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	srv := web.NewServer(web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.TraceContext), web.DefaultTimeouts, log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer func() {

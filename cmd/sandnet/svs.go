@@ -153,11 +153,7 @@ func (s *svNodes) listen(k int) (net.Listener, error) {
 
 // serve serves SV k's routes on its own address; close shuts it down.
 func (s *svNodes) serve(k int, ln net.Listener, mux *http.ServeMux) {
-	srv := &http.Server{
-		Handler:           web.Chain(mux, web.Recover, web.CORS(s.cfg.CORSOrigins), web.TraceContext),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
+	srv := web.NewServer(web.Chain(mux, web.Recover, web.CORS(s.cfg.CORSOrigins), web.TraceContext), web.DefaultTimeouts, s.log)
 	go func() { _ = srv.Serve(ln) }()
 	s.mu.Lock()
 	s.servers = append(s.servers, srv)

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -34,6 +35,9 @@ type Registry struct {
 	packages map[string]string // package name → package id
 	// interfaces maps an interface id to the templates implementing it.
 	interfaces map[daml.Identifier][]*templateInfo
+	// declared holds every interface the registry knows: those added with
+	// AddInterface and those a registered template implements.
+	declared map[daml.Identifier]bool
 }
 
 type nameKey struct{ pkg, module, entity string }
@@ -64,6 +68,7 @@ func NewRegistry() *Registry {
 		byName:     map[nameKey]*templateInfo{},
 		packages:   map[string]string{},
 		interfaces: map[daml.Identifier][]*templateInfo{},
+		declared:   map[daml.Identifier]bool{},
 	}
 }
 
@@ -85,6 +90,7 @@ func RegisterTemplate[T Template](r *Registry, implements ...daml.Identifier) {
 	r.packages[id.PackageName] = id.PackageID
 	for _, i := range implements {
 		r.interfaces[i] = append(r.interfaces[i], info)
+		r.declared[i] = true
 	}
 	// Every Daml template has a consuming Archive choice controlled by its
 	// signatories.
@@ -205,15 +211,28 @@ func (r *Registry) AddPackage(name, id string) {
 	r.packages[name] = id
 }
 
-// InterfaceByName resolves the package-name form of an interface id. Only
-// interfaces that some registered template implements are known.
+// AddInterface records an interface that a package added with AddPackage
+// defines, so that filters can name it even while no registered template
+// implements it: a participant knows the interfaces of the packages it
+// vetted, and a filter on one that nothing implements selects nothing. An
+// interface of an unknown package panics.
+func (r *Registry) AddInterface(id daml.Identifier) {
+	if !slices.Contains(slices.Collect(maps.Values(r.packages)), id.PackageID) {
+		panic(fmt.Sprintf("ledger: interface %s of an unknown package", id))
+	}
+	r.declared[id] = true
+}
+
+// InterfaceByName resolves the package-name form of an interface id to its
+// package-id form. The interfaces known are those added with AddInterface
+// and those some registered template implements.
 func (r *Registry) InterfaceByName(pkg, module, entity string) (daml.Identifier, bool) {
 	pid, ok := r.packages[pkg]
 	if !ok {
 		return daml.Identifier{}, false
 	}
 	id := daml.Identifier{PackageID: pid, ModuleName: module, EntityName: entity}
-	if len(r.interfaces[id]) == 0 {
+	if !r.declared[id] {
 		return daml.Identifier{}, false
 	}
 	return id, true

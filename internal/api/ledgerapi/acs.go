@@ -96,14 +96,11 @@ func (h *Handler) prepareActiveContracts(r *http.Request, body []byte) (*acsQuer
 	if err != nil {
 		return nil, err
 	}
-	const either = "Please use either backwards compatible arguments (filter and verbose) or event_format, but not both."
+	if err := checkLegacyFormat("event_format", req.EventFormat != nil, req.Filter != nil, req.Verbose); err != nil {
+		return nil, err
+	}
 	ef := req.EventFormat
-	switch {
-	case ef != nil && (req.Filter != nil || req.Verbose != nil):
-		return nil, invalidArgument("Both filter/verbose and event_format is specified. %s", either)
-	case ef == nil && req.Filter == nil:
-		return nil, invalidArgument("Either filter/verbose or event_format is required. %s", either)
-	case ef == nil:
+	if ef == nil {
 		legacy := *req.Filter
 		if req.Verbose != nil {
 			legacy.Verbose = *req.Verbose

@@ -22,15 +22,11 @@ import (
 // LEDGER_EFFECTS transactions and reassignments, without topology events,
 // which a tree list has no case for.
 func effectiveFormat(req *getUpdatesRequest, trees bool) (*updateFormat, error) {
-	const either = "Please use either backwards compatible arguments (filter and verbose) or update_format, but not both."
-	if req.UpdateFormat != nil {
-		if req.Filter != nil || req.Verbose != nil {
-			return nil, invalidArgument("Both filter/verbose and update_format is specified. %s", either)
-		}
-		return req.UpdateFormat, nil
+	if err := checkLegacyFormat("update_format", req.UpdateFormat != nil, req.Filter != nil, req.Verbose); err != nil {
+		return nil, err
 	}
-	if req.Filter == nil {
-		return nil, invalidArgument("Either filter/verbose or update_format is required. %s", either)
+	if req.UpdateFormat != nil {
+		return req.UpdateFormat, nil
 	}
 	ef := *req.Filter
 	if req.Verbose != nil {
@@ -54,6 +50,25 @@ func effectiveFormat(req *getUpdatesRequest, trees bool) (*updateFormat, error) 
 		uf.Topology = &topologyFormat{PartyAuth: &[]string{}}
 	}
 	return uf, nil
+}
+
+// checkLegacyFormat is the JSON layer's rule on a request's format (named
+// format: update_format, event_format) and its deprecated filter and
+// verbose: one of the two ways, not both, and at least one. verbose comes
+// from a proto3 bool, where false is the unset default, so only
+// verbose: true counts as set beside the format; the wallet SDK always
+// sends verbose: false.
+func checkLegacyFormat(format string, hasFormat, hasFilter bool, verbose *bool) error {
+	either := "Please use either backwards compatible arguments (filter and verbose) or " + format
+	switch {
+	case hasFormat && hasFilter:
+		return invalidArgument("Both %s and filter are set. %s, but not both.", format, either)
+	case hasFormat && verbose != nil && *verbose:
+		return invalidArgument("Both %s and verbose are set. %s, but not both.", format, either)
+	case !hasFormat && !hasFilter:
+		return invalidArgument("Either filter/verbose or %s is required. %s.", format, either)
+	}
+	return nil
 }
 
 // readClaims lists the parties the caller must be able to read as, and

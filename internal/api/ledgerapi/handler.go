@@ -117,6 +117,10 @@ const (
 	DefaultListWaitTime = 500 * time.Millisecond
 )
 
+// DefaultRequestFrameTimeout is how long a websocket stream waits for its
+// request frame, which a client sends right after the handshake.
+const DefaultRequestFrameTimeout = 30 * time.Second
+
 // Version is the Canton version sandnet's ledger API reports.
 const Version = "3.5.14"
 
@@ -139,6 +143,9 @@ type Config struct {
 	// before it is streamed (DefaultListBufferBytes when 0): a smaller
 	// list is sent whole, with a Content-Length.
 	ListBufferBytes int
+	// RequestFrameTimeout bounds the wait for a websocket stream's request
+	// frame (DefaultRequestFrameTimeout when 0).
+	RequestFrameTimeout time.Duration
 	// Logger records why requests were refused (slog.Default when nil).
 	Logger *slog.Logger
 }
@@ -161,6 +168,9 @@ func New(cfg Config) *Handler {
 	}
 	if cfg.ListBufferBytes <= 0 {
 		cfg.ListBufferBytes = DefaultListBufferBytes
+	}
+	if cfg.RequestFrameTimeout <= 0 {
+		cfg.RequestFrameTimeout = DefaultRequestFrameTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -190,6 +190,9 @@ type options struct {
 	wait     time.Duration
 	// buffer is the list buffer in bytes (Config.ListBufferBytes).
 	buffer int
+	// frame is the wait for a stream's request frame
+	// (Config.RequestFrameTimeout).
+	frame time.Duration
 }
 
 var discard = slog.New(slog.DiscardHandler)
@@ -206,7 +209,7 @@ func (e *env) handler(o options) http.Handler {
 	cfg := ledgerapi.Config{
 		Participant: e.seeded.Validator.Participant, ParticipantName: e.seeded.Validator.ParticipantName,
 		Ledger: ledgerapi.NetworkLedger(e.net), Registry: e.net.Registry(), Auth: a,
-		MaxListElements: o.max, ListWaitTime: o.wait, ListBufferBytes: o.buffer, Logger: discard,
+		MaxListElements: o.max, ListWaitTime: o.wait, ListBufferBytes: o.buffer, RequestFrameTimeout: o.frame, Logger: discard,
 	}
 	ledgerapi.New(cfg).Register(mux, "")
 	sv := e.seeded.SVs[0]

@@ -55,6 +55,30 @@ func interfaceFilter(id string, view, blob bool) string {
 	return b + `}}}}]}`
 }
 
+// tokenStandardIDs are the token standard's V1 interfaces, which the
+// wallet SDK names in one filter: Holding, which Amulet implements, and
+// interfaces no seeded contract implements.
+var tokenStandardIDs = []string{
+	holdingID,
+	"#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction",
+	"#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory",
+	"#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory",
+	"#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationInstruction",
+	"#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation",
+	"#splice-api-token-allocation-request-v1:Splice.Api.Token.AllocationRequestV1:AllocationRequest",
+	"#splice-api-token-metadata-v1:Splice.Api.Token.MetadataV1:AnyContract",
+}
+
+// interfaceFilters is a Filters of one interface filter per id, each with
+// its view.
+func interfaceFilters(ids ...string) string {
+	var fs []string
+	for _, id := range ids {
+		fs = append(fs, `{"identifierFilter":{"InterfaceFilter":{"value":{"interfaceId":"`+id+`","includeInterfaceView":true}}}}`)
+	}
+	return `{"cumulative":[` + strings.Join(fs, ",") + `]}`
+}
+
 type updatesCase struct {
 	name string
 	// path is /v2/updates unless set.
@@ -104,6 +128,9 @@ func updatesCases() []updatesCase {
 		{name: "ACS delta: interface filter with views", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilter(holdingID, true, false))), status: 200, check: checkHoldingViews},
 		{name: "ACS delta: interface filter without views", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilter(holdingID, false, true))), status: 200},
 		{name: "ledger effects: alice", user: "alice", body: txFormat("0", "12", "LEDGER_EFFECTS", byParty("{alice}", "{}")), status: 200, check: checkAgainstOracle("le", "alice", 0, 12)},
+		{name: "token standard: every V1 interface at once", user: "alice", body: txFormat("0", "15", "LEDGER_EFFECTS", byParty("{alice}", interfaceFilters(tokenStandardIDs...))), status: 200,
+			same: txFormat("0", "15", "LEDGER_EFFECTS", byParty("{alice}", interfaceFilters(holdingID)))},
+		{name: "token standard: an interface nothing implements selects nothing", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilters(tokenStandardIDs[1]))), status: 200},
 		{name: "ledger effects: Holding views", user: "alice", body: txFormat("0", "15", "LEDGER_EFFECTS", byParty("{alice}", interfaceFilter(holdingID, true, false))), status: 200, check: checkHoldingViews},
 		{name: "ledger effects: template filter and wildcard of two parties", user: admin, body: txFormat("8", "12", "LEDGER_EFFECTS", `{"filtersByParty":{"{alice}":`+templateFilter(amuletID, false)+`,"{validator}":{}}}`), status: 200},
 		{name: "any party: ACS delta with a transient contract", user: admin, body: txFormat("14", "15", "ACS_DELTA", `{"filtersForAnyParty":{}}`), status: 200, check: checkAgainstOracle("acs", "", 14, 15)},
@@ -175,7 +202,11 @@ func updatesCases() []updatesCase {
 
 		// The JSON layer's rule on filter and updateFormat.
 		{name: "filter and updateFormat", user: "alice", body: `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{}}},"updateFormat":{}}`, status: 400, code: "INVALID_ARGUMENT"},
-		{name: "verbose false and updateFormat", user: "alice", body: `{"beginExclusive":0,"verbose":false,"updateFormat":{}}`, status: 400, code: "INVALID_ARGUMENT"},
+		{name: "verbose true and updateFormat", user: "alice", body: `{"beginExclusive":0,"verbose":true,"updateFormat":{}}`, status: 400, code: "INVALID_ARGUMENT"},
+		// verbose: false is the proto3 default, so it is no second way of
+		// asking: the wallet SDK sends it beside every updateFormat.
+		{name: "verbose false beside updateFormat", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"verbose":false,"updateFormat":{"includeTransactions":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{"{alice}":{}}}}}}`, status: 200, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
+		{name: "verbose false beside updateFormat on flats", path: "/v2/updates/flats", user: "alice", body: `{"beginExclusive":0,"endInclusive":15,"verbose":false,"updateFormat":{"includeTransactions":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{"{alice}":{}}}}}}`, status: 200, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
 		{name: "neither filter nor updateFormat", user: "alice", body: `{"beginExclusive":0,"verbose":true}`, status: 400, code: "INVALID_ARGUMENT"},
 		{name: "the JSON layer's rule comes before authentication", noToken: true, offSpec: true, body: `{"beginExclusive":0}`, status: 400, code: "INVALID_ARGUMENT"},
 
@@ -224,6 +255,8 @@ func updatesCases() []updatesCase {
 		{name: "PACKAGE_NAMES_NOT_FOUND", user: "alice", body: txFormat("0", "15", "ACS_DELTA", `{"filtersByParty":{"{alice}":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#no-such-package:A:B"}}}},{"identifierFilter":{"InterfaceFilter":{"value":{"interfaceId":"#another-package:C:D"}}}},{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#splice-amulet:Splice.Amulet:Nope"}}}}]}}}`), status: 404, code: "PACKAGE_NAMES_NOT_FOUND"},
 		{name: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#splice-amulet:Splice.Amulet:Nope", false))), status: 404, code: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
 		{name: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME: an interface named as a template", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter(holdingID, false))), status: 404, code: "NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
+		{name: "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME: an unknown entity of a token-standard package", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilters("#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:AllocationView"))), status: 404, code: "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
+		{name: "INVALID_FIELD: an interface in package-id form", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilters("55ba4deb0ad4662c4168b39859738a0e91388d252286480c7331b3f71a517281:Splice.Api.Token.TransferInstructionV1:TransferInstruction"))), status: 400, code: "INVALID_FIELD"},
 		{name: "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME", user: "alice", body: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", interfaceFilter(amuletID, true, false))), status: 404, code: "NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME"},
 		{name: "unknown packages in reassignment filters", user: "alice", body: `{"beginExclusive":0,"updateFormat":{"includeReassignments":{"filtersByParty":{"{alice}":` + templateFilter("#nope:A:B", false) + `}}}}`, status: 404, code: "PACKAGE_NAMES_NOT_FOUND"},
 		{name: "the ledger end is checked before package names", user: "alice", body: txFormat("16", "", "ACS_DELTA", byParty("{alice}", templateFilter("#nope:A:B", false))), status: 400, code: "OFFSET_AFTER_LEDGER_END"},

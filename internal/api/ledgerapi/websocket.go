@@ -38,14 +38,16 @@ func serveAsyncAPI(w http.ResponseWriter, _ *http.Request) {
 // as a text frame: the updates up to endInclusive, after which it closes
 // the stream, or, open-ended, the updates up to the ledger end and then as
 // they are committed, with an offset checkpoint each time it catches up,
-// until the client leaves. There is no node limit and no idle timeout. A
+// until the client leaves. There is no node limit and no idle timeout,
+// but the request frame must come within Config.RequestFrameTimeout. A
 // failure at any point is sent as a JsCantonError frame, after which the
 // stream is closed; an undecodable request frame is an INVALID_ARGUMENT.
 //
 // The token is the upgrade request's bearer header or, when it has none
-// (browsers cannot set one), the subprotocol jwt.token.<JWT>. The server
-// answers the subprotocol daml.ws.auth to any client that offers
-// subprotocols, as Canton does.
+// (browsers cannot set one), the subprotocol jwt.token.<JWT>; it is
+// checked before the upgrade, and a bad one is refused with 401 or 403.
+// The server answers the subprotocol daml.ws.auth to any client that
+// offers subprotocols, as Canton does.
 //
 // A running stream is re-authorized (see streamGuard): when its token
 // expires the stream ends with ACCESS_TOKEN_EXPIRED, and when the user's
@@ -121,6 +123,16 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body
 			authReq.Header.Set("Authorization", "Bearer "+token)
 		}
 	}
+	// Credentials that come with the handshake are checked before the
+	// upgrade, so that a bad token is answered as on the lists (401 or
+	// 403) and holds no connection. A handshake without any is upgraded:
+	// its request frame then fails as a list without a token does.
+	if authReq.Header.Get("Authorization") != "" {
+		if _, err := h.authenticate(authReq); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+	}
 	if len(r.Header.Values("Sec-WebSocket-Protocol")) > 0 {
 		// Canton answers daml.ws.auth whatever else was offered. A client
 		// that offered no subprotocol gets none: it would have to refuse
@@ -139,9 +151,14 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body
 	defer conn.CloseNow()
 	ctx := r.Context()
 	conn.SetReadLimit(maxBodyBytes)
-	typ, body, err := conn.Read(ctx)
+	// A client that never sends its request frame would hold the
+	// connection for ever; past the bound the read's context ends, which
+	// closes the connection.
+	frameCtx, frameDone := context.WithTimeout(ctx, h.cfg.RequestFrameTimeout)
+	typ, body, err := conn.Read(frameCtx)
+	frameDone()
 	if err != nil {
-		return // the client left, or sent more than a request may hold
+		return // the client left, sent more than a request may hold, or nothing in time
 	}
 	conn.SetReadLimit(-1)
 	// Read and drop later frames, which ends ctx when the client leaves.

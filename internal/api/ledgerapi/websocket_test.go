@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -33,15 +34,22 @@ type wsExchange struct {
 	Close       int               `json:"close"`
 }
 
-// wsDial opens a stream on srv.
-func wsDial(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz string, protocols []string) *websocket.Conn {
-	t.Helper()
+// wsHandshake starts a websocket handshake on srv, with the test's trace, the
+// Authorization header authz (none if "") and the subprotocols; client, if
+// not nil, is the HTTP client of the handshake.
+func wsHandshake(ctx context.Context, srv *httptest.Server, client *http.Client, path, authz string, protocols []string) (*websocket.Conn, *http.Response, error) {
 	h := http.Header{}
 	h.Set("traceparent", traceParent)
 	if authz != "" {
 		h.Set("Authorization", authz)
 	}
-	conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{HTTPHeader: h, Subprotocols: protocols})
+	return websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+path, &websocket.DialOptions{HTTPClient: client, HTTPHeader: h, Subprotocols: protocols})
+}
+
+// wsDial opens a stream on srv.
+func wsDial(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz string, protocols []string) *websocket.Conn {
+	t.Helper()
+	conn, resp, err := wsHandshake(ctx, srv, nil, path, authz, protocols)
 	if err != nil {
 		t.Fatalf("dial %s: %v", path, err)
 	}
@@ -50,6 +58,53 @@ func wsDial(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz
 	}
 	t.Cleanup(func() { conn.CloseNow() })
 	return conn
+}
+
+// wsRefused opens a stream on srv that the server must refuse with status
+// before upgrading, with a redacted JsCantonError naming the request's
+// trace, and returns the refusal.
+func wsRefused(t *testing.T, ctx context.Context, srv *httptest.Server, path, authz string, protocols []string, status int) apitest.Entry {
+	t.Helper()
+	conn, resp, err := wsHandshake(ctx, srv, nil, path, authz, protocols)
+	if err == nil {
+		conn.CloseNow()
+		t.Fatalf("the handshake was upgraded")
+	}
+	if resp == nil || resp.StatusCode != status {
+		t.Fatalf("handshake: %v, want status %d", err, status)
+	}
+	if p := resp.Header.Get("Sec-WebSocket-Protocol"); p != "" {
+		t.Errorf("a refused handshake answers subprotocol %q", p)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	je := errorFrame(t, b)
+	wantGRPC := 16
+	if status == http.StatusForbidden {
+		wantGRPC = 7
+	}
+	if je.ErrorCategory != -1 || je.GRPCCodeValue == nil || *je.GRPCCodeValue != wantGRPC || !strings.Contains(je.Code, traceID) {
+		t.Errorf("refusal %+v, want redacted with gRPC code %d", je, wantGRPC)
+	}
+	return apitest.Entry{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: apitest.Compact(t, b)}
+}
+
+// wsNext reads a stream's next frame, an element checked against the
+// document.
+func wsNext(t *testing.T, ctx context.Context, s *apitest.Spec, conn *websocket.Conn) ledgerapi.JsGetUpdatesResponse {
+	t.Helper()
+	_, b, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	validateFrame(t, s, b)
+	var u ledgerapi.JsGetUpdatesResponse
+	if err := json.Unmarshal(b, &u); err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // wsReadAll reads frames until the server closes the stream, checking
@@ -127,18 +182,28 @@ func TestUpdatesStream(t *testing.T) {
 		// code is the JsCantonError the stream must end with.
 		code     string
 		redacted int
+		// refused is the status of a handshake refused before the
+		// upgrade, with a redacted JsCantonError.
+		refused int
 	}
 	cases := []wsCase{
 		{name: "bearer header", authz: bearer(t, "alice"), frames: []string{aliceWildcard}, same: aliceWildcard},
 		{name: "token subprotocol", protocols: []string{auth.WebSocketTokenPrefix + token("alice"), auth.WebSocketAuthProtocol}, frames: []string{aliceWildcard}, same: aliceWildcard},
 		{name: "the bearer header wins over the subprotocol", authz: bearer(t, "alice"), protocols: []string{auth.WebSocketTokenPrefix + token("mallory"), auth.WebSocketAuthProtocol}, frames: []string{aliceWildcard}, same: aliceWildcard},
+		{name: "verbose false beside updateFormat", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":15,"verbose":false,"updateFormat":{"includeTransactions":{"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA","eventFormat":{"filtersByParty":{"{alice}":{}}}}}}`}, same: txFormat("0", "15", "ACS_DELTA", byParty("{alice}", "{}"))},
 		{name: "flats is the same stream", path: "/v2/updates/flats", authz: bearer(t, "alice"), frames: []string{aliceWildcard}, same: aliceWildcard},
 		{name: "later frames are ignored", authz: bearer(t, "alice"), frames: []string{aliceWildcard, `{"beginExclusive":-1}`, `garbage`}, same: aliceWildcard},
 		{name: "no node limit", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":15,"descendingOrder":true,"filter":{"filtersByParty":{"{alice}":{}}}}`}},
 		{name: "an SV participant", path: "/sv/1/v2/updates", authz: bearer(t, admin), frames: []string{txFormat("0", "4", "ACS_DELTA", byParty("{dso}", templateFilter("#splice-dso-governance:Splice.DsoRules:DsoRules", false)))}},
 		{name: "no token", frames: []string{aliceWildcard}, redacted: 16},
-		{name: "a bad subprotocol token", protocols: []string{auth.WebSocketTokenPrefix + "not-a-jwt", auth.WebSocketAuthProtocol}, frames: []string{aliceWildcard}, redacted: 16},
-		{name: "an unknown user", authz: bearer(t, "mallory"), frames: []string{aliceWildcard}, redacted: 7},
+		// Credentials in the handshake are checked before the upgrade.
+		{name: "a bad subprotocol token", protocols: []string{auth.WebSocketTokenPrefix + "not-a-jwt", auth.WebSocketAuthProtocol}, refused: 401},
+		{name: "a bad bearer token", authz: "Bearer not-a-jwt", refused: 401},
+		{name: "basic credentials", authz: "Basic YWxpY2U6eA==", refused: 401},
+		{name: "an expired token", authz: "Bearer " + mint(t, verifier, "alice", time.Minute, time.Now().Add(-time.Hour)), refused: 401},
+		{name: "an unknown user", authz: bearer(t, "mallory"), refused: 403},
+		{name: "an unknown user in the subprotocol", protocols: []string{auth.WebSocketTokenPrefix + token("mallory"), auth.WebSocketAuthProtocol}, refused: 403},
+		{name: "active contracts: a bad token", path: "/v2/state/active-contracts", authz: "Bearer not-a-jwt", refused: 401},
 		{name: "no right to read", authz: bearer(t, "bob"), frames: []string{aliceWildcard}, redacted: 7},
 		{name: "OFFSET_AFTER_LEDGER_END", authz: bearer(t, "alice"), frames: []string{`{"beginExclusive":0,"endInclusive":16,"filter":{"filtersByParty":{"{alice}":{}}}}`}, code: "OFFSET_AFTER_LEDGER_END"},
 		{name: "PACKAGE_NAMES_NOT_FOUND", authz: bearer(t, "alice"), frames: []string{txFormat("0", "15", "ACS_DELTA", byParty("{alice}", templateFilter("#nope:A:B", false)))}, code: "PACKAGE_NAMES_NOT_FOUND"},
@@ -163,6 +228,14 @@ func TestUpdatesStream(t *testing.T) {
 				path := tc.path
 				if path == "" {
 					path = "/v2/updates"
+				}
+				if tc.refused != 0 {
+					entry := wsRefused(t, ctx, srv, path, tc.authz, tc.protocols, tc.refused)
+					mu.Lock()
+					ran++
+					mu.Unlock()
+					golden.Check(t, tc.name, entry)
+					return
 				}
 				conn := wsDial(t, ctx, srv, path, tc.authz, tc.protocols)
 				for i, f := range tc.frames {
@@ -243,16 +316,7 @@ func TestUpdatesStreamFollowsCommits(t *testing.T) {
 	}
 	next := func() ledgerapi.JsGetUpdatesResponse {
 		t.Helper()
-		_, b, err := conn.Read(ctx)
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		validateFrame(t, s, b)
-		var u ledgerapi.JsGetUpdatesResponse
-		if err := json.Unmarshal(b, &u); err != nil {
-			t.Fatal(err)
-		}
-		return u
+		return wsNext(t, ctx, s, conn)
 	}
 	expect := func(offset int64, updateID string) {
 		t.Helper()

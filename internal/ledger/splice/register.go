@@ -7,6 +7,9 @@ import "github.com/sandnet/sandnet/internal/ledger"
 func Register(r *ledger.Registry) {
 	for _, p := range Packages() {
 		r.AddPackage(p.Name, p.ID)
+		for _, i := range p.Interfaces {
+			r.AddInterface(p.Identifier(i.Module, i.Entity))
+		}
 	}
 	registerAmulet(r)
 	registerRounds(r)

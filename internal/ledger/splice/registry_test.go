@@ -2,6 +2,7 @@ package splice_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -85,26 +86,50 @@ func TestTemplatesRoundTrip(t *testing.T) {
 	}
 }
 
-// The token standard's Holding interface resolves from its package-name
-// form, as ledger API interface filters name it; names of unknown packages
-// and of entities that are no implemented interface do not resolve.
+// The token standard's V1 interfaces resolve from their package-name form,
+// as ledger API interface filters name them, to their package-id form with
+// the released packages' ids, whether or not a template implements them
+// (the wallet SDK filters on all of them at once); names of unknown
+// packages and of entities that are no interface do not resolve.
 func TestInterfaceByName(t *testing.T) {
 	t.Parallel()
 	reg := splice.NewRegistry()
-	got, ok := reg.InterfaceByName(splice.PackageTokenHolding.Name, "Splice.Api.Token.HoldingV1", "Holding")
-	if !ok || got != splice.HoldingInterface {
-		t.Errorf("Holding resolves to %v, %v; want %v", got, ok, splice.HoldingInterface)
-	}
-	for _, name := range [][3]string{
-		{"no-such-package", "Splice.Api.Token.HoldingV1", "Holding"},
-		{splice.PackageTokenHolding.Name, "Splice.Api.Token.HoldingV1", "HoldingView"},
-		{splice.PackageAmulet.Name, "Splice.Amulet", "Amulet"},
+	const (
+		holding    = "718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b"
+		metadata   = "4ded6b668cb3b64f7a88a30874cd41c75829f5e064b3fbbadf41ec7e8363354f"
+		transfer   = "55ba4deb0ad4662c4168b39859738a0e91388d252286480c7331b3f71a517281"
+		allocation = "93c942ae2b4c2ba674fb152fe38473c507bda4e82b4e4c5da55a552a9d8cce1d"
+		allocInstr = "275064aacfe99cea72ee0c80563936129563776f67415ef9f13e4297eecbc520"
+		allocReq   = "6fe848530b2404017c4a12874c956ad7d5c8a419ee9b040f96b5c13172d2e193"
+	)
+	for _, tc := range []struct{ name, id string }{
+		{"#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding", holding + ":Splice.Api.Token.HoldingV1:Holding"},
+		{"#splice-api-token-metadata-v1:Splice.Api.Token.MetadataV1:AnyContract", metadata + ":Splice.Api.Token.MetadataV1:AnyContract"},
+		{"#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory", transfer + ":Splice.Api.Token.TransferInstructionV1:TransferFactory"},
+		{"#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction", transfer + ":Splice.Api.Token.TransferInstructionV1:TransferInstruction"},
+		{"#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation", allocation + ":Splice.Api.Token.AllocationV1:Allocation"},
+		{"#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory", allocInstr + ":Splice.Api.Token.AllocationInstructionV1:AllocationFactory"},
+		{"#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationInstruction", allocInstr + ":Splice.Api.Token.AllocationInstructionV1:AllocationInstruction"},
+		{"#splice-api-token-allocation-request-v1:Splice.Api.Token.AllocationRequestV1:AllocationRequest", allocReq + ":Splice.Api.Token.AllocationRequestV1:AllocationRequest"},
+		// Not interfaces, or not known.
+		{"#no-such-package:Splice.Api.Token.HoldingV1:Holding", ""},
+		{"#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:HoldingView", ""},
+		{"#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:NoSuchInterface", ""},
+		{"#splice-amulet:Splice.Amulet:Amulet", ""},
 	} {
-		if id, ok := reg.InterfaceByName(name[0], name[1], name[2]); ok {
-			t.Errorf("%v resolves to %v", name, id)
+		parts := strings.Split(strings.TrimPrefix(tc.name, "#"), ":")
+		got, ok := reg.InterfaceByName(parts[0], parts[1], parts[2])
+		switch {
+		case tc.id == "" && ok:
+			t.Errorf("%s resolves to %v", tc.name, got)
+		case tc.id != "" && (!ok || got.String() != tc.id):
+			t.Errorf("%s resolves to %v, %v; want %s", tc.name, got, ok, tc.id)
 		}
 	}
-	if id, ok := reg.PackageID(splice.PackageTokenHolding.Name); !ok || id != splice.PackageTokenHolding.ID {
-		t.Errorf("PackageID(%s) = %s, %v", splice.PackageTokenHolding.Name, id, ok)
+	if got, _ := reg.InterfaceByName(splice.PackageTokenHolding.Name, "Splice.Api.Token.HoldingV1", "Holding"); got != splice.HoldingInterface {
+		t.Errorf("Holding is %v, not HoldingInterface %v", got, splice.HoldingInterface)
+	}
+	if id, ok := reg.PackageID("splice-api-token-allocation-request-v1"); !ok || id != allocReq {
+		t.Errorf("PackageID(splice-api-token-allocation-request-v1) = %s, %v", id, ok)
 	}
 }
