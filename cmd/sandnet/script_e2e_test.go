@@ -12,11 +12,11 @@ import (
 // user can run, at its small default size against the test binary: four
 // SVs, transfers, a reassignment, a hosting change, a hard migration, and a
 // fifth SV whose Scan backfills to the same history, imports and snapshot
-// as SV 1's. It needs bash, curl, jq and python3, as the script says, and
+// as SV 1's. It needs bash, curl and jq, as the script says, and
 // is skipped without them.
 func TestScenarioScript(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"bash", "curl", "jq", "python3"} {
+	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("scripts/scenario.sh needs %s: %v", tool, err)
 		}
