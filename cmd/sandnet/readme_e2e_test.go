@@ -34,18 +34,10 @@ import (
 // HTTP error status (--fail-with-body): a command that fails, or a request
 // the API refuses, fails the test. Then it checks that the README's
 // direct transfer completed and that the SV it adds finished backfilling.
-// It needs bash, curl and jq, and is skipped without them, except under
-// CI=true, where that is a failure.
+// It needs bash, curl and jq (see needTools).
 func TestREADMEWalkthrough(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("the README walkthrough needs %s: %v", tool, err)
-			}
-			t.Skipf("the README walkthrough needs %s: %v", tool, err)
-		}
-	}
+	needTools(t, "the README walkthrough", "bash", "curl", "jq")
 	began := time.Now()
 	root, err := filepath.Abs("../..")
 	if err != nil {
