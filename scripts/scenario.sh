@@ -8,9 +8,9 @@
 #   bash scripts/scenario.sh             # TRANSFERS=20 for more transfers
 #   SANDNET=path/to/sandnet bash scripts/scenario.sh   # a prebuilt binary
 #
-# Builds sandnet (unless SANDNET is set), starts it on a free port with a
+# Builds sandnet (unless SANDNET is set), starts it on a port the system picks, with a
 # throwaway data dir and always stops it. Exit status 0 when every step
-# answered as expected. Needs Go, curl, jq and python3 (for a free port).
+# answered as expected. Needs Go, curl and jq.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,11 +28,9 @@ if [[ -z "$bin" ]]; then
 	bin="$work/sandnet"
 	(cd "$root" && go build -o "$bin" ./cmd/sandnet)
 fi
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-base="http://127.0.0.1:$port"
-"$bin" start --listen "127.0.0.1:$port" --data-dir "$work/data" --svs 4 >"$work/sandnet.log" 2>&1 </dev/null &
-pid=$!
-for _ in $(seq 200); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+source "$root/scripts/start-lib.sh"
+start_sandnet "$bin" "$work/sandnet.log" --data-dir "$work/data" --svs 4 || { pid=$STARTED_PID; exit 1; }
+pid=$STARTED_PID base=$STARTED_URL
 
 token() { "$bin" token --data-dir "$work/data" --user "$1"; }
 fail() { echo "FAIL: $*" >&2; tail -30 "$work/sandnet.log" >&2; exit 1; }
@@ -124,13 +122,10 @@ acs='{"migration_id":1,"record_time":"'"$at"'","page_size":1000}'
 [[ "$(call POST /sv/1/api/scan/v2/state/acs "" "$acs")" == "$(call POST /sv/5/api/scan/v2/state/acs "" "$acs")" ]] || fail "the ACS snapshots at $at differ"
 echo "   ACS snapshot at $at: the same $(call POST /sv/5/api/scan/v2/state/acs "" "$acs" | jq '.created_events | length') contracts"
 echo "8. a fork of the network starts from SV 1's Scan and serves the same ACS"
-fport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-fbase="http://127.0.0.1:$fport"
-"$bin" start --listen "127.0.0.1:$fport" --data-dir "$work/fork" --fork-from "$base/api/scan" >"$work/fork.log" 2>&1 </dev/null &
-fpid=$!
+start_sandnet "$bin" "$work/fork.log" --data-dir "$work/fork" --fork-from "$base/api/scan" || true
+fpid=$STARTED_PID fbase=$STARTED_URL
 trap 'kill $fpid 2>/dev/null || true; wait $fpid 2>/dev/null || true; cleanup' EXIT INT TERM
-fork_ready() { curl -fsS "$fbase/readyz" >/dev/null; }
-eventually fork_ready || { tail -30 "$work/fork.log" >&2; fail "the fork did not start"; }
+[[ -n "$fbase" ]] || fail "the fork did not start"
 # rows PAGE_URL BODY: a snapshot's contracts (id, template, payload), one a line, sorted.
 rows() {
 	local body=$2 page after='' out=''

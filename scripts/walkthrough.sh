@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The validator as a new user meets it, with curl only: onboard two users,
 # tap coin, and complete, reject, withdraw and expire direct transfers.
-# Builds sandnet, starts it on a free port with a throwaway data dir, checks
+# Builds sandnet, starts it on a port the system picks, with a throwaway data dir, checks
 # every answer, and always stops it. Exit status 0 when every step answered
 # as expected.
 #
 #   bash scripts/walkthrough.sh        # VERBOSE=1 prints every response
 #
-# Needs Go, curl, jq and python3 (for a free port).
+# Needs Go, curl and jq.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,11 +20,9 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 (cd "$root" && go build -o "$work/sandnet" ./cmd/sandnet)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-base="http://127.0.0.1:$port"
-"$work/sandnet" start --listen "127.0.0.1:$port" --data-dir "$work/data" >"$work/sandnet.log" 2>&1 </dev/null &
-pid=$!
-for _ in $(seq 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+source "$root/scripts/start-lib.sh"
+start_sandnet "$work/sandnet" "$work/sandnet.log" --data-dir "$work/data" || { pid=$STARTED_PID; exit 1; }
+pid=$STARTED_PID base=$STARTED_URL
 
 token() { "$work/sandnet" token --data-dir "$work/data" --user "$1"; }
 fail() { echo "FAIL: $*" >&2; tail -20 "$work/sandnet.log" >&2; exit 1; }

@@ -100,7 +100,7 @@ func TestPostgresReplicas(t *testing.T) {
 	leaders := func() []int {
 		var out []int
 		for i, p := range procs {
-			if p.cmd.ProcessState != nil {
+			if !p.running() {
 				continue
 			}
 			if leaderGauge(t, p) == 1 {

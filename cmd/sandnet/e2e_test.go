@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,24 +54,20 @@ func sandnetBinary(t *testing.T) string {
 	return binPath
 }
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // proc is a running sandnet.
 type proc struct {
-	cmd    *exec.Cmd
+	cmd *exec.Cmd
+	// addr is where it serves: it binds port 0 and names the port it got
+	// in its log, so no port is ever guessed free.
 	addr   string
 	stderr *bytes.Buffer
 	// errw writes stderr; logs reads it under its lock while the process
 	// runs.
 	errw *lockedWriter
+	// exited is closed once the process has exited, waitErr then being
+	// what cmd.Wait returned: one goroutine waits on it for every reader.
+	exited  chan struct{}
+	waitErr error
 }
 
 // logs returns what the process has written to stderr so far.
@@ -81,43 +77,88 @@ func (p *proc) logs() string {
 	return p.stderr.String()
 }
 
+// running says whether the process has not exited yet.
+func (p *proc) running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// logLines returns the JSON log lines written so far whose msg is msg.
+func (p *proc) logLines(msg string) []map[string]any {
+	var out []map[string]any
+	for _, line := range strings.Split(p.logs(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == msg {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// logURL returns the url attribute of the first log line whose msg is
+// msg, and whether there is one.
+func (p *proc) logURL(msg string) (*url.URL, bool) {
+	for _, rec := range p.logLines(msg) {
+		s, _ := rec["url"].(string)
+		if u, err := url.Parse(s); err == nil && u.Host != "" {
+			return u, true
+		}
+	}
+	return nil, false
+}
+
 func startSandnet(t *testing.T, dataDir string, args ...string) *proc {
 	t.Helper()
 	return startProc(t, "start", dataDir, args...)
 }
 
-// startProc runs a serving subcommand (start, scan) on a free port and
-// waits until it is ready.
+// readyMessages are the log messages a serving subcommand writes, with
+// the URL it serves, once /readyz answers 200.
+var readyMessages = map[string]string{"start": "sandnet is ready", "scan": "scan is ready"}
+
+// startProc runs a serving subcommand (start, scan) on port 0 with JSON
+// logs and waits until its log says it is ready and where it listens. A
+// process that exits first fails the test at once, with its stderr.
 func startProc(t *testing.T, command, dataDir string, args ...string) *proc {
 	t.Helper()
-	addr := freePort(t)
-	p := &proc{addr: addr, stderr: &bytes.Buffer{}}
-	all := append([]string{command, "--listen", addr, "--data-dir", dataDir}, args...)
+	p := &proc{stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	all := append([]string{command, "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json"}, args...)
 	p.cmd = exec.Command(sandnetBinary(t), all...)
 	p.errw = &lockedWriter{w: p.stderr}
 	p.cmd.Stderr = p.errw
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
+		if p.running() {
 			_ = p.cmd.Process.Kill()
-			_ = p.cmd.Wait()
+			<-p.exited
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
-			}
+	// Generous: on a busy machine seeding under -race is slow, and a
+	// process that fails does not make the test wait for this.
+	deadline := time.After(60 * time.Second)
+	for {
+		if u, ok := p.logURL(readyMessages[command]); ok {
+			p.addr = u.Host
+			return p
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-p.exited:
+			t.Fatalf("sandnet %s exited before it was ready (%v):\n%s", command, p.waitErr, p.logs())
+		case <-deadline:
+			p.dumpAndFail(t, "sandnet %s did not become ready in 60 s", command)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	t.Fatalf("sandnet %s did not become ready:\n%s", command, p.stderr)
-	return nil
 }
 
 type lockedWriter struct {
@@ -136,15 +177,13 @@ func (p *proc) url(path string) string { return "http://" + p.addr + path }
 func (p *proc) stop(t *testing.T) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("sandnet exited with %v:\n%s", err, p.stderr)
+	case <-p.exited:
+		if p.waitErr != nil {
+			t.Fatalf("sandnet exited with %v:\n%s", p.waitErr, p.logs())
 		}
 	case <-time.After(15 * time.Second):
-		t.Fatal("sandnet did not stop on SIGTERM")
+		p.dumpAndFail(t, "sandnet did not stop on SIGTERM")
 	}
 }
 
@@ -154,21 +193,19 @@ func (p *proc) stop(t *testing.T) {
 func (p *proc) dumpAndFail(t *testing.T, format string, args ...any) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGQUIT)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(5 * time.Second):
 		_ = p.cmd.Process.Kill()
-		<-done
+		<-p.exited
 	}
-	t.Fatalf("%s\nsandnet's stderr:\n%s", fmt.Sprintf(format, args...), p.stderr)
+	t.Fatalf("%s\nsandnet's stderr:\n%s", fmt.Sprintf(format, args...), p.logs())
 }
 
 func (p *proc) kill(t *testing.T) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	_ = p.cmd.Wait()
+	<-p.exited
 }
 
 func runCLI(t *testing.T, args ...string) (string, error) {

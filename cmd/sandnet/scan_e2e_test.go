@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -330,10 +328,18 @@ func fetch(t *testing.T, method, url, body string) string {
 func TestScanPerSV(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	// Each SV also on an address of its own: SV k at port base+k-1.
-	host, port, _ := net.SplitHostPort(freePort(t))
-	base, _ := strconv.Atoi(port)
-	p := startSandnet(t, dir, "--svs", "3", "--sv-listen", net.JoinHostPort(host, port))
+	// Each SV also on an address of its own, on a port the system picks
+	// (--sv-listen with port 0), which the log names.
+	p := startSandnet(t, dir, "--svs", "3", "--sv-listen", "127.0.0.1:0")
+	own := map[int]string{}
+	for _, rec := range p.logLines("SV served on its own address") {
+		sv, _ := rec["sv"].(float64)
+		u, _ := rec["url"].(string)
+		own[int(sv)] = u
+	}
+	if len(own) != 3 {
+		t.Fatalf("the log names the own addresses of SVs %v, want 1 to 3:\n%s", own, p.logs())
+	}
 	admin := mustToken(t, dir, "participant_admin")
 	var network struct {
 		SVs []struct {
@@ -349,7 +355,14 @@ func TestScanPerSV(t *testing.T) {
 			SvPartyID string `json:"sv_party_id"`
 		}
 		want := network.SVs[max(i-1, 0)].PartyID
-		if code := call(t, "GET", p.url(prefix+"/v0/dso"), "", nil, &dso); code != 200 || dso.SvPartyID != want {
+		// sandnet is ready once SV 1's Scan has caught up; the others
+		// catch up in the background and answer 404 until they have read
+		// the DSO's rules.
+		code := call(t, "GET", p.url(prefix+"/v0/dso"), "", nil, &dso)
+		for deadline := time.Now().Add(30 * time.Second); code == 404 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			code = call(t, "GET", p.url(prefix+"/v0/dso"), "", nil, &dso)
+		}
+		if code != 200 || dso.SvPartyID != want {
 			t.Errorf("%s/v0/dso: %d sv_party_id %q, want %q", prefix, code, dso.SvPartyID, want)
 		}
 	}
@@ -381,14 +394,13 @@ func TestScanPerSV(t *testing.T) {
 		}
 	}
 	for k := 1; k <= 3; k++ {
-		own := "http://" + net.JoinHostPort(host, strconv.Itoa(base+k-1))
-		if got := fetch(t, "POST", own+"/api/scan/v2/updates", `{"page_size":1000}`); got != want {
+		if got := fetch(t, "POST", own[k]+"/api/scan/v2/updates", `{"page_size":1000}`); got != want {
 			t.Errorf("SV %d's own address: /api/scan/v2/updates differs:\n%.400s", k, got)
 		}
 		var end struct {
 			Offset int64 `json:"offset"`
 		}
-		if code := call(t, "GET", own+"/v2/state/ledger-end", admin, nil, &end); code != 200 || end.Offset == 0 {
+		if code := call(t, "GET", own[k]+"/v2/state/ledger-end", admin, nil, &end); code != 200 || end.Offset == 0 {
 			t.Errorf("SV %d's own address: ledger end %d %+v", k, code, end)
 		}
 	}

@@ -12,15 +12,11 @@ import (
 // user can run, at its small default size against the test binary: four
 // SVs, transfers, a reassignment, a hosting change, a hard migration, and a
 // fifth SV whose Scan backfills to the same history, imports and snapshot
-// as SV 1's. It needs bash, curl, jq and python3, as the script says, and
-// is skipped without them.
+// as SV 1's. It needs bash, curl and jq, as the script says (see
+// needTools).
 func TestScenarioScript(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"bash", "curl", "jq", "python3"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("scripts/scenario.sh needs %s: %v", tool, err)
-		}
-	}
+	needTools(t, "scripts/scenario.sh", "bash", "curl", "jq")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "../../scripts/scenario.sh")
@@ -30,4 +26,19 @@ func TestScenarioScript(t *testing.T) {
 		t.Fatalf("scripts/scenario.sh: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// needTools skips the test when one of tools is not on PATH, saying that
+// what needs it; under CI=true, where .ci/run installs them, that is a
+// failure instead.
+func needTools(t *testing.T, what string, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s needs %s: %v", what, tool, err)
+			}
+			t.Skipf("%s needs %s: %v", what, tool, err)
+		}
+	}
 }

@@ -133,17 +133,22 @@ func scanPeers(base string, k, n int, log *slog.Logger) (scan.Peers, error) {
 	return scanclient.NewPeers(scanclient.Config{URLs: urls, Logger: log})
 }
 
-// listen opens SV k's own address: the port of --sv-listen plus k-1.
+// listen opens SV k's own address: the port of --sv-listen plus k-1, or,
+// with port 0, a port the system picks for each SV (logged by serve), so
+// that tests and scripts never have to guess a run of free ports.
 func (s *svNodes) listen(k int) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(s.cfg.SVListen)
 	if err != nil {
 		return nil, fmt.Errorf("--sv-listen %q: %w", s.cfg.SVListen, err)
 	}
 	p, err := strconv.Atoi(port)
-	if err != nil || p <= 0 {
+	if err != nil || p < 0 {
 		return nil, fmt.Errorf("--sv-listen %q: the port must be a number", s.cfg.SVListen)
 	}
-	addr := net.JoinHostPort(host, strconv.Itoa(p+k-1))
+	if p > 0 {
+		p += k - 1
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(p))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s for SV %d: %w", addr, k, err)

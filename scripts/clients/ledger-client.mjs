@@ -19,7 +19,7 @@ import {
     TransactionFilterBySetup,
 } from '@canton-network/core-ledger-client-types'
 import { AuthTokenProvider } from '@canton-network/core-wallet-auth'
-import { assert, check, logger, report, schemaChecker } from './lib.mjs'
+import { VERBOSE, assert, check, logger, report, schemaChecker } from './lib.mjs'
 
 const BASE = process.env.SANDNET_URL
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN
@@ -264,7 +264,13 @@ await check('MUST', 'TransactionFilterBySetup({isMasterUser, templateIds}) (clie
 // ---- websockets (core-asyncapi-client WebSocketClient)
 const wsBase = BASE.replace(/^http/, 'ws').replace(/\/$/, '')
 function wsClient(token) {
-    return new WebSocketClient({ baseUrl: wsBase, accessTokenProvider: AuthTokenProvider.fromToken(token, logger), version: '3.5' })
+    return quiet(new WebSocketClient({ baseUrl: wsBase, accessTokenProvider: AuthTokenProvider.fromToken(token, logger), version: '3.5' }))
+}
+// WebSocketClient takes no logger: it makes its own (pino, level info, to
+// stdout) and logs every stream's opening and closing. Silent unless VERBOSE.
+function quiet(c) {
+    if (!VERBOSE && c.logger) c.logger.level = 'silent'
+    return c
 }
 async function collect(iter, { max = Infinity, ms = 5000 } = {}) {
     const out = []
@@ -341,7 +347,7 @@ await check('MUST', 'bad token: REST rejects with a 401 JsCantonError (grpc 16)'
 })
 
 await check('MUST', 'bad token: WebSocketClient.streamUpdates throws', async () => {
-    const c = new WebSocketClient({ baseUrl: wsBase, version: '3.5', accessTokenProvider: { getAccessToken: async () => 'garbage', getAuthContext: async () => ({}) } })
+    const c = quiet(new WebSocketClient({ baseUrl: wsBase, version: '3.5', accessTokenProvider: { getAccessToken: async () => 'garbage', getAuthContext: async () => ({}) } }))
     const iter = c.streamUpdates({ beginExclusive: 0, endInclusive: 1, templateIds: [AMULET], partyId: alicePartyId })
     let threw = null
     const { out } = await collect(iter, { ms: 3000 }).catch((e) => ((threw = e), { out: [] }))
