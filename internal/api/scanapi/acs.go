@@ -155,9 +155,11 @@ func decodeAcsV2(r *http.Request) (scan.AcsRequest, error) {
 		return req, err
 	}
 	if body.After != nil {
-		if req.After, err = scan.ParsePageToken(req, *body.After); err != nil {
+		pos, err := scan.ParsePageToken(*body.After)
+		if err != nil {
 			return req, err
 		}
+		req.Resume = &pos
 	}
 	return req, nil
 }
@@ -291,7 +293,7 @@ func (h *Handler) acsV2(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := AcsResponseV2{RecordTime: req.RecordTime.String(), MigrationID: req.Migration, CreatedEvents: events}
 	if page.Next != 0 {
-		out.NextPageToken = scan.PageToken(req, page.Next)
+		out.NextPageToken = scan.PageToken(page.Snapshot, page.Next)
 	}
 	web.WriteJSON(w, http.StatusOK, out)
 	return nil
