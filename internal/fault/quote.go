@@ -10,21 +10,61 @@ import (
 // about a 1 MiB field is not itself 1 MiB.
 const quoteMax = 80
 
+// clipMax is the most bytes Clip keeps. It is larger than quoteMax
+// because Clip names ids that were well-formed but not found, and those
+// must come back whole: a contract id is 138 bytes, and Canton bounds its
+// identifiers at 255.
+const clipMax = 255
+
 // Quote returns s Go-quoted for an error message, cut to its first
 // quoteMax bytes (at a character boundary) and followed by "…(N bytes)"
 // when it is longer, so that an error never echoes a large input back
 // whole. The result is valid UTF-8 whatever s holds: strconv.Quote
 // escapes invalid bytes.
 func Quote(s string) string {
-	if len(s) <= quoteMax {
+	prefix, cut := clip(s, quoteMax)
+	if !cut {
 		return strconv.Quote(s)
 	}
-	// Cut before the rune that straddles quoteMax rather than inside it;
-	// at most utf8.UTFMax-1 steps back, so that a run of stray
+	return strconv.Quote(prefix) + "…(" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// Clip is Quote without the quotes, for messages that name a value bare
+// (upstream's "No ans entry found for name: <name>"): s itself when it is
+// at most clipMax bytes of valid UTF-8, else its prefix followed by
+// "…(N bytes)". Invalid UTF-8 is replaced, so that the result is always
+// valid.
+func Clip(s string) string {
+	prefix, cut := clip(s, clipMax)
+	prefix = toValidUTF8(prefix)
+	if !cut {
+		return prefix
+	}
+	return prefix + "…(" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// clip returns the first max bytes of s, cut before the rune that
+// straddles the limit rather than inside it, and whether anything was cut.
+func clip(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	// At most utf8.UTFMax-1 steps back, so that a run of stray
 	// continuation bytes cannot shorten the prefix further.
-	cut := quoteMax
-	for cut > quoteMax-(utf8.UTFMax-1) && !utf8.RuneStart(s[cut]) {
+	cut := max
+	for cut > max-(utf8.UTFMax-1) && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return strconv.Quote(s[:cut]) + "…(" + strconv.Itoa(len(s)) + " bytes)"
+	return s[:cut], true
+}
+
+func toValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]rune, 0, len(s))
+	for _, r := range s { // ranging replaces invalid bytes by U+FFFD
+		b = append(b, r)
+	}
+	return string(b)
 }

@@ -40,6 +40,27 @@ func TestQuote(t *testing.T) {
 	}
 }
 
+func TestClip(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"short", "bob.unverified.cns", "bob.unverified.cns"},
+		{"a contract id is kept whole", strings.Repeat("0a", 69), strings.Repeat("0a", 69)},
+		{"exactly the limit", strings.Repeat("x", 255), strings.Repeat("x", 255)},
+		{"1 MiB", strings.Repeat("a", 1<<20), strings.Repeat("a", 255) + "…(1048576 bytes)"},
+		{"a character straddling the cut", strings.Repeat("x", 254) + "é" + "yy", strings.Repeat("x", 254) + "…(258 bytes)"},
+		{"invalid UTF-8 is replaced", "a\xffb", "a\uFFFDb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := fault.Clip(tc.in); got != tc.want {
+				t.Errorf("Clip = %.200q, want %.200q", got, tc.want)
+			}
+		})
+	}
+}
+
 // FuzzQuote checks that whatever the input, the result is valid UTF-8,
 // short, and a prefix of the quoted input.
 func FuzzQuote(f *testing.F) {
@@ -50,6 +71,9 @@ func FuzzQuote(f *testing.F) {
 		got := fault.Quote(s)
 		if !utf8.ValidString(got) {
 			t.Fatalf("Quote(%q) = %q: not valid UTF-8", s, got)
+		}
+		if c := fault.Clip(s); !utf8.ValidString(c) || len(c) > 3*255+40 {
+			t.Fatalf("Clip(%q) = %q: not valid UTF-8, or too long", s, c)
 		}
 		// Every byte kept quotes to at most 10 characters (\U0010ffff for
 		// a 4-byte rune is the worst per byte: \x00 is 4 for 1).

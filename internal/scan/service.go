@@ -95,7 +95,7 @@ func (s *Service) History(ctx context.Context, after *HistoryPosition, pageSize 
 func (s *Service) Update(ctx context.Context, id string) (*Update, error) {
 	u, err := s.Store.Update(ctx, id)
 	if fault.Is(err, fault.NotFound) {
-		return nil, fault.New(fault.NotFound, "Transaction with id %s not found", id)
+		return nil, fault.New(fault.NotFound, "Transaction with id %s not found", fault.Clip(id))
 	}
 	return u, err
 }
@@ -328,7 +328,7 @@ func (s *Service) VoteRequest(ctx context.Context, id daml.ContractID, voteReque
 		return nil, err
 	}
 	if err != nil || !active || KeyOf(c.Template) != voteRequest {
-		return nil, fault.New(fault.NotFound, "No VoteRequest found contract: %s", id)
+		return nil, fault.New(fault.NotFound, "No VoteRequest found contract: %s", fault.Clip(string(id)))
 	}
 	return c, nil
 }
@@ -341,7 +341,7 @@ func (s *Service) ParticipantsOf(ctx context.Context, synchronizer ledger.Synchr
 		return nil, err
 	}
 	if len(ps) == 0 {
-		return nil, fault.New(fault.NotFound, "Party not found: %s", party)
+		return nil, fault.New(fault.NotFound, "Party not found: %s", fault.Clip(string(party)))
 	}
 	return ps, nil
 }

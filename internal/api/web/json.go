@@ -118,10 +118,13 @@ func DecodeJSON(r *http.Request, v any) error {
 
 func jsonMessage(err error) string {
 	if e, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		// Value is "number <literal>" for a number: clip the literal, which
+		// may be as long as the body.
+		value := fault.Clip(e.Value)
 		if e.Field == "" {
-			return fmt.Sprintf("the request body must be a JSON %s, not a JSON %s", jsonType(e.Type), e.Value)
+			return fmt.Sprintf("the request body must be a JSON %s, not a JSON %s", jsonType(e.Type), value)
 		}
-		return fmt.Sprintf("field %q must be a JSON %s, not a JSON %s", e.Field, jsonType(e.Type), e.Value)
+		return fmt.Sprintf("field %s must be a JSON %s, not a JSON %s", fault.Quote(e.Field), jsonType(e.Type), value)
 	}
 	return err.Error()
 }
