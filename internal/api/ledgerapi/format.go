@@ -314,13 +314,13 @@ func parseNameRef(field, s string) (templateRef, error) {
 	}
 	ref := templateRef{pkg: pkg, module: parts[1], entity: parts[2]}
 	if !validPackageName(pkg) {
-		return ref, invalidField(field, "Invalid package name %s in %s", fault.Quote(pkg), fault.Quote(s))
+		return ref, invalidField(field, "Invalid package name %s in %s", fault.Quote(pkg), fault.Clip(s))
 	}
 	if !validDottedName(ref.module) {
-		return ref, invalidField(field, "Invalid module name %s in %s", fault.Quote(ref.module), fault.Quote(s))
+		return ref, invalidField(field, "Invalid module name %s in %s", fault.Quote(ref.module), fault.Clip(s))
 	}
 	if !validDottedName(ref.entity) {
-		return ref, invalidField(field, "Invalid entity name %s in %s", fault.Quote(ref.entity), fault.Quote(s))
+		return ref, invalidField(field, "Invalid entity name %s in %s", fault.Quote(ref.entity), fault.Clip(s))
 	}
 	return ref, nil
 }
