@@ -46,7 +46,7 @@ type StartCmd struct {
 	AuthSecret     string        `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
 	AuthAud        string        `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
 	AuthJWKSURL    string        `name:"auth-jwks-url" env:"SANDNET_AUTH_JWKS_URL" help:"JWKS URL for --auth jwks."`
-	CORSOrigins    []string      `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser (* for any)."`
+	CORSOrigins    []string      `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser; * allows any, without credentials."`
 	SnapshotPeriod time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between the Scan's ACS snapshots; they are taken at multiples of it since midnight UTC (3h: 00:00, 03:00, …)."`
 	ListLimit      int           `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
 	ForkFrom       string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
@@ -262,9 +262,11 @@ func (m *Main) Run(ctx context.Context) error {
 		"store", storeName(cfg),
 		"dso_party", seeded.DSOParty,
 	)
-	if minter != nil {
-		log.Info("mint a token with: sandnet token --user alice", "data_dir", cfg.DataDir)
+	tokenHint, adminHint := startHints(cfg, ln.Addr().String())
+	if minter != nil && tokenHint != "" {
+		log.Info("mint a token with: " + tokenHint)
 	}
+	log.Info("drive it with: " + adminHint)
 
 	select {
 	case <-ctx.Done():

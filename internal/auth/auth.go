@@ -108,7 +108,7 @@ func invalid(r Reason) error {
 	return &Error{Reason: r}
 }
 
-// leeway is the clock skew tolerated on exp and nbf: a few seconds, so
+// leeway is the clock skew tolerated on exp, nbf and iat: a few seconds, so
 // that tokens minted by a host with a slightly different clock work, and
 // not more, so that an expired token stops working promptly.
 const leeway = 5 * time.Second
@@ -147,12 +147,15 @@ type policy struct {
 }
 
 // newPolicy returns a policy that accepts only algs, checks time claims
-// with [leeway], checks the audience when one is given, and requires exp
+// (exp, nbf, and iat, which golang-jwt skips unless asked) with [leeway], checks the audience when one is given, and requires exp
 // when requireExp is set.
 func newPolicy(algs []string, audience string, requireExp bool) policy {
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(algs),
 		jwt.WithLeeway(leeway),
+		// A token issued in the future is not yet valid: without this
+		// option golang-jwt ignores iat entirely.
+		jwt.WithIssuedAt(),
 		// Reject non-canonical base64 so that a token has one spelling.
 		jwt.WithStrictDecoding(),
 	}

@@ -63,8 +63,8 @@ func NewWeakHMAC(secret []byte, audience string) (*HMAC, error) {
 	}, nil
 }
 
-// Verify checks an HS256 token: signature, exp/nbf (with a few seconds of
-// leeway), audience when configured, and a non-empty `sub`. Any other alg,
+// Verify checks an HS256 token: signature, exp/nbf/iat (with a few seconds
+// of leeway), audience when configured, and a non-empty `sub`. Any other alg,
 // including `none`, is refused.
 func (h *HMAC) Verify(_ context.Context, token string) (Claims, error) {
 	return h.policy.verify(token, func(*jwt.Token) (any, error) {

@@ -106,7 +106,7 @@ func newJWKS(ctx context.Context, rawURL, audience string, client *http.Client, 
 
 // Verify checks a token against the cached keys: alg in the allowed set,
 // a `kid` naming a key of the matching type (and curve), the signature,
-// exp (required) and nbf with a few seconds of leeway, audience when
+// exp (required), nbf and iat with a few seconds of leeway, audience when
 // configured, and a non-empty `sub`. An unknown kid triggers a
 // rate-limited refresh of the key set before the token is refused.
 func (j *JWKS) Verify(ctx context.Context, token string) (Claims, error) {

@@ -48,6 +48,8 @@ func TestJWKSVerify(t *testing.T) {
 	noExp := jwt.MapClaims{"sub": "alice", "aud": aud}
 	expired := claimsFor("alice", aud)
 	expired["exp"] = time.Now().Add(-time.Hour).Unix()
+	future := claimsFor("alice", aud)
+	future["iat"] = time.Now().Add(time.Minute).Unix()
 
 	for _, tc := range []struct {
 		name  string
@@ -72,6 +74,7 @@ func TestJWKSVerify(t *testing.T) {
 		{"unknown kid", sign(t, jwt.SigningMethodRS256, rsaA, "nope", good), ReasonUnknownKey},
 		{"signed by another key", sign(t, jwt.SigningMethodRS256, rsaB, "rsa", good), ReasonBadSignature},
 		{"expired", sign(t, jwt.SigningMethodRS256, rsaA, "rsa", expired), ReasonExpired},
+		{"issued in the future", sign(t, jwt.SigningMethodRS256, rsaA, "rsa", future), ReasonNotYetValid},
 		{"no exp", sign(t, jwt.SigningMethodRS256, rsaA, "rsa", noExp), ReasonMissingExpiry},
 		{"wrong audience", sign(t, jwt.SigningMethodRS256, rsaA, "rsa", claimsFor("alice", "other")), ReasonWrongAudience},
 		{"no audience", sign(t, jwt.SigningMethodRS256, rsaA, "rsa", claimsFor("alice")), ReasonWrongAudience},

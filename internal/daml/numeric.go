@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/cockroachdb/apd/v3"
+
+	"github.com/sandnet/sandnet/internal/fault"
 )
 
 // NumericScale is the scale of the Numeric values Splice uses (Daml's
@@ -57,11 +59,11 @@ type Numeric struct {
 // 10 digits.
 func ParseNumeric(s string) (Numeric, error) {
 	if !numericPattern.MatchString(s) {
-		return Numeric{}, fmt.Errorf("invalid Decimal string %q, as it does not match %q", s, `-?\d{1,28}(\.\d{1,10})?`)
+		return Numeric{}, fmt.Errorf("invalid Decimal string %s, as it does not match %q", fault.Quote(s), `-?\d{1,28}(\.\d{1,10})?`)
 	}
 	var n Numeric
 	if _, _, err := n.d.SetString(s); err != nil {
-		return Numeric{}, fmt.Errorf("invalid Decimal string %q: %w", s, err)
+		return Numeric{}, fmt.Errorf("invalid Decimal string %s: %w", fault.Quote(s), err)
 	}
 	return n.quantize()
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sandnet/sandnet/internal/fault"
 )
 
 // Daml-LF's Time and Date cover the years 0001 to 9999, UTC.
@@ -241,16 +243,16 @@ func parseDateAt(s string) (int64, bool) {
 // range.
 func ParseDate(s string) (Date, error) {
 	if len(s) != 10 {
-		return 0, fmt.Errorf("invalid date %q: want YYYY-MM-DD", s)
+		return 0, fmt.Errorf("invalid date %s: want YYYY-MM-DD", fault.Quote(s))
 	}
 	days, ok := parseDateAt(s)
 	if !ok {
-		return 0, fmt.Errorf("invalid date %q: want YYYY-MM-DD", s)
+		return 0, fmt.Errorf("invalid date %s: want YYYY-MM-DD", fault.Quote(s))
 	}
 	if d := Date(days); d.Valid() {
 		return d, nil
 	}
-	return 0, fmt.Errorf("invalid date %q: %w", s, errDateRange)
+	return 0, fmt.Errorf("invalid date %s: %w", fault.Quote(s), errDateRange)
 }
 
 // ParseTimestamp parses an ISO-8601 instant with an offset, as the Ledger
@@ -261,7 +263,7 @@ func ParseDate(s string) (Date, error) {
 func ParseTimestamp(s string) (Timestamp, error) {
 	t, err := parseTimestamp(s)
 	if err != nil {
-		return 0, fmt.Errorf("invalid timestamp %q: %w", s, err)
+		return 0, fmt.Errorf("invalid timestamp %s: %w", fault.Quote(s), err)
 	}
 	return t, nil
 }

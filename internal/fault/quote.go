@@ -1,47 +1,70 @@
 package fault
 
 import (
-	"fmt"
 	"strconv"
 	"unicode/utf8"
 )
 
-// MaxQuoted is the most bytes of an offending value an error message
-// quotes. Error bodies must not echo a request back whole (1 MiB in,
-// 1 MiB out); a prefix this long still quotes any well-formed id whole
-// (Canton's parties and contract ids have at most 255 characters).
-const MaxQuoted = 256
+// quoteMax is the most bytes of a value Quote keeps: enough to recognise
+// a party id's hint or a mistyped time, and small enough that an error
+// about a 1 MiB field is not itself 1 MiB.
+const quoteMax = 80
 
-// Quote returns s quoted as %q quotes it, cut to its first MaxQuoted bytes
-// (at a rune boundary) and followed by "… (N bytes)" when it is longer:
-// the one way every API quotes a bad value in an error message.
+// clipMax is the most bytes Clip keeps. It is larger than quoteMax
+// because Clip names ids that were well-formed but not found, and those
+// must come back whole: a contract id is 138 bytes, and Canton bounds its
+// identifiers at 255.
+const clipMax = 255
+
+// Quote returns s Go-quoted for an error message, cut to its first
+// quoteMax bytes (at a character boundary) and followed by "…(N bytes)"
+// when it is longer, so that an error never echoes a large input back
+// whole. The result is valid UTF-8 whatever s holds: strconv.Quote
+// escapes invalid bytes.
 func Quote(s string) string {
-	p, cut := prefix(s)
+	prefix, cut := clip(s, quoteMax)
 	if !cut {
 		return strconv.Quote(s)
 	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(p), len(s))
+	return strconv.Quote(prefix) + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }
 
-// Truncate is [Quote] without the quotes, for the messages that name a
-// value bare, as some upstream messages do ("… with tracking id X").
-func Truncate(s string) string {
-	p, cut := prefix(s)
+// Clip is Quote without the quotes, for messages that name a value bare
+// (upstream's "No ans entry found for name: <name>"): s itself when it is
+// at most clipMax bytes of valid UTF-8, else its prefix followed by
+// "…(N bytes)". Invalid UTF-8 is replaced, so that the result is always
+// valid.
+func Clip(s string) string {
+	prefix, cut := clip(s, clipMax)
+	prefix = toValidUTF8(prefix)
 	if !cut {
-		return s
+		return prefix
 	}
-	return fmt.Sprintf("%s… (%d bytes)", p, len(s))
+	return prefix + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }
 
-// prefix cuts s to at most MaxQuoted bytes without splitting a rune; cut
-// reports whether anything was left out.
-func prefix(s string) (p string, cut bool) {
-	if len(s) <= MaxQuoted {
+// clip returns the first max bytes of s, cut before the rune that
+// straddles the limit rather than inside it, and whether anything was cut.
+func clip(s string, max int) (string, bool) {
+	if len(s) <= max {
 		return s, false
 	}
-	n := MaxQuoted
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	// At most utf8.UTFMax-1 steps back, so that a run of stray
+	// continuation bytes cannot shorten the prefix further.
+	cut := max
+	for cut > max-(utf8.UTFMax-1) && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
-	return s[:n], true
+	return s[:cut], true
+}
+
+func toValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]rune, 0, len(s))
+	for _, r := range s { // ranging replaces invalid bytes by U+FFFD
+		b = append(b, r)
+	}
+	return string(b)
 }

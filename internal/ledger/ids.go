@@ -58,6 +58,26 @@ func ValidPartyID(s string) bool {
 	return true
 }
 
+// MaxHintLen is the longest hint of a party or synchronizer id: Canton's
+// identifiers are at most 185 characters (String185), which also keeps
+// "hint::1220<64 hex>" within the 255 of [ValidPartyID].
+const MaxHintLen = 185
+
+// ValidHint reports whether s can be the hint of a party or synchronizer
+// id: 1 to MaxHintLen printable ASCII characters, without "::", so that
+// the id it makes is a [ValidPartyID].
+func ValidHint(s string) bool {
+	if s == "" || len(s) > MaxHintLen || strings.Contains(s, "::") {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r > '~' {
+			return false
+		}
+	}
+	return true
+}
+
 // PartyHint returns the hint of a party id ("alice" of "alice::1220…").
 func PartyHint(p daml.Party) string {
 	hint, _, _ := strings.Cut(string(p), "::")

@@ -221,17 +221,17 @@ type PartySpec struct {
 // AllocateParty adds a party hosted on the given participants. Allocating an
 // existing party adds the missing hostings.
 func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party, error) {
-	if spec.Hint == "" || strings.Contains(spec.Hint, "::") {
-		return "", fault.New(fault.InvalidArgument, "invalid party hint %q", spec.Hint)
+	if !ValidHint(spec.Hint) {
+		return "", fault.New(fault.InvalidArgument, "invalid party hint %s: want 1 to %d printable ASCII characters without \"::\" or blanks", fault.Quote(spec.Hint), MaxHintLen)
 	}
 	if len(spec.Hosts) == 0 {
-		return "", fault.New(fault.InvalidArgument, "party %s needs a hosting participant", spec.Hint)
+		return "", fault.New(fault.InvalidArgument, "party %s needs a hosting participant", fault.Clip(spec.Hint))
 	}
 	ns := spec.Namespace
 	if ns == "" {
 		_, fp, ok := strings.Cut(strings.TrimPrefix(string(spec.Hosts[0].Participant), "PAR::"), "::")
 		if !ok {
-			return "", fault.New(fault.InvalidArgument, "invalid participant id %s", spec.Hosts[0].Participant)
+			return "", fault.New(fault.InvalidArgument, "invalid participant id %s", fault.Quote(string(spec.Hosts[0].Participant)))
 		}
 		ns = fp
 	}
@@ -274,12 +274,12 @@ func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party
 // fault.NotFound, an invalid permission a fault.InvalidArgument.
 func (n *Network) ChangeHosting(ctx context.Context, party daml.Party, participant ParticipantID, perm Permission) ([]*TopologyTransaction, error) {
 	if !ValidPartyID(string(party)) {
-		return nil, fault.New(fault.InvalidArgument, "invalid party id %q: want <hint>::<fingerprint>", party)
+		return nil, fault.New(fault.InvalidArgument, "invalid party id %s: want <hint>::<fingerprint>", fault.Quote(string(party)))
 	}
 	switch perm {
 	case PermissionSubmission, PermissionConfirmation, PermissionObservation:
 	default:
-		return nil, fault.New(fault.InvalidArgument, "invalid permission %q: want Submission, Confirmation or Observation", perm)
+		return nil, fault.New(fault.InvalidArgument, "invalid permission %s: want Submission, Confirmation or Observation", fault.Quote(string(perm)))
 	}
 	if err := n.knownParticipant(ctx, participant); err != nil {
 		return nil, err
@@ -312,7 +312,7 @@ func (n *Network) ChangeHosting(ctx context.Context, party daml.Party, participa
 // are refused (PARTY_NOT_KNOWN_ON_LEDGER) until it is hosted there again.
 func (n *Network) RevokeHosting(ctx context.Context, party daml.Party, participant ParticipantID) ([]*TopologyTransaction, error) {
 	if !ValidPartyID(string(party)) {
-		return nil, fault.New(fault.InvalidArgument, "invalid party id %q: want <hint>::<fingerprint>", party)
+		return nil, fault.New(fault.InvalidArgument, "invalid party id %s: want <hint>::<fingerprint>", fault.Quote(string(party)))
 	}
 	if err := n.knownParticipant(ctx, participant); err != nil {
 		return nil, err
@@ -331,7 +331,7 @@ func (n *Network) knownParticipant(ctx context.Context, id ParticipantID) error 
 		return err
 	}
 	if !slices.ContainsFunc(ps, func(p Participant) bool { return p.ID == id }) {
-		return fault.New(fault.NotFound, "participant %s not found", id)
+		return fault.New(fault.NotFound, "participant %s not found", fault.Clip(string(id)))
 	}
 	return nil
 }
@@ -767,7 +767,7 @@ func (n *Network) commitRevocation(ctx context.Context, w WriteTx, head *Head, p
 		}
 	}
 	if len(gone) == 0 {
-		return nil, fault.New(fault.NotFound, "party %s is not hosted on participant %s", party, pid), nil
+		return nil, fault.New(fault.NotFound, "party %s is not hosted on participant %s", party, fault.Clip(string(pid))), nil
 	}
 	if others == 0 {
 		return nil, fault.New(fault.FailedPrecondition,
@@ -793,7 +793,7 @@ func (n *Network) commitRevocation(ctx context.Context, w WriteTx, head *Head, p
 // partyNotKnown is the error for a hosting change of a party that no
 // participant hosts.
 func partyNotKnown(p daml.Party) error {
-	return fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER", "Party not known on ledger: %s", p)
+	return fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER", "Party not known on ledger: %s", fault.Clip(string(p)))
 }
 
 // checkSubmitters refuses a transaction whose submitters are no longer

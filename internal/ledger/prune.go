@@ -25,7 +25,7 @@ import (
 // pruned offset is a no-op. An unknown participant is a fault.NotFound.
 func (n *Network) Prune(ctx context.Context, participant ParticipantID, upTo Offset) error {
 	if upTo <= 0 {
-		return fault.New(fault.InvalidArgument, "participant %s: prune offset %d is not positive", participant, upTo)
+		return fault.New(fault.InvalidArgument, "participant %s: prune offset %d is not positive", fault.Clip(string(participant)), upTo)
 	}
 	return n.store.Write(ctx, func(w WriteTx) error { return w.Prune(ctx, participant, upTo) })
 }
@@ -43,7 +43,7 @@ func (n *Network) PrunedOffset(ctx context.Context, participant ParticipantID) (
 		return 0, err
 	}
 	if _, ok := h.Offsets[participant]; !ok {
-		return 0, fault.New(fault.NotFound, "participant %s not found", participant)
+		return 0, fault.New(fault.NotFound, "participant %s not found", fault.Clip(string(participant)))
 	}
 	return h.Pruned[participant], nil
 }

@@ -117,7 +117,7 @@ func (n *Network) Reassign(ctx context.Context, spec ReassignSpec) (unassigned, 
 func (n *Network) commitReassignment(ctx context.Context, w WriteTx, head *Head, p *pending,
 	consumed map[daml.ContractID]bool, moved map[daml.ContractID]*Contract) (refused, err error) {
 	spec := p.reassign.spec
-	notFound := fault.WithCode(fault.NotFound, "CONTRACT_NOT_FOUND", "Contract could not be found with id %s", spec.Contract)
+	notFound := fault.WithCode(fault.NotFound, "CONTRACT_NOT_FOUND", "Contract could not be found with id %s", fault.Clip(string(spec.Contract)))
 	if consumed[spec.Contract] {
 		return notFound, nil
 	}
@@ -153,7 +153,7 @@ func (n *Network) commitReassignment(ctx context.Context, w WriteTx, head *Head,
 		}
 	}
 	if target == nil {
-		return fault.New(fault.NotFound, "synchronizer %s not found", spec.Target), nil
+		return fault.New(fault.NotFound, "synchronizer %s not found", fault.Clip(string(spec.Target))), nil
 	}
 	source := c.Synchronizer
 	if source == "" {

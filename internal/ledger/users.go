@@ -18,7 +18,7 @@ func (n *Network) PutUser(ctx context.Context, u User) error {
 func (n *Network) CreateUser(ctx context.Context, u User) error {
 	return n.store.Write(ctx, func(w WriteTx) error {
 		if _, err := n.store.User(ctx, u.Participant, u.ID); err == nil {
-			return fault.New(fault.AlreadyExists, "user %q exists", u.ID)
+			return fault.New(fault.AlreadyExists, "user %s exists", fault.Quote(u.ID))
 		} else if !fault.Is(err, fault.NotFound) {
 			return err
 		}

@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -143,14 +142,14 @@ func allUsers(ctx context.Context, s ledger.Store, p ledger.ParticipantID) ([]le
 func (o *Operator) CreateUser(ctx context.Context, name, partyHint string) (*UserInfo, error) {
 	if !validUserID(name) {
 		return nil, fault.New(fault.InvalidArgument,
-			"invalid user id %q: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:", name)
+			"invalid user id %s: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:", fault.Quote(name))
 	}
 	if partyHint == "" {
 		partyHint = name
 	}
 	v := o.seeded.Validator
 	if _, err := o.net.Store().User(ctx, v.Participant, name); err == nil {
-		return nil, fault.WithCode(fault.AlreadyExists, "USER_ALREADY_EXISTS", "User %s already exists", name)
+		return nil, fault.WithCode(fault.AlreadyExists, "USER_ALREADY_EXISTS", "User %s already exists", fault.Clip(name))
 	} else if !fault.Is(err, fault.NotFound) {
 		return nil, err
 	}
@@ -202,12 +201,12 @@ func (o *Operator) Tap(ctx context.Context, user string, amount daml.Numeric) (d
 	u, err := o.net.Store().User(ctx, o.seeded.Validator.Participant, user)
 	if err != nil {
 		if fault.Is(err, fault.NotFound) {
-			return "", fault.New(fault.NotFound, "No user %s on the validator participant", user)
+			return "", fault.New(fault.NotFound, "No user %s on the validator participant", fault.Clip(user))
 		}
 		return "", err
 	}
 	if u.PrimaryParty == "" {
-		return "", fault.New(fault.FailedPrecondition, "user %s has no primary party", user)
+		return "", fault.New(fault.FailedPrecondition, "user %s has no primary party", fault.Clip(user))
 	}
 	// The DSO's automation may replace the open round between reading it
 	// and sequencing the tap (it catches up rounds right after a start or
@@ -266,8 +265,8 @@ func (o *Operator) Migrate(ctx context.Context) (int64, error) {
 // the same synchronizer. An empty alias, or one with "::" or blanks, is a
 // fault.InvalidArgument.
 func (o *Operator) AddSynchronizer(ctx context.Context, alias string) (ledger.Synchronizer, error) {
-	if alias == "" || strings.Contains(alias, "::") || strings.ContainsAny(alias, " \t\r\n") {
-		return ledger.Synchronizer{}, fault.New(fault.InvalidArgument, "invalid synchronizer alias %q: want a non-empty name without \"::\" or blanks", alias)
+	if !ledger.ValidHint(alias) {
+		return ledger.Synchronizer{}, fault.New(fault.InvalidArgument, "invalid synchronizer alias %s: want 1 to %d printable ASCII characters without \"::\" or blanks", fault.Quote(alias), ledger.MaxHintLen)
 	}
 	return o.net.AddSynchronizer(ctx, alias)
 }

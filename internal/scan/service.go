@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,7 +95,7 @@ func (s *Service) History(ctx context.Context, after *HistoryPosition, pageSize 
 func (s *Service) Update(ctx context.Context, id string) (*Update, error) {
 	u, err := s.Store.Update(ctx, id)
 	if fault.Is(err, fault.NotFound) {
-		return nil, fault.New(fault.NotFound, "Transaction with id %s not found", id)
+		return nil, fault.New(fault.NotFound, "Transaction with id %s not found", fault.Clip(id))
 	}
 	return u, err
 }
@@ -197,8 +196,13 @@ type AcsRequest struct {
 	// otherwise RecordTime must be a snapshot's time exactly.
 	AtOrBefore bool
 	// After is the last row of the previous page, from its token (0: the
-	// first page).
-	After    int64
+	// first page): a row number on /v0 and /v1, whose range check alone
+	// ties it to the snapshot, as in Splice.
+	After int64
+	// Resume, from a /v2 page token, is where the previous page ended;
+	// the request must resolve to the snapshot it names. It takes the
+	// place of After.
+	Resume   *PagePosition
 	PageSize int64
 	// Parties keeps contracts one of them is a stakeholder of; empty means
 	// the DSO party, which is a stakeholder of every contract a snapshot
@@ -231,6 +235,14 @@ func (s *Service) Acs(ctx context.Context, r AcsRequest) (AcsPage, error) {
 	case err != nil:
 		return AcsPage{}, err
 	}
+	if p := r.Resume; p != nil {
+		if p.Migration != snap.Migration || p.RecordTime != snap.RecordTime {
+			return AcsPage{}, fault.New(fault.InvalidArgument,
+				"Invalid page token: it continues the snapshot of migration %d at %s, and this request names the one of migration %d at %s",
+				p.Migration, p.RecordTime, snap.Migration, snap.RecordTime)
+		}
+		r.After = p.Row
+	}
 	if r.After != 0 && (r.After < snap.FirstRow || r.After > snap.LastRow) {
 		return AcsPage{}, fault.New(fault.InvalidArgument, "Invalid after token, outside of snapshot range (%d to %d).", snap.FirstRow, snap.LastRow)
 	}
@@ -259,43 +271,48 @@ func (s *Service) Acs(ctx context.Context, r AcsRequest) (AcsPage, error) {
 	return page, nil
 }
 
-// PageToken renders the opaque token of /v2/state/acs: the row to resume
-// after, bound to the request's other parameters, so that a token passed
-// with different ones is refused rather than silently paging another
-// list.
-func PageToken(r AcsRequest, row int64) string {
-	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d.%08x", row, paramsHash(r)))
+// PagePosition is where a page of /v2/state/acs ended: a row of the
+// snapshot it paged, and that snapshot. It is what the opaque page token
+// carries.
+type PagePosition struct {
+	// Migration and RecordTime name the snapshot.
+	Migration  int64
+	RecordTime daml.Timestamp
+	// Row is the last row of the page.
+	Row int64
 }
 
-// ParsePageToken reads a token of PageToken for the request r (whose
-// After it ignores) and returns its row.
-func ParsePageToken(r AcsRequest, token string) (int64, error) {
-	bad := fault.New(fault.InvalidArgument, "Invalid page token %q: pass the next_page_token of an earlier request with the same migration_id, record_time, record_time_match, party_ids and templates", token)
+// PageToken renders the opaque token of /v2/state/acs: the row to resume
+// after and the snapshot it is a row of. It is bound to the snapshot and
+// not to the request's literal parameters, as Splice's row number is, so
+// that any request resolving to the same snapshot may continue with it
+// (an `at_or_before` first page continued with the resolved time and
+// `exact`), while a token of another snapshot is refused by [Service.Acs].
+func PageToken(snap Snapshot, row int64) string {
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d.%d.%d", row, snap.Migration, int64(snap.RecordTime)))
+}
+
+// ParsePageToken reads a token of PageToken.
+func ParsePageToken(token string) (PagePosition, error) {
+	bad := fault.New(fault.InvalidArgument, "Invalid page token %s: pass the next_page_token of an earlier request for the same snapshot", fault.Quote(token))
 	raw, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
-		return 0, bad
+		return PagePosition{}, bad
 	}
-	rowText, hash, ok := strings.Cut(string(raw), ".")
-	if !ok {
-		return 0, bad
+	parts := strings.Split(string(raw), ".")
+	if len(parts) != 3 {
+		return PagePosition{}, bad
 	}
-	row, err := strconv.ParseInt(rowText, 10, 64)
-	if err != nil || row <= 0 || hash != fmt.Sprintf("%08x", paramsHash(r)) {
-		return 0, bad
+	var n [3]int64
+	for i, part := range parts {
+		if n[i], err = strconv.ParseInt(part, 10, 64); err != nil {
+			return PagePosition{}, bad
+		}
 	}
-	return row, nil
-}
-
-func paramsHash(r AcsRequest) uint32 {
-	h := fnv.New32a()
-	fmt.Fprintf(h, "%d|%d|%t|", r.Migration, r.RecordTime, r.AtOrBefore)
-	for _, p := range r.Parties {
-		fmt.Fprintf(h, "p:%s|", p)
+	if n[0] <= 0 || n[1] < 0 {
+		return PagePosition{}, bad
 	}
-	for _, t := range r.Templates {
-		fmt.Fprintf(h, "t:%s|", t)
-	}
-	return h.Sum32()
+	return PagePosition{Row: n[0], Migration: n[1], RecordTime: daml.Timestamp(n[2])}, nil
 }
 
 // Active returns the DSO party's active contracts of some templates, in
@@ -311,7 +328,7 @@ func (s *Service) VoteRequest(ctx context.Context, id daml.ContractID, voteReque
 		return nil, err
 	}
 	if err != nil || !active || KeyOf(c.Template) != voteRequest {
-		return nil, fault.New(fault.NotFound, "No VoteRequest found contract: %s", id)
+		return nil, fault.New(fault.NotFound, "No VoteRequest found contract: %s", fault.Clip(string(id)))
 	}
 	return c, nil
 }
@@ -324,7 +341,7 @@ func (s *Service) ParticipantsOf(ctx context.Context, synchronizer ledger.Synchr
 		return nil, err
 	}
 	if len(ps) == 0 {
-		return nil, fault.New(fault.NotFound, "Party not found: %s", party)
+		return nil, fault.New(fault.NotFound, "Party not found: %s", fault.Clip(string(party)))
 	}
 	return ps, nil
 }

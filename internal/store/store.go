@@ -63,35 +63,42 @@ func InactiveContract(id daml.ContractID) error {
 
 // ContractNotFound is the error for an unknown contract id.
 func ContractNotFound(id daml.ContractID) error {
-	return fault.WithCode(fault.NotFound, CodeContractNotFound, "contract %s not found", id)
+	return fault.WithCode(fault.NotFound, CodeContractNotFound, "contract %s not found", fault.Clip(string(id)))
 }
 
 // UpdateNotFound is the error for an unknown update id.
 func UpdateNotFound(id string) error {
-	return fault.WithCode(fault.NotFound, CodeUpdateNotFound, "update %s not found", id)
+	return fault.WithCode(fault.NotFound, CodeUpdateNotFound, "update %s not found", fault.Clip(id))
 }
 
 // UserNotFound is the error for an unknown user of a participant.
 func UserNotFound(p ledger.ParticipantID, id string) error {
-	return fault.WithCode(fault.NotFound, CodeUserNotFound, "user %q not found on participant %s", id, p)
+	return fault.WithCode(fault.NotFound, CodeUserNotFound, "user %s not found on participant %s", fault.Quote(id), fault.Clip(string(p)))
 }
 
 // HostingNotFound is the error for removing a hosting that does not
 // exist.
 func HostingNotFound(party daml.Party, p ledger.ParticipantID, s ledger.SynchronizerID) error {
-	return fault.New(fault.NotFound, "party %s is not hosted on participant %s on synchronizer %s", party, p, s)
+	return fault.New(fault.NotFound, "party %s is not hosted on participant %s on synchronizer %s", fault.Clip(string(party)), fault.Clip(string(p)), fault.Clip(string(s)))
+}
+
+// NoLedger is the error of a read-only lookup ([sqlitestore.UserExists],
+// [pgstore.UserExists]) where no ledger was ever created: no database
+// file, or no schema with its tables.
+func NoLedger(where string) error {
+	return fault.New(fault.NotFound, "no ledger at %s", where)
 }
 
 // ParticipantNotFound is the error for an unknown participant.
 func ParticipantNotFound(p ledger.ParticipantID) error {
-	return fault.New(fault.NotFound, "participant %s not found", p)
+	return fault.New(fault.NotFound, "participant %s not found", fault.Clip(string(p)))
 }
 
 // CursorNotFound is the error for a keyset cursor naming a contract the
 // store never saw: silently answering an empty page would look like the
 // end of the list.
 func CursorNotFound(id daml.ContractID) error {
-	return fault.New(fault.InvalidArgument, "cursor contract %s not found", id)
+	return fault.New(fault.InvalidArgument, "cursor contract %s not found", fault.Clip(string(id)))
 }
 
 // OutOfOrder explains why head refuses tx: the record time must increase
@@ -129,7 +136,7 @@ func OffsetNotAfter(p ledger.ParticipantID, off, last ledger.Offset) error {
 func PruneRefused(p ledger.ParticipantID, upTo, pruned, last ledger.Offset) error {
 	switch {
 	case upTo <= 0:
-		return fault.New(fault.InvalidArgument, "participant %s: prune offset %d is not positive", p, upTo)
+		return fault.New(fault.InvalidArgument, "participant %s: prune offset %d is not positive", fault.Clip(string(p)), upTo)
 	case upTo > last:
 		return fault.New(fault.OutOfRange,
 			"participant %s: prune offset %d is after its ledger end %d", p, upTo, last)

@@ -68,7 +68,7 @@ func (v *Validator) SubscriptionRequests(ctx context.Context, w Wallet) ([]splic
 func (v *Validator) AcceptSubscription(ctx context.Context, w Wallet, request daml.ContractID) (daml.ContractID, error) {
 	c, active, err := v.net.Store().Contract(ctx, request)
 	if fault.Is(err, fault.NotFound) || err == nil && (!active || !sameTemplate(c.Template, splice.SubscriptionRequest{}.TemplateID())) {
-		return "", fault.New(fault.NotFound, "Subscription request %s not found", fault.Truncate(string(request)))
+		return "", fault.New(fault.NotFound, "Subscription request %s not found", fault.Clip(string(request)))
 	}
 	if err != nil {
 		return "", err
@@ -78,7 +78,7 @@ func (v *Validator) AcceptSubscription(ctx context.Context, w Wallet, request da
 		return "", err
 	}
 	if r.Payload.SubscriptionData.Sender != w.Party {
-		return "", fault.New(fault.NotFound, "Subscription request %s not found", fault.Truncate(string(request)))
+		return "", fault.New(fault.NotFound, "Subscription request %s not found", fault.Clip(string(request)))
 	}
 	if err := CheckAmount("Subscription payment amount", r.Payload.PayData.PaymentAmount.Amount); err != nil {
 		return "", err

@@ -130,7 +130,7 @@ func TestCreateOfferRefuses(t *testing.T) {
 			t.Errorf("%s: %v, want %s %s", tc.name, err, tc.kind, tc.code)
 			continue
 		}
-		if len(f.Message) > 2*fault.MaxQuoted+200 {
+		if len(f.Message) > 2*256+200 {
 			t.Errorf("%s: message of %d bytes quotes too much", tc.name, len(f.Message))
 		}
 	}

@@ -44,7 +44,7 @@ func (v *Validator) CreateOffer(ctx context.Context, w Wallet, r OfferRequest) (
 	if err := v.knownParty(ctx, r.Receiver); err != nil {
 		return "", err
 	}
-	release, err := v.flight.begin("offer/"+string(w.Party)+"/"+r.TrackingID, "CreateTransferOffer with trackingId "+fault.Truncate(r.TrackingID))
+	release, err := v.flight.begin("offer/"+string(w.Party)+"/"+r.TrackingID, "CreateTransferOffer with trackingId "+fault.Clip(r.TrackingID))
 	if err != nil {
 		return "", err
 	}
@@ -55,7 +55,7 @@ func (v *Validator) CreateOffer(ctx context.Context, w Wallet, r OfferRequest) (
 		return "", err
 	}
 	if _, err := v.store.SentTransfer(ctx, w.Party, r.TrackingID); err == nil {
-		return "", fault.New(fault.AlreadyExists, "Transfer offer with trackingId %s already exists.", fault.Truncate(r.TrackingID))
+		return "", fault.New(fault.AlreadyExists, "Transfer offer with trackingId %s already exists.", fault.Clip(r.TrackingID))
 	} else if !fault.Is(err, fault.NotFound) {
 		return "", err
 	}
@@ -88,7 +88,7 @@ func (v *Validator) knownParty(ctx context.Context, p daml.Party) error {
 	}
 	if len(hs) == 0 {
 		return fault.WithCode(fault.NotFound, "UNKNOWN_INFORMEES",
-			"UNKNOWN_INFORMEES: no participant hosts %s, an informee of the transaction", fault.Truncate(string(p)))
+			"UNKNOWN_INFORMEES: no participant hosts %s, an informee of the transaction", fault.Clip(string(p)))
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func (v *Validator) AcceptedOffers(ctx context.Context, w Wallet) ([]splice.Cont
 // wallet sends or receives stands. It reads the log after bringing it up
 // to the ledger end, so a step the caller just made is there.
 func (v *Validator) TransferStatus(ctx context.Context, w Wallet, trackingID string) (TransferEvent, error) {
-	notFound := fault.New(fault.NotFound, "Couldn't find transfer offer with tracking id %s", fault.Truncate(trackingID))
+	notFound := fault.New(fault.NotFound, "Couldn't find transfer offer with tracking id %s", fault.Clip(trackingID))
 	if CheckTrackingID(trackingID) != nil {
 		return TransferEvent{}, notFound // the log holds no such id
 	}
@@ -142,7 +142,7 @@ func (v *Validator) offer(ctx context.Context, w Wallet, cid daml.ContractID) (s
 	} else if err != nil && !fault.Is(err, fault.NotFound) {
 		return splice.Contract[splice.TransferOffer]{}, err
 	}
-	return splice.Contract[splice.TransferOffer]{}, fault.New(fault.NotFound, "Transfer offer %s not found", fault.Truncate(string(cid)))
+	return splice.Contract[splice.TransferOffer]{}, fault.New(fault.NotFound, "Transfer offer %s not found", fault.Clip(string(cid)))
 }
 
 // AcceptOffer accepts an offer as its receiver. Ledger time must not be

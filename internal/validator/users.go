@@ -24,7 +24,7 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 		// party id beyond Canton's limit too.
 		return "", fault.New(fault.InvalidArgument, "user name %s is longer than %d characters", fault.Quote(user), maxUserIDLength)
 	}
-	release, err := v.flight.begin("onboard/"+user, "onboarding of "+fault.Truncate(user))
+	release, err := v.flight.begin("onboard/"+user, "onboarding of "+fault.Clip(user))
 	if err != nil {
 		return "", err
 	}
@@ -33,7 +33,7 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	switch {
 	case err == nil:
 		if party != "" && u.PrimaryParty != "" && u.PrimaryParty != party {
-			return "", fault.New(fault.AlreadyExists, "User %s already exists with party %s", fault.Truncate(user), u.PrimaryParty)
+			return "", fault.New(fault.AlreadyExists, "User %s already exists with party %s", fault.Clip(user), u.PrimaryParty)
 		}
 		if u.PrimaryParty != "" {
 			party = u.PrimaryParty
@@ -51,7 +51,7 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	} else if !ledger.ValidPartyID(string(party)) {
 		return "", fault.New(fault.InvalidArgument, "Invalid party_id %s", fault.Quote(string(party)))
 	} else if !slices.Contains(v.net.HostedParties(v.cfg.Participant), party) {
-		return "", fault.New(fault.InvalidArgument, "Party %s is not hosted on the validator's participant", fault.Truncate(string(party)))
+		return "", fault.New(fault.InvalidArgument, "Party %s is not hosted on the validator's participant", fault.Clip(string(party)))
 	}
 	if u.PrimaryParty != party || !u.CanAct(party) || u.Deactivated {
 		if _, err := v.net.UpdateUser(ctx, v.cfg.Participant, user, func(x *ledger.User) error {

@@ -88,7 +88,7 @@ func (v *Validator) Authorize(ctx context.Context, user string) (*ledger.User, e
 		return nil, err
 	}
 	if err != nil || u.Deactivated || u.PrimaryParty == "" || !u.CanAct(u.PrimaryParty) {
-		return nil, fault.New(fault.PermissionDenied, "Authorization Failed for %s", fault.Truncate(user))
+		return nil, fault.New(fault.PermissionDenied, "Authorization Failed for %s", fault.Clip(user))
 	}
 	return u, nil
 }
@@ -105,7 +105,7 @@ func (v *Validator) Wallet(ctx context.Context, user, operation string) (Wallet,
 		return Wallet{}, err
 	}
 	if install == nil {
-		return Wallet{}, fault.New(fault.NotFound, "No wallet found for user '%s' for operation '%s'", fault.Truncate(user), operation)
+		return Wallet{}, fault.New(fault.NotFound, "No wallet found for user '%s' for operation '%s'", fault.Clip(user), operation)
 	}
 	return Wallet{User: user, Party: u.PrimaryParty, Install: install.ID}, nil
 }

@@ -147,7 +147,7 @@ func (h *Handler) authorize(r *http.Request) error {
 		return err
 	}
 	if !ok {
-		return fault.New(fault.PermissionDenied, "Authorization Failed for %s", user)
+		return fault.New(fault.PermissionDenied, "Authorization Failed for %s", fault.Clip(user))
 	}
 	return nil
 }
@@ -351,7 +351,7 @@ func (h *Handler) advanceClock(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, err := time.ParseDuration(req.Duration)
 	if err != nil {
-		return fault.New(fault.InvalidArgument, "invalid duration %q: use Go syntax such as 90s, 1h30m or 720h", req.Duration)
+		return fault.New(fault.InvalidArgument, "invalid duration %s: use Go syntax such as 90s, 1h30m or 720h", fault.Quote(req.Duration))
 	}
 	if d <= 0 {
 		return fault.New(fault.InvalidArgument, "the clock only moves forward: duration must be positive")
@@ -489,7 +489,7 @@ func (h *Handler) hostings(w http.ResponseWriter, r *http.Request) error {
 func partyInPath(r *http.Request) (daml.Party, error) {
 	party := r.PathValue("party")
 	if !ledger.ValidPartyID(party) {
-		return "", fault.New(fault.InvalidArgument, "invalid party id %q: want <hint>::<fingerprint>", party)
+		return "", fault.New(fault.InvalidArgument, "invalid party id %s: want <hint>::<fingerprint>", fault.Quote(party))
 	}
 	return daml.Party(party), nil
 }
@@ -543,7 +543,7 @@ func (h *Handler) hostParty(w http.ResponseWriter, r *http.Request) error {
 	switch perm {
 	case ledger.PermissionSubmission, ledger.PermissionConfirmation, ledger.PermissionObservation:
 	default:
-		return fault.New(fault.InvalidArgument, "invalid permission %q: want Submission, Confirmation or Observation", req.Permission)
+		return fault.New(fault.InvalidArgument, "invalid permission %s: want Submission, Confirmation or Observation", fault.Quote(req.Permission))
 	}
 	c, err := h.op.HostParty(r.Context(), party, ledger.ParticipantID(req.ParticipantID), perm)
 	if err != nil {

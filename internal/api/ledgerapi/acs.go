@@ -120,7 +120,7 @@ func (h *Handler) prepareActiveContracts(r *http.Request, body []byte) (*acsQuer
 			"Offset %d in active_at_offset is a negative integer: the offset in active_at_offset field has to be a non-negative integer (>=0)", req.ActiveAtOffset)
 	}
 	if req.ContinuationToken != "" {
-		return nil, invalidField("stream_continuation_token", "sandnet issues no continuation tokens, so %q is not one", req.ContinuationToken)
+		return nil, invalidField("stream_continuation_token", "sandnet issues no continuation tokens, so %s is not one", fault.Quote(req.ContinuationToken))
 	}
 	sel, err := compileSelector(ef)
 	if err != nil {

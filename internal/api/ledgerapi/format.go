@@ -321,21 +321,21 @@ func compileFilters(fs filters) (*partyFilter, error) {
 func parseNameRef(field, s string) (templateRef, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) != 3 {
-		return templateRef{}, undecodable("Invalid value for: body (Invalid identifier format (%s) not matching the expected format (<package>:<moduleName>:<entityName>))", s)
+		return templateRef{}, undecodable("Invalid value for: body (Invalid identifier format (%s) not matching the expected format (<package>:<moduleName>:<entityName>))", fault.Clip(s))
 	}
 	pkg, ok := strings.CutPrefix(parts[0], "#")
 	if !ok {
-		return templateRef{}, invalidField("packageId", "Received an identifier with package ID %s, but expected a package name.", parts[0])
+		return templateRef{}, invalidField("packageId", "Received an identifier with package ID %s, but expected a package name.", fault.Clip(parts[0]))
 	}
 	ref := templateRef{pkg: pkg, module: parts[1], entity: parts[2]}
 	if !validPackageName(pkg) {
-		return ref, invalidField(field, "Invalid package name %q in %s", pkg, s)
+		return ref, invalidField(field, "Invalid package name %s in %s", fault.Quote(pkg), fault.Clip(s))
 	}
 	if !validDottedName(ref.module) {
-		return ref, invalidField(field, "Invalid module name %q in %s", ref.module, s)
+		return ref, invalidField(field, "Invalid module name %s in %s", fault.Quote(ref.module), fault.Clip(s))
 	}
 	if !validDottedName(ref.entity) {
-		return ref, invalidField(field, "Invalid entity name %q in %s", ref.entity, s)
+		return ref, invalidField(field, "Invalid entity name %s in %s", fault.Quote(ref.entity), fault.Clip(s))
 	}
 	return ref, nil
 }
@@ -386,7 +386,7 @@ func checkPartySyntax(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' || c == '-' || c == '_' || c == ' ') {
-			return fmt.Sprintf("non expected character 0x%x in Daml-LF Party %q", c, s)
+			return fmt.Sprintf("non expected character 0x%x in Daml-LF Party %s", c, fault.Quote(s))
 		}
 	}
 	return ""

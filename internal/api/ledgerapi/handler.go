@@ -305,12 +305,12 @@ func (h *Handler) authenticate(r *http.Request) (caller, error) {
 	u, err := h.cfg.Ledger.User(r.Context(), h.cfg.Participant, sub)
 	if err != nil {
 		if fault.Is(err, fault.NotFound) {
-			return caller{}, permissionDenied(true, "user %q does not exist on %s", sub, h.cfg.ParticipantName)
+			return caller{}, permissionDenied(true, "user %s does not exist on %s", fault.Quote(sub), h.cfg.ParticipantName)
 		}
 		return caller{}, err
 	}
 	if u.Deactivated {
-		return caller{}, permissionDenied(true, "user %q is deactivated", sub)
+		return caller{}, permissionDenied(true, "user %s is deactivated", fault.Quote(sub))
 	}
 	return caller{user: u}, nil
 }

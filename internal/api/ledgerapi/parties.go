@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 )
 
 // The party management endpoints that read: the parties the participant
@@ -78,7 +79,7 @@ func checkIdentityProvider(r *http.Request) error {
 		return undecodable("Invalid value for: query parameter identity-provider-id (expected a single value, got %d)", len(vs))
 	}
 	if len(vs) == 1 && vs[0] != "" {
-		return invalidArgument("Provided identity_provider_id %q is not known: sandnet has only the default identity provider (\"\")", vs[0])
+		return invalidArgument("Provided identity_provider_id %s is not known: sandnet has only the default identity provider (\"\")", fault.Quote(vs[0]))
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func parseListParams(q url.Values) (listParams, error) {
 		}
 		n, err := strconv.ParseInt(vs[0], 10, 64)
 		if err != nil {
-			return p, undecodable("Invalid value for: query parameter %s (expected an int64, got %q)", name, vs[0])
+			return p, undecodable("Invalid value for: query parameter %s (expected an int64, got %s)", name, fault.Quote(vs[0]))
 		}
 		if name == "limit" {
 			p.Limit = &n
@@ -189,7 +189,9 @@ type decoder struct {
 
 func (d *decoder) fail(path, format string, args ...any) {
 	if d.err == nil {
-		d.err = undecodable("Invalid value for: body (%s at '%s')", fmt.Sprintf(format, args...), path)
+		// The path holds client-chosen keys (the parties of
+		// filtersByParty): clip it as any other client value.
+		d.err = undecodable("Invalid value for: body (%s at '%s')", fmt.Sprintf(format, args...), fault.Clip(path))
 	}
 }
 
@@ -264,7 +266,7 @@ func (d *decoder) int64Member(path string, obj map[string]any, name string) (int
 			}
 		}
 	}
-	d.fail(p, "expected an int64, got %q", text)
+	d.fail(p, "expected an int64, got %s", fault.Quote(text))
 	return 0, false
 }
 
@@ -428,7 +430,7 @@ func (d *decoder) identifierFilter(path string, obj map[string]any) cumulativeFi
 			c.View, _ = d.boolMember(vp, val, "includeInterfaceView")
 		}
 		if c.HasID && strings.Count(c.ID, ":") != 2 {
-			d.fail(join(vp, c.IDFieldName), "Invalid identifier format (%s) not matching the expected format (<package>:<moduleName>:<entityName>)", c.ID)
+			d.fail(join(vp, c.IDFieldName), "Invalid identifier format (%s) not matching the expected format (<package>:<moduleName>:<entityName>)", fault.Clip(c.ID))
 		}
 	}
 	return c

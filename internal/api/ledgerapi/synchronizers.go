@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
 
@@ -74,7 +75,7 @@ func (h *Handler) connectedSynchronizers(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	if idp != "" {
-		return invalidArgument("Provided identity_provider_id %q is not known: sandnet has only the default identity provider (\"\")", idp)
+		return invalidArgument("Provided identity_provider_id %s is not known: sandnet has only the default identity provider (\"\")", fault.Quote(idp))
 	}
 	if party != "" {
 		if msg := checkPartySyntax(party); msg != "" {

@@ -30,7 +30,7 @@ const (
 )
 
 func userNotFound(operation, id string) *fault.Error {
-	return fault.WithCode(fault.NotFound, codeUserNotFound, "%s failed for unknown user %q", operation, id)
+	return fault.WithCode(fault.NotFound, codeUserNotFound, "%s failed for unknown user %s", operation, fault.Quote(id))
 }
 
 // userFault turns the engine's not-found and already-exists into the
@@ -40,7 +40,7 @@ func userFault(err error, operation, id string) error {
 	case fault.NotFound:
 		return userNotFound(operation, id)
 	case fault.AlreadyExists:
-		return fault.WithCode(fault.AlreadyExists, codeUserAlreadyExists, "%s failed, as user %q already exists", operation, id)
+		return fault.WithCode(fault.AlreadyExists, codeUserAlreadyExists, "%s failed, as user %s already exists", operation, fault.Quote(id))
 	}
 	return err
 }
@@ -162,11 +162,11 @@ func checkUserID(field, id string) error {
 		return missingField(field)
 	}
 	if len(id) > userIDMaxLength {
-		return invalidField(field, "User ID %q is too long (max: %d)", id, userIDMaxLength)
+		return invalidField(field, "User ID %s is too long (max: %d)", fault.Quote(id), userIDMaxLength)
 	}
 	for _, r := range id {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(userIDSymbols, r)) {
-			return invalidField(field, "User ID %q contains the character %q, which is neither alphanumeric nor one of %s", id, r, userIDSymbols)
+			return invalidField(field, "User ID %s contains the character %q, which is neither alphanumeric nor one of %s", fault.Quote(id), r, userIDSymbols)
 		}
 	}
 	return nil
@@ -318,7 +318,7 @@ func pageParams(r *http.Request, max int) (size int, after string, err error) {
 	if v := q.Get("pageSize"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil {
-			return 0, "", undecodable("Invalid value for: query parameter pageSize (expected an int32, got %q)", v)
+			return 0, "", undecodable("Invalid value for: query parameter pageSize (expected an int32, got %s)", fault.Quote(v))
 		}
 		if n < 0 {
 			return 0, "", invalidArgument("Page size must be non-negative")
@@ -486,7 +486,7 @@ func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.ID != "" && in.ID != id {
-		return invalidArgument("user.id %q does not match the user %q of the path", in.ID, id)
+		return invalidArgument("user.id %s does not match the user %s of the path", fault.Quote(in.ID), fault.Quote(id))
 	}
 	if len(paths) == 0 {
 		return invalidArgument("The update mask contains no entries")
@@ -502,7 +502,7 @@ func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request) error {
 			setAnnotations = true
 		case "id", "metadata.resource_version", "metadata.resourceVersion":
 		default:
-			return invalidArgument("The update path: '%s' points to an unknown field", p)
+			return invalidArgument("The update path: '%s' points to an unknown field", fault.Clip(p))
 		}
 	}
 	if setParty && in.PrimaryParty != "" {
@@ -585,7 +585,7 @@ func (h *Handler) changeUserRights(grant bool) func(w http.ResponseWriter, r *ht
 			return err
 		}
 		if bodyID != "" && bodyID != id {
-			return invalidArgument("userId %q does not match the user %q of the path", bodyID, id)
+			return invalidArgument("userId %s does not match the user %s of the path", fault.Quote(bodyID), fault.Quote(id))
 		}
 		if err := checkRights(rights); err != nil {
 			return err

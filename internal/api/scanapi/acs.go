@@ -31,7 +31,7 @@ func snapshotQuery(r *http.Request, timeParam string) (daml.Timestamp, int64, er
 	}
 	m, err := strconv.ParseInt(q.Get("migration_id"), 10, 64)
 	if err != nil {
-		return 0, 0, badRequest("Invalid value for query parameter %q: %q is not an integer", "migration_id", q.Get("migration_id"))
+		return 0, 0, badRequest("Invalid value for query parameter %q: %s is not an integer", "migration_id", fault.Quote(q.Get("migration_id")))
 	}
 	return t, m, nil
 }
@@ -111,7 +111,7 @@ func acsCommon(migration *int64, recordTime, match *string, pageSize *int64, par
 		case "at_or_before":
 			req.AtOrBefore = true
 		default:
-			return req, badRequest("Failed to decode: record_time_match must be \"exact\" or \"at_or_before\", not %q", *match)
+			return req, badRequest("Failed to decode: record_time_match must be \"exact\" or \"at_or_before\", not %s", fault.Quote(*match))
 		}
 	}
 	for _, p := range partyIDs {
@@ -155,9 +155,11 @@ func decodeAcsV2(r *http.Request) (scan.AcsRequest, error) {
 		return req, err
 	}
 	if body.After != nil {
-		if req.After, err = scan.ParsePageToken(req, *body.After); err != nil {
+		pos, err := scan.ParsePageToken(*body.After)
+		if err != nil {
 			return req, err
 		}
+		req.Resume = &pos
 	}
 	return req, nil
 }
@@ -291,7 +293,7 @@ func (h *Handler) acsV2(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := AcsResponseV2{RecordTime: req.RecordTime.String(), MigrationID: req.Migration, CreatedEvents: events}
 	if page.Next != 0 {
-		out.NextPageToken = scan.PageToken(req, page.Next)
+		out.NextPageToken = scan.PageToken(page.Snapshot, page.Next)
 	}
 	web.WriteJSON(w, http.StatusOK, out)
 	return nil

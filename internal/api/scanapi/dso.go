@@ -176,10 +176,10 @@ type ParticipantIDsResponse struct {
 func hostingRequest(r *http.Request) (ledger.SynchronizerID, daml.Party, error) {
 	sync, party := r.PathValue("domain_id"), r.PathValue("party_id")
 	if !ledger.ValidPartyID(sync) {
-		return "", "", badRequest("Could not decode synchronizer ID: %q is not of the form <identifier>::<namespace>", sync)
+		return "", "", badRequest("Could not decode synchronizer ID: %s is not of the form <identifier>::<namespace>", fault.Quote(sync))
 	}
 	if !ledger.ValidPartyID(party) {
-		return "", "", badRequest("Could not decode party ID: %q is not of the form <identifier>::<namespace>", party)
+		return "", "", badRequest("Could not decode party ID: %s is not of the form <identifier>::<namespace>", fault.Quote(party))
 	}
 	return ledger.SynchronizerID(sync), daml.Party(party), nil
 }
@@ -191,14 +191,14 @@ func (h *Handler) participantIDV0(w http.ResponseWriter, r *http.Request) error 
 	}
 	ps, err := h.svc.ParticipantsOf(r.Context(), sync, party)
 	if fault.Is(err, fault.NotFound) {
-		return fault.New(fault.NotFound, "No participant id found hosting party: %s", party)
+		return fault.New(fault.NotFound, "No participant id found hosting party: %s", fault.Clip(string(party)))
 	}
 	if err != nil {
 		return err
 	}
 	if len(ps) > 1 {
 		// Splice's v0 fails on several hosting participants.
-		return fault.New(fault.Internal, "party %s is hosted on %d participants; use /v1", party, len(ps))
+		return fault.New(fault.Internal, "party %s is hosted on %d participants; use /v1", fault.Clip(string(party)), len(ps))
 	}
 	web.WriteJSON(w, http.StatusOK, ParticipantIDResponse{ParticipantID: string(ps[0])})
 	return nil
@@ -479,7 +479,7 @@ func (h *Handler) ansEntries(w http.ResponseWriter, r *http.Request) error {
 	}
 	pageSize, err := strconv.ParseInt(q.Get("page_size"), 10, 32)
 	if err != nil {
-		return badRequest("Invalid value for query parameter %q: %q is not a 32-bit integer", "page_size", q.Get("page_size"))
+		return badRequest("Invalid value for query parameter %q: %s is not a 32-bit integer", "page_size", fault.Quote(q.Get("page_size")))
 	}
 	if err := scan.CheckLimit(pageSize); err != nil {
 		return err
@@ -555,7 +555,7 @@ func (h *Handler) ansEntryByName(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	return fault.New(fault.NotFound, "No ans entry found for name: %s", fault.Truncate(name))
+	return fault.New(fault.NotFound, "No ans entry found for name: %s", fault.Clip(name))
 }
 
 func (h *Handler) ansEntryByParty(w http.ResponseWriter, r *http.Request) error {
@@ -570,5 +570,5 @@ func (h *Handler) ansEntryByParty(w http.ResponseWriter, r *http.Request) error 
 			return nil
 		}
 	}
-	return fault.New(fault.NotFound, "No ans entry found for party: %s", fault.Truncate(party))
+	return fault.New(fault.NotFound, "No ans entry found for party: %s", fault.Clip(party))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
@@ -186,6 +187,9 @@ func TestStateGolden(t *testing.T) {
 	first := firstResponse[struct {
 		Next string `json:"next_page_token"`
 	}](t, e, http.MethodPost, "/v2/state/acs", acs(snap, ""))
+	firstSched := firstResponse[struct {
+		Next string `json:"next_page_token"`
+	}](t, e, http.MethodPost, "/v2/state/acs", acs(sched, ""))
 	firstV1 := firstResponse[struct {
 		Next int64 `json:"next_page_token"`
 	}](t, e, http.MethodPost, "/v1/state/acs", acs(snap, ""))
@@ -207,7 +211,10 @@ func TestStateGolden(t *testing.T) {
 		post("v2 acs: not a snapshot's time", "/v2/state/acs", acs("2026-01-05T12:00:30Z", ""), 404),
 		post("v2 acs: none at or before", "/v2/state/acs", acs("2026-01-05T10:00:00Z", `,"record_time_match":"at_or_before"`), 404),
 		post("v2 acs: malformed template", "/v2/state/acs", acs(snap, `,"templates":["Splice.Amulet:Amulet"]`), 400),
-		post("v2 acs: token of other parameters", "/v2/state/acs", acs(snap, fmt.Sprintf(`,"after":%q,"templates":["splice-amulet:Splice.Amulet:Amulet"]`, first.Next)), 400),
+		post("v2 acs: token with other filters", "/v2/state/acs", acs(snap, fmt.Sprintf(`,"after":%q,"templates":["splice-amulet:Splice.Amulet:Amulet"]`, first.Next)), 200),
+		post("v2 acs: token of another snapshot", "/v2/state/acs", acs(snap, fmt.Sprintf(`,"after":%q`, firstSched.Next)), 400),
+		post("v2 acs: token continued at or before", "/v2/state/acs", acs("9999-01-01T00:00:00Z", fmt.Sprintf(`,"record_time_match":"at_or_before","after":%q`, first.Next)), 200),
+		post("v2 acs: oversized token", "/v2/state/acs", acs(snap, fmt.Sprintf(`,"after":%q`, strings.Repeat("A", 1<<20))), 400),
 		post("v2 acs: garbage token", "/v2/state/acs", acs(snap, `,"after":"!!"`), 400),
 		post("v2 acs: page_size 1001", "/v2/state/acs", fmt.Sprintf(`{"migration_id":0,"record_time":%q,"page_size":1001}`, snap), 400),
 		post("v2 acs: unknown record_time_match", "/v2/state/acs", acs(snap, `,"record_time_match":"near"`), 400).off(),

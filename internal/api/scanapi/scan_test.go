@@ -241,3 +241,85 @@ func TestOpenAPIServed(t *testing.T) {
 		t.Errorf("GET /v0/nope: %d %s", w.Code, w.Body)
 	}
 }
+
+// TestAcsTokenIsBoundToItsSnapshot pages each ACS version with a token
+// taken from one request and passed with another: a request resolving to
+// the same snapshot continues the list (an at_or_before first page
+// continued with the resolved record_time and exact, and the reverse), a
+// request naming another snapshot is refused.
+func TestAcsTokenIsBoundToItsSnapshot(t *testing.T) {
+	t.Parallel()
+	e := shared(t)
+	sched, snap := e.scheduled.RecordTime.String(), e.snapshot.RecordTime.String()
+	// Between the two snapshots: at_or_before resolves to the scheduled
+	// one; after both, to the last.
+	between := (e.scheduled.RecordTime + 1).String()
+	if e.scheduled.RecordTime+1 >= e.snapshot.RecordTime {
+		t.Fatalf("no time between the snapshots %s and %s", sched, snap)
+	}
+	const later = "9999-01-01T00:00:00Z"
+	type page struct {
+		Events []json.RawMessage `json:"created_events"`
+		Next   json.RawMessage   `json:"next_page_token"`
+	}
+	req := func(version, rt, match string, after json.RawMessage, size int) (int, page, string) {
+		body := fmt.Sprintf(`{"migration_id":0,"record_time":%q,"page_size":%d`, rt, size)
+		if match != "" {
+			body += fmt.Sprintf(`,"record_time_match":%q`, match)
+		}
+		if after != nil {
+			body += `,"after":` + string(after)
+		}
+		rec := do(t, e.ScanHandler, http.MethodPost, "/"+version+"/state/acs", body+"}", false)
+		var p page
+		if rec.Code == http.StatusOK {
+			if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return rec.Code, p, rec.Body.String()
+	}
+	for _, version := range []string{"v0", "v1", "v2"} {
+		for _, tc := range []struct {
+			name              string
+			firstAt, firstM   string
+			secondAt, secondM string
+			wantSameAsExactAt string // "" when the second request must be refused
+		}{
+			{"at_or_before, then exact at the resolved time", between, "at_or_before", sched, "exact", sched},
+			{"exact, then at_or_before resolving to it", sched, "", between, "at_or_before", sched},
+			{"at_or_before after the last, then exact", later, "at_or_before", snap, "", snap},
+			{"a token of another snapshot", sched, "", snap, "", ""},
+			{"a token of another snapshot through at_or_before", sched, "", later, "at_or_before", ""},
+		} {
+			t.Run(version+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				code, first, body := req(version, tc.firstAt, tc.firstM, nil, 2)
+				if code != http.StatusOK || len(first.Next) == 0 || len(first.Events) != 2 {
+					t.Fatalf("first page: %d %s", code, body)
+				}
+				code, second, body := req(version, tc.secondAt, tc.secondM, first.Next, 2)
+				if tc.wantSameAsExactAt == "" {
+					if code != http.StatusBadRequest || !strings.Contains(body, "token") {
+						t.Fatalf("second page with a token of another snapshot: %d %s, want 400", code, body)
+					}
+					return
+				}
+				if code != http.StatusOK {
+					t.Fatalf("second page: %d %s, want 200", code, body)
+				}
+				// The two pages are the first four rows of the snapshot.
+				_, want, _ := req(version, tc.wantSameAsExactAt, "", nil, 4)
+				got := append(first.Events, second.Events...)
+				if len(got) != len(want.Events) {
+					t.Fatalf("got %d events, want %d", len(got), len(want.Events))
+				}
+				for i := range got {
+					if string(got[i]) != string(want.Events[i]) {
+						t.Errorf("event %d differs:\n got %s\nwant %s", i, got[i], want.Events[i])
+					}
+				}
+			})
+		}
+	}
+}

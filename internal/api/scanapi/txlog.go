@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scan"
@@ -111,14 +112,14 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request) error {
 		case "desc":
 			desc = true
 		default:
-			return badRequest("Failed to decode: sort_order must be \"asc\" or \"desc\", not %q", *req.SortOrder)
+			return badRequest("Failed to decode: sort_order must be \"asc\" or \"desc\", not %s", fault.Quote(*req.SortOrder))
 		}
 	}
 	var end *eventRef
 	if req.PageEndEventID != "" {
 		ref, ok := parseEventID(req.PageEndEventID)
 		if !ok {
-			return badRequest("Invalid page_end_event_id %q: pass the event_id of an earlier response", req.PageEndEventID)
+			return badRequest("Invalid page_end_event_id %s: pass the event_id of an earlier response", fault.Quote(req.PageEndEventID))
 		}
 		end = &ref
 	}
@@ -165,7 +166,7 @@ func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool
 	if end != nil && !desc {
 		u, err := h.svc.Update(ctx, end.updateID)
 		if err != nil {
-			return nil, badRequest("Invalid page_end_event_id %q: no such update", v0EventID(end.updateID, end.node))
+			return nil, badRequest("Invalid page_end_event_id %s: no such update", fault.Quote(v0EventID(end.updateID, end.node)))
 		}
 		for _, it := range txLogItems(u) {
 			if ref, _ := parseEventID(it.EventID); ref.node > end.node && len(out) < limit {
@@ -210,7 +211,7 @@ func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool
 	if end != nil {
 		i = slices.IndexFunc(all, func(it *TxLogItem) bool { return it.EventID == v0EventID(end.updateID, end.node) })
 		if i < 0 {
-			return nil, badRequest("Invalid page_end_event_id %q: no such event", v0EventID(end.updateID, end.node))
+			return nil, badRequest("Invalid page_end_event_id %s: no such event", fault.Quote(v0EventID(end.updateID, end.node)))
 		}
 		i++
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/scan"
 )
@@ -53,7 +54,7 @@ func decodeHistoryRequest(r *http.Request) (after *scan.HistoryPosition, pageSiz
 		}
 		t, err := daml.ParseTimestamp(*a.AfterRecordTime)
 		if err != nil {
-			return nil, 0, nil, badRequest("Invalid timestamp %q: %v", *a.AfterRecordTime, errors.Unwrap(err))
+			return nil, 0, nil, badRequest("Invalid timestamp %s: %v", fault.Quote(*a.AfterRecordTime), errors.Unwrap(err))
 		}
 		after = &scan.HistoryPosition{Migration: *a.AfterMigrationID, RecordTime: t}
 	}
@@ -75,7 +76,7 @@ func valueEncoding(name *string) (daml.Codec, error) {
 		c, _ := daml.CodecByName(*name)
 		return c, nil
 	}
-	return nil, badRequest("Failed to decode: daml_value_encoding must be \"compact_json\" or \"protobuf_json\", not %q", *name)
+	return nil, badRequest("Failed to decode: daml_value_encoding must be \"compact_json\" or \"protobuf_json\", not %s", fault.Quote(*name))
 }
 
 func (h *Handler) updates(w http.ResponseWriter, r *http.Request, v historyVersion) error {

@@ -200,7 +200,7 @@ func (h *Handler) operator(fn handlerFunc) http.Handler {
 			return err
 		}
 		if !ok {
-			return fault.New(fault.PermissionDenied, "Authorization Failed for %s", fault.Truncate(user))
+			return fault.New(fault.PermissionDenied, "Authorization Failed for %s", fault.Clip(user))
 		}
 		return fn(w, r)
 	})

@@ -118,8 +118,9 @@ func DecodeJSON(r *http.Request, v any) error {
 
 func jsonMessage(err error) string {
 	if e, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		// Value holds a number's whole literal ("number 1e…"): cut it.
-		value := fault.Truncate(e.Value)
+		// Value is "number <literal>" for a number: clip the literal, which
+		// may be as long as the body.
+		value := fault.Clip(e.Value)
 		if e.Field == "" {
 			return fmt.Sprintf("the request body must be a JSON %s, not a JSON %s", jsonType(e.Type), value)
 		}

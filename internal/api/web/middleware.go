@@ -44,27 +44,47 @@ func Recover(next http.Handler) http.Handler {
 }
 
 // CORS answers browser preflight requests and adds the CORS headers for the
-// allowed origins ("*" allows any). With no origins it does nothing.
+// allowed origins. With no origins it does nothing.
+//
+// A listed origin is trusted: it is reflected with
+// Access-Control-Allow-Credentials, so a dApp served from it may send
+// cookies or HTTP auth. "*" allows any other origin, but only as the
+// literal "*" and without credentials: reflecting every origin (including
+// "null", which sandboxed frames and file: pages send) with credentials
+// would let any web page act with the browser's credentials. Bearer tokens
+// in the Authorization header still work under "*", since that header is
+// allowed by the preflight rather than by credentials mode.
 func CORS(origins []string) Middleware {
-	any := slices.Contains(origins, "*")
+	wildcard := slices.Contains(origins, "*")
 	return func(next http.Handler) http.Handler {
 		if len(origins) == 0 {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := w.Header()
+			// The answer depends on Origin (listed or not), so caches
+			// must key on it.
+			h.Add("Vary", "Origin")
 			origin := r.Header.Get("Origin")
-			if origin != "" && (any || slices.Contains(origins, origin)) {
-				h := w.Header()
+			switch {
+			case origin == "":
+				next.ServeHTTP(w, r)
+				return
+			case origin != "*" && slices.Contains(origins, origin):
 				h.Set("Access-Control-Allow-Origin", origin)
-				h.Add("Vary", "Origin")
 				h.Set("Access-Control-Allow-Credentials", "true")
-				if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-					h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
-					h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, traceparent, tracestate")
-					h.Set("Access-Control-Max-Age", "600")
-					w.WriteHeader(http.StatusNoContent)
-					return
-				}
+			case wildcard:
+				h.Set("Access-Control-Allow-Origin", "*")
+			default:
+				next.ServeHTTP(w, r)
+				return
+			}
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, traceparent, tracestate")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
 			}
 			next.ServeHTTP(w, r)
 		})

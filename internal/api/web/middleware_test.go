@@ -44,25 +44,36 @@ func TestCORS(t *testing.T) {
 		headers map[string]string
 		// wantOrigin is the Access-Control-Allow-Origin answered, "" for none.
 		wantOrigin    string
+		wantCreds     bool // Access-Control-Allow-Credentials: true
 		wantPreflight bool // answered 204 by CORS itself, with the preflight headers
 	}{
 		{name: "allowed origin", origins: []string{allowed}, method: http.MethodGet,
-			headers: map[string]string{"Origin": allowed}, wantOrigin: allowed},
+			headers: map[string]string{"Origin": allowed}, wantOrigin: allowed, wantCreds: true},
 		{name: "denied origin", origins: []string{allowed}, method: http.MethodGet,
 			headers: map[string]string{"Origin": "http://evil.example"}},
 		{name: "no origin header", origins: []string{allowed}, method: http.MethodGet},
 		{name: "preflight from allowed origin", origins: []string{allowed}, method: http.MethodOptions,
 			headers:    map[string]string{"Origin": allowed, "Access-Control-Request-Method": "POST"},
-			wantOrigin: allowed, wantPreflight: true},
+			wantOrigin: allowed, wantCreds: true, wantPreflight: true},
 		{name: "preflight from denied origin reaches the handler", origins: []string{allowed}, method: http.MethodOptions,
 			headers: map[string]string{"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}},
 		{name: "OPTIONS without a request method is no preflight", origins: []string{allowed}, method: http.MethodOptions,
-			headers: map[string]string{"Origin": allowed}, wantOrigin: allowed},
-		{name: "wildcard reflects any origin", origins: []string{"*"}, method: http.MethodGet,
-			headers: map[string]string{"Origin": "http://anything.example"}, wantOrigin: "http://anything.example"},
+			headers: map[string]string{"Origin": allowed}, wantOrigin: allowed, wantCreds: true},
+		{name: "wildcard answers * without credentials", origins: []string{"*"}, method: http.MethodGet,
+			headers: map[string]string{"Origin": "http://anything.example"}, wantOrigin: "*"},
+		{name: "wildcard and null origin", origins: []string{"*"}, method: http.MethodGet,
+			headers: map[string]string{"Origin": "null"}, wantOrigin: "*"},
 		{name: "wildcard preflight", origins: []string{"*"}, method: http.MethodOptions,
 			headers:    map[string]string{"Origin": "http://anything.example", "Access-Control-Request-Method": "PUT"},
-			wantOrigin: "http://anything.example", wantPreflight: true},
+			wantOrigin: "*", wantPreflight: true},
+		{name: "wildcard beside a listed origin: the listed one keeps credentials", origins: []string{"*", allowed}, method: http.MethodGet,
+			headers: map[string]string{"Origin": allowed}, wantOrigin: allowed, wantCreds: true},
+		{name: "wildcard beside a listed origin: others get *", origins: []string{allowed, "*"}, method: http.MethodGet,
+			headers: map[string]string{"Origin": "http://other.example"}, wantOrigin: "*"},
+		{name: "an Origin of * is no listed origin", origins: []string{"*"}, method: http.MethodGet,
+			headers: map[string]string{"Origin": "*"}, wantOrigin: "*"},
+		{name: "null is refused unless listed", origins: []string{allowed}, method: http.MethodGet,
+			headers: map[string]string{"Origin": "null"}},
 		{name: "no origins configured", origins: nil, method: http.MethodOptions,
 			headers: map[string]string{"Origin": allowed, "Access-Control-Request-Method": "POST"}},
 	}
@@ -84,12 +95,11 @@ func TestCORS(t *testing.T) {
 			if got := hdr.Get("Access-Control-Allow-Origin"); got != tt.wantOrigin {
 				t.Errorf("Access-Control-Allow-Origin = %q, want %q", got, tt.wantOrigin)
 			}
-			if tt.wantOrigin != "" {
-				if hdr.Get("Access-Control-Allow-Credentials") != "true" || hdr.Get("Vary") != "Origin" {
-					t.Errorf("allowed origin: Allow-Credentials = %q, Vary = %q", hdr.Get("Access-Control-Allow-Credentials"), hdr.Get("Vary"))
-				}
-			} else if hdr.Get("Access-Control-Allow-Credentials") != "" {
-				t.Errorf("not allowed: Access-Control-Allow-Credentials = %q", hdr.Get("Access-Control-Allow-Credentials"))
+			if got := hdr.Get("Access-Control-Allow-Credentials"); (got == "true") != tt.wantCreds || (got != "" && got != "true") {
+				t.Errorf("Access-Control-Allow-Credentials = %q, want credentials %v", got, tt.wantCreds)
+			}
+			if len(tt.origins) > 0 && hdr.Get("Vary") != "Origin" {
+				t.Errorf("Vary = %q, want Origin", hdr.Get("Vary"))
 			}
 			if tt.wantPreflight {
 				if reached || rec.Code != http.StatusNoContent {

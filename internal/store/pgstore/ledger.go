@@ -581,3 +581,30 @@ func interpret(err error) error {
 	}
 	return err
 }
+
+// UserExists reports whether a participant of the ledger in schema has a
+// user called id. It only reads, over one connection: unlike
+// [OpenLedger] it creates and migrates nothing, so that `sandnet token`
+// can ask without side effects. A schema without a ledger's tables is a
+// [store.NoLedger].
+func UserExists(ctx context.Context, url, schema, id string) (bool, error) {
+	if err := checkSchema(schema); err != nil {
+		return false, err
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return false, fault.Wrap(fault.InvalidArgument, err, "database url")
+	}
+	cfg.RuntimeParams["search_path"] = schema
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return false, interpret(err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var exists bool
+	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)`, id).Scan(&exists)
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == "42P01" { // undefined_table
+		return false, store.NoLedger("schema " + schema)
+	}
+	return exists, interpret(err)
+}

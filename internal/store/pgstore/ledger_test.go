@@ -1,6 +1,7 @@
 package pgstore_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -85,4 +86,18 @@ func BenchmarkAppendTransaction(b *testing.B) {
 func BenchmarkAppendTransactionParallel(b *testing.B) {
 	url, schema := pgstore.NewTestSchema(b)
 	storetest.BenchmarkAppend(b, openSchema(b, url, schema), 16)
+}
+
+func TestUserExists(t *testing.T) {
+	url, absentSchema := pgstore.NewTestSchema(t) // never created
+	storetest.ExerciseUserExists(t,
+		func(t *testing.T) (ledger.Store, func(ctx context.Context, id string) (bool, error)) {
+			url, schema := pgstore.NewTestSchema(t)
+			return openSchema(t, url, schema), func(ctx context.Context, id string) (bool, error) {
+				return pgstore.UserExists(ctx, url, schema, id)
+			}
+		},
+		func(ctx context.Context, id string) (bool, error) {
+			return pgstore.UserExists(ctx, url, absentSchema, id)
+		})
 }

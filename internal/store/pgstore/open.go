@@ -18,9 +18,8 @@ import (
 // with the connection configuration it was built from. name ("ledger",
 // "scan", "validator") names the store in the errors.
 func openPool(ctx context.Context, name, url, schema, migrationsDir string) (*pgxpool.Pool, *pgx.ConnConfig, error) {
-	if !schemaName.MatchString(schema) {
-		return nil, nil, fault.New(fault.InvalidArgument,
-			"schema name %q: use lower-case letters, digits and underscores, starting with a letter or underscore", schema)
+	if err := checkSchema(schema); err != nil {
+		return nil, nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -45,4 +44,14 @@ func openPool(ctx context.Context, name, url, schema, migrationsDir string) (*pg
 		return nil, nil, fmt.Errorf("open %s schema %s: %w", name, schema, interpret(err))
 	}
 	return pool, cfg.ConnConfig, nil
+}
+
+// checkSchema refuses a schema name that is not a plain lower-case
+// identifier, before it goes into search_path.
+func checkSchema(schema string) error {
+	if !schemaName.MatchString(schema) {
+		return fault.New(fault.InvalidArgument,
+			"schema name %q: use lower-case letters, digits and underscores, starting with a letter or underscore", schema)
+	}
+	return nil
 }

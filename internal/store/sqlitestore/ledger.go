@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -622,4 +624,34 @@ func interpret(err error) error {
 		}
 	}
 	return err
+}
+
+// UserExists reports whether a participant of the ledger database at path
+// has a user called id. It reads the file as it is: read-only, without
+// the lock a running sandnet holds on it and without creating or
+// migrating anything, so that `sandnet token` can ask while the server
+// runs. A missing file, or one without a ledger's tables, is a
+// [store.NoLedger].
+func UserExists(ctx context.Context, path, id string) (bool, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return false, store.NoLedger(path)
+	} else if err != nil {
+		return false, err
+	}
+	db, err := sql.Open("sqlite", dsn(path, "mode=ro", "_pragma=query_only(1)"))
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	var one int
+	err = db.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = ? LIMIT 1`, id).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil && strings.Contains(err.Error(), "no such table"):
+		return false, store.NoLedger(path)
+	case err != nil:
+		return false, fmt.Errorf("read users of %s: %w", path, err)
+	}
+	return true, nil
 }

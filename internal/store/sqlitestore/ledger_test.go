@@ -1,6 +1,8 @@
 package sqlitestore_test
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +112,43 @@ func TestConcurrentReadTransactionsDoNotDeadlock(t *testing.T) {
 		case <-timeout:
 			t.Fatal("concurrent reads deadlocked")
 		}
+	}
+}
+
+func TestUserExists(t *testing.T) {
+	storetest.ExerciseUserExists(t,
+		func(t *testing.T) (ledger.Store, func(ctx context.Context, id string) (bool, error)) {
+			path := filepath.Join(t.TempDir(), "ledger.db")
+			return openAt(t, path), func(ctx context.Context, id string) (bool, error) {
+				return sqlitestore.UserExists(ctx, path, id)
+			}
+		},
+		func(ctx context.Context, id string) (bool, error) {
+			return sqlitestore.UserExists(ctx, filepath.Join(t.TempDir(), "ledger.db"), id)
+		})
+}
+
+// TestUserExistsAfterClose asks a ledger whose store is closed (a stopped
+// sandnet, its WAL checkpointed away), and a file that holds no ledger.
+func TestUserExistsAfterClose(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l, err := sqlitestore.OpenLedger(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sqlitestore.UserExists(ctx, path, "alice"); got || err != nil {
+		t.Errorf("UserExists on a closed empty ledger = %v, %v; want false, nil", got, err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sqlitestore.UserExists(ctx, empty, "alice"); got || !fault.Is(err, fault.NotFound) {
+		t.Errorf("UserExists on an empty file = %v, %v; want a fault.NotFound", got, err)
 	}
 }

@@ -1578,3 +1578,38 @@ func field(v daml.Value, label string) daml.Value {
 	}
 	return nil
 }
+
+// ExerciseUserExists checks an adapter's read-only user lookup.
+// open returns a new store and the lookup bound to where it keeps its
+// data; the store stays open meanwhile, as a running sandnet's does.
+// absent is the lookup bound to a place where no ledger was ever created.
+func ExerciseUserExists(t *testing.T,
+	open func(t *testing.T) (ledger.Store, func(ctx context.Context, id string) (bool, error)),
+	absent func(ctx context.Context, id string) (bool, error)) {
+	t.Parallel()
+	ctx := t.Context()
+	s, exists := open(t)
+	setupNetwork(t, s)
+	if err := s.Write(ctx, func(w ledger.WriteTx) error {
+		return w.PutUser(ctx, ledger.User{ID: "alice", Participant: par1.ID, PrimaryParty: alice})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id   string
+		want bool
+	}{
+		{"alice", true},
+		{"bob", false},
+		{"Alice", false},
+		{strings.Repeat("x", 1<<20), false},
+	} {
+		got, err := exists(ctx, tc.id)
+		if err != nil || got != tc.want {
+			t.Errorf("UserExists(%.20q) = %v, %v; want %v", tc.id, got, err, tc.want)
+		}
+	}
+	if got, err := absent(ctx, "alice"); got || !fault.Is(err, fault.NotFound) {
+		t.Errorf("UserExists where there is no ledger = %v, %v; want a fault.NotFound", got, err)
+	}
+}
