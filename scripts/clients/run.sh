@@ -2,9 +2,11 @@
 # Builds sandnet, starts it on a port the system picks, with a throwaway data dir, runs the
 # Canton Network TypeScript client checks against it (ledger-client.mjs: the
 # ledger clients on the JSON Ledger API; scan-client.mjs: Splice's ScanClient
-# on /api/scan; validator-client.mjs: Splice's ValidatorInternalClient and
-# ScanProxyClient on /api/validator, last, as it advances the ledger clock),
-# and always stops it. Exit status is non-zero when any fails; all always run.
+# on /api/scan; wallet-sdk.mjs: the wallet SDK, @canton-network/wallet-sdk,
+# as a wallet developer drives it; validator-client.mjs: Splice's
+# ValidatorInternalClient and ScanProxyClient on /api/validator, last, as it
+# advances the ledger clock), and always stops it. Exit status is non-zero
+# when any fails; all always run.
 #
 #   bash scripts/clients/run.sh            # VERBOSE=1 for client warnings, stacks and the websocket log
 #
@@ -34,6 +36,11 @@ if [[ ! -d "$here/node_modules" ]] || ! (cd "$here" && npm ls --silent >/dev/nul
 fi
 
 data="$work/data"
+# A secret given as text, as LocalNet's is, so that the wallet SDK can sign
+# its own tokens with it (its self_signed auth); `sandnet token` reads it from
+# the environment too.
+SANDNET_AUTH_SECRET=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+export SANDNET_AUTH_SECRET
 source "$root/scripts/start-lib.sh"
 start_sandnet "$work/sandnet" "$work/sandnet.log" --data-dir "$data" || { pid=$STARTED_PID; exit 1; }
 pid=$STARTED_PID
@@ -56,14 +63,15 @@ fi
 # scripts failed (a MUST check or a schema error). A failed GAP check, a
 # known gap, is listed as FAIL GAP by its script and fails nothing.
 failed=()
-for script in ledger-client.mjs scan-client.mjs validator-client.mjs; do
+scripts=(ledger-client.mjs scan-client.mjs wallet-sdk.mjs validator-client.mjs)
+for script in "${scripts[@]}"; do
 	echo "--- $script"
 	(cd "$here" && node "${node_flags[@]}" "$script") || failed+=("$script")
 done
 echo "---"
 if ((${#failed[@]} > 0)); then
 	echo "--- sandnet log (last 40 lines)"; tail -n 40 "$work/sandnet.log"
-	echo "FAILED: ${failed[*]} (of 3 scripts; each one's count above says which checks)"
+	echo "FAILED: ${failed[*]} (of ${#scripts[@]} scripts; each one's count above says which checks)"
 	exit 1
 fi
-echo "ok: the 3 scripts passed (every MUST check, no schema error; FAIL GAP lines above are known gaps)"
+echo "ok: the ${#scripts[@]} scripts passed (every MUST check, no schema error; FAIL GAP lines above are known gaps)"
