@@ -19,6 +19,12 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	if user == "" {
 		return "", fault.New(fault.InvalidArgument, "user name must not be empty")
 	}
+	// The name becomes a ledger API user: one the participant could not
+	// hold (a 1 MiB name, say) would never be served.
+	if !ledger.ValidUserID(user) {
+		return "", fault.New(fault.InvalidArgument,
+			"invalid user name: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:")
+	}
 	release, err := v.flight.begin("onboard/"+user, "onboarding of "+user)
 	if err != nil {
 		return "", err
