@@ -29,11 +29,12 @@ const (
 	opRestart                 // close and reopen the network on its data
 	opOnboard                 // onboard a user through the validator's admin API
 	opProbe                   // an odd read: unknown ids, long path segments, a user without a wallet
+	opPay                     // offer 90 % of the balance to another user, who accepts at once
 )
 
 var opNames = map[opKind]string{
 	opTap: "tap", opWalletTap: "wallet-tap", opTapMany: "tap-many", opOffer: "offer", opAccept: "accept",
-	opReject: "reject", opWithdraw: "withdraw", opClock: "clock", opRestart: "restart", opOnboard: "onboard", opProbe: "probe",
+	opReject: "reject", opWithdraw: "withdraw", opClock: "clock", opRestart: "restart", opOnboard: "onboard", opProbe: "probe", opPay: "pay",
 }
 
 // amountClass is what an amount is, so that the driver knows which answer
@@ -129,6 +130,8 @@ func (o op) String() string {
 		fmt.Fprintf(&b, " %d× amount=%s", o.count, o.amountString())
 	case opOffer:
 		fmt.Fprintf(&b, " to=%s amount=%s description=%s expires=%s tracking=%s", o.receiverString(), o.amountString(), show(o.text), o.expiry, o.trackingString())
+	case opPay:
+		fmt.Fprintf(&b, " to=user#%d", o.other)
 	case opAccept, opReject, opWithdraw:
 		if o.other < 0 {
 			fmt.Fprintf(&b, " contract=%s", show(o.text))
@@ -251,7 +254,7 @@ var probeNames = []string{"status", "by-name", "ghost-user", "contract-id"}
 
 func (g *gen) op(step int) op {
 	o := op{step: step, user: g.r.IntN(16), other: g.r.IntN(16)}
-	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6) {
+	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5) {
 	case 0:
 		o.kind, o.amount = opTap, g.amount()
 	case 1:
@@ -283,9 +286,11 @@ func (g *gen) op(step int) op {
 	case 9:
 		o.kind = opOnboard
 		o.text = []string{fmt.Sprint("user-", step), "", "alice", "ünï", "with space", strings.Repeat("n", 300), long}[g.pick(60, 8, 8, 6, 6, 6, 6)]
-	default:
+	case 10:
 		o.kind, o.probe = opProbe, g.r.IntN(len(probeNames))
 		o.text = g.oneOf("", "nope", "a b", "ünï", strings.Repeat("p", 64<<10))
+	default:
+		o.kind = opPay
 	}
 	return o
 }

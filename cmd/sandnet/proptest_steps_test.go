@@ -56,6 +56,8 @@ func (r *propRun) do(o op) error {
 		return r.offer(o)
 	case opAccept, opReject, opWithdraw:
 		return r.actOnOffer(o)
+	case opPay:
+		return r.pay(o)
 	case opClock:
 		return r.advance(o.text)
 	case opRestart:
@@ -248,6 +250,11 @@ type offerPayload struct {
 	TrackingID string `json:"trackingId"`
 }
 
+// offerActions are the path ends and labels of the answers to an offer.
+var offerActions = map[opKind][2]string{
+	opAccept: {"accept", "accept offer"}, opReject: {"reject", "reject offer"}, opWithdraw: {"withdraw", "withdraw offer"},
+}
+
 type listedOffer struct {
 	ContractID string       `json:"contract_id"`
 	Payload    offerPayload `json:"payload"`
@@ -255,10 +262,7 @@ type listedOffer struct {
 
 func (r *propRun) actOnOffer(o op) error {
 	u := r.user(o.user)
-	names := map[opKind][2]string{
-		opAccept: {"accept", "accept offer"}, opReject: {"reject", "reject offer"}, opWithdraw: {"withdraw", "withdraw offer"},
-	}[o.kind]
-	path, label := names[0], names[1]
+	path, label := offerActions[o.kind][0], offerActions[o.kind][1]
 	if o.other < 0 {
 		code, data, err := r.call(label, "POST", validatorAPI+"/wallet/transfer-offers/"+url.PathEscape(o.text)+"/"+path, u.token, nil)
 		if err != nil {
@@ -281,7 +285,14 @@ func (r *propRun) actOnOffer(o op) error {
 	if len(mine) == 0 {
 		return nil
 	}
-	of := mine[o.other%len(mine)]
+	return r.respond(o.kind, u, mine[o.other%len(mine)])
+}
+
+// respond accepts, rejects or withdraws a listed offer as user u. A live
+// offer must take it; an accepted one whose sender has the funds must then
+// complete.
+func (r *propRun) respond(kind opKind, u *propUser, of listedOffer) error {
+	path, label := offerActions[kind][0], offerActions[kind][1]
 	now, err := r.now()
 	if err != nil {
 		return err
@@ -294,7 +305,7 @@ func (r *propRun) actOnOffer(o op) error {
 	// holding fees, means it must complete.
 	sender := r.userByParty(of.Payload.Sender)
 	ample := false
-	if o.kind == opAccept && sender != nil {
+	if kind == opAccept && sender != nil {
 		bal, err := r.balance(sender)
 		if err != nil {
 			return err
@@ -317,7 +328,7 @@ func (r *propRun) actOnOffer(o op) error {
 	if err := wantCode(label, code, data, is200, "200 for a live offer listed a moment ago"); err != nil {
 		return err
 	}
-	if o.kind != opAccept || sender == nil || !trackable(of.Payload.TrackingID) {
+	if kind != opAccept || sender == nil || !trackable(of.Payload.TrackingID) {
 		return nil
 	}
 	// The sender's wallet automation completes it, from its coins.
@@ -345,6 +356,43 @@ func (r *propRun) actOnOffer(o op) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// pay has a user offer 90 % of its balance to another, who accepts at
+// once: a user who holds many small amulets then pays with many inputs.
+func (r *propRun) pay(o op) error {
+	sender, receiver := r.user(o.user), r.user(o.other)
+	if sender == receiver {
+		receiver = r.user(o.other + 1)
+	}
+	bal, err := r.balance(sender)
+	if err != nil {
+		return err
+	}
+	amt, err := bal.Mul(daml.MustNumeric("0.9"))
+	if err != nil || amt.Cmp(daml.MustNumeric("1.0")) < 0 {
+		return nil // nothing worth paying
+	}
+	now, err := r.now()
+	if err != nil {
+		return err
+	}
+	expires := now + daml.Timestamp(24*time.Hour.Microseconds())
+	trackingID := fmt.Sprint("pay-", o.step)
+	var out struct {
+		OfferContractID string `json:"offer_contract_id"`
+	}
+	if _, err := r.want200("create offer", "POST", validatorAPI+"/wallet/transfer-offers", sender.token, map[string]any{
+		"receiver_party_id": receiver.party, "amount": amt.String(), "description": "pay", "expires_at": int64(expires), "tracking_id": trackingID,
+	}, &out); err != nil {
+		return err
+	}
+	sender.tracking = trackingID
+	of := listedOffer{ContractID: out.OfferContractID, Payload: offerPayload{
+		Sender: sender.party, Receiver: receiver.party, ExpiresAt: expires.String(), TrackingID: trackingID,
+	}}
+	of.Payload.Amount.Amount = amt.String()
+	return r.respond(opAccept, receiver, of)
 }
 
 // trackable reports whether a tracking id can be looked up by path.
@@ -544,7 +592,7 @@ func (r *propRun) checkHoldings(u *propUser) error {
 func (r *propRun) checkSupply() error {
 	ctx := context.Background()
 	st, sv := r.sn.net.Store(), r.sn.seeded.SVs[0]
-	for range 50 {
+	for range 200 {
 		before, err := st.Head(ctx)
 		if err != nil {
 			return fail("supply", "ledger head: %v", err)
@@ -555,6 +603,7 @@ func (r *propRun) checkSupply() error {
 			return fail("supply", "ledger head: %v", herr)
 		}
 		if before.Sequence != after.Sequence {
+			time.Sleep(10 * time.Millisecond)
 			continue
 		}
 		if err != nil {
