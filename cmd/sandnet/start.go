@@ -72,10 +72,19 @@ func newLogger(format, level string) *slog.Logger {
 }
 
 // Main is a running sandnet: its configuration, stores, engine and servers.
-// End-to-end tests build the binary and run it as users do.
+// End-to-end tests build the binary and run it as users do; the property
+// test runs it in-process (under -race) through Listener and OnReady.
 type Main struct {
 	Config StartCmd
 	Logger *slog.Logger
+	// Listener, when not nil, is served instead of listening on
+	// Config.Listen, so that an in-process test serves on a port the kernel
+	// chose rather than guessing a free one. Run closes it.
+	Listener net.Listener
+	// OnReady, when not nil, is called once the network is ready, with its
+	// engine and seeded network: an in-process test reads the ledger's
+	// store through them (the amulet supply, say), which no API serves.
+	OnReady func(*ledger.Network, *splice.Seeded)
 
 	ready atomic.Bool
 }
@@ -105,9 +114,11 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	// Listen before the slow parts so that a taken port fails at once and
 	// /livez answers while the network is being seeded.
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	ln := m.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+			return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+		}
 	}
 	defer ln.Close()
 
@@ -256,6 +267,9 @@ func (m *Main) Run(ctx context.Context) error {
 	defer stopAutomation()
 
 	m.ready.Store(true)
+	if m.OnReady != nil {
+		m.OnReady(network, seeded)
+	}
 	log.Info("sandnet is ready",
 		"url", "http://"+ln.Addr().String(),
 		"startup", time.Since(start).Round(time.Millisecond),

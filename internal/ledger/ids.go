@@ -78,6 +78,20 @@ func ValidHint(s string) bool {
 	return true
 }
 
+// ValidUserID reports whether s is a ledger API user id as Canton accepts
+// one: 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:.
+func ValidUserID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r < 128 && strings.ContainsRune("@^$.!`-#+'~_|:", r)) {
+			return false
+		}
+	}
+	return true
+}
+
 // PartyHint returns the hint of a party id ("alice" of "alice::1220…").
 func PartyHint(p daml.Party) string {
 	hint, _, _ := strings.Cut(string(p), "::")

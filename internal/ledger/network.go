@@ -236,6 +236,11 @@ func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party
 		ns = fp
 	}
 	party := PartyID(spec.Hint, ns)
+	if !ValidPartyID(string(party)) {
+		// The hint is not quoted: it may be huge.
+		return "", fault.New(fault.InvalidArgument,
+			"invalid party hint: the party id would have %d characters, not at most 255 printable ASCII characters without spaces", len(party))
+	}
 	var syncID SynchronizerID
 	for _, h := range spec.Hosts {
 		if h.Synchronizer == "" && syncID == "" {

@@ -140,7 +140,7 @@ func allUsers(ctx context.Context, s ledger.Store, p ledger.ParticipantID) ([]le
 // ledger API user acting as it, and installs its wallet, as a validator
 // onboarding a user does.
 func (o *Operator) CreateUser(ctx context.Context, name, partyHint string) (*UserInfo, error) {
-	if !validUserID(name) {
+	if !ledger.ValidUserID(name) {
 		return nil, fault.New(fault.InvalidArgument,
 			"invalid user id %s: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:", fault.Quote(name))
 	}
@@ -168,31 +168,6 @@ func (o *Operator) CreateUser(ctx context.Context, name, partyHint string) (*Use
 		return nil, err
 	}
 	return &UserInfo{ID: u.ID, Participant: u.Participant, PrimaryParty: party, Rights: u.Rights}, nil
-}
-
-// validUserID checks Canton's user id syntax.
-func validUserID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case r < 128 && contains("@^$.!`-#+'~_|:", byte(r)):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func contains(set string, b byte) bool {
-	for i := range len(set) {
-		if set[i] == b {
-			return true
-		}
-	}
-	return false
 }
 
 // Tap mints amount CC for a user of the validator participant through

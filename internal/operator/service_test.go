@@ -3,6 +3,7 @@ package operator_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,9 @@ func TestCreateUserAndTap(t *testing.T) {
 		{"duplicate user", func() error { _, err := op.CreateUser(ctx, "carol", ""); return err }, fault.AlreadyExists},
 		{"invalid user id", func() error { _, err := op.CreateUser(ctx, "no spaces", ""); return err }, fault.InvalidArgument},
 		{"invalid party hint", func() error { _, err := op.CreateUser(ctx, "dave", "a::b"); return err }, fault.InvalidArgument},
+		// A party id has at most 255 characters; a longer one would be refused by every ledger API read that names it.
+		{"party hint too long", func() error { _, err := op.CreateUser(ctx, "dave", strings.Repeat("h", 200)); return err }, fault.InvalidArgument},
+		{"party hint with a space", func() error { _, err := op.CreateUser(ctx, "dave", "a b"); return err }, fault.InvalidArgument},
 		{"tap for unknown user", func() error { _, err := op.Tap(ctx, "nobody", daml.MustNumeric("1")); return err }, fault.NotFound},
 		// Splice's tap mints at most 100,000,000 CC: a 409 at the admin API.
 		{"tap above the cap", func() error {

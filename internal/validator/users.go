@@ -19,10 +19,11 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	if user == "" {
 		return "", fault.New(fault.InvalidArgument, "user name must not be empty")
 	}
-	if len(user) > maxUserIDLength {
-		// The party hint comes from the name: a longer one would make a
-		// party id beyond Canton's limit too.
-		return "", fault.New(fault.InvalidArgument, "user name %s is longer than %d characters", fault.Quote(user), maxUserIDLength)
+	// The name becomes a ledger API user: one the participant could not
+	// hold (a 1 MiB name, say) would never be served.
+	if !ledger.ValidUserID(user) {
+		return "", fault.New(fault.InvalidArgument,
+			"invalid user name: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:")
 	}
 	release, err := v.flight.begin("onboard/"+user, "onboarding of "+fault.Clip(user))
 	if err != nil {
@@ -80,9 +81,6 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	})
 	return party, err
 }
-
-// maxUserIDLength is the longest ledger API user id Canton accepts.
-const maxUserIDLength = 128
 
 // partyHint turns a user name into a party id hint: Canton's hints allow
 // letters, digits and a few symbols.
