@@ -198,7 +198,8 @@ func runOps(t *testing.T, cfg propConfig, ops []op) *propFailure {
 		return r.failure(op{step: -1}, err)
 	}
 	for _, o := range ops {
-		r.calls, r.logs.lines = nil, nil
+		r.calls = nil
+		r.logs.take() // the server logs in the background: under its lock
 		if err := r.do(o); err != nil {
 			if f := r.failure(o, err); !cfg.ignores(t, f) {
 				return f
