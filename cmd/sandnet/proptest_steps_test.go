@@ -314,9 +314,14 @@ func (r *propRun) respond(kind opKind, u *propUser, of listedOffer) error {
 		if err != nil {
 			return err
 		}
-		margin, _ := amt.Mul(daml.MustNumeric("1.01"))
-		margin, _ = margin.Add(daml.MustNumeric("1.0"))
-		ample = bal.Cmp(margin) >= 0
+		// An amount whose margin is beyond Decimal's range is more than
+		// any balance can hold: not ample (an ignored overflow would read
+		// as a zero margin).
+		margin, err := amt.Mul(daml.MustNumeric("1.01"))
+		if err == nil {
+			margin, err = margin.Add(daml.MustNumeric("1.0"))
+		}
+		ample = err == nil && bal.Cmp(margin) >= 0
 	}
 	code, data, err := r.call(label, "POST", validatorAPI+"/wallet/transfer-offers/"+url.PathEscape(of.ContractID)+"/"+path, u.token, nil)
 	if err != nil {
