@@ -119,6 +119,8 @@ func TestCreateOfferRefuses(t *testing.T) {
 		// stopped the log for every later request.
 		{"empty tracking id", func(r *validator.OfferRequest) { r.TrackingID = "" }, fault.InvalidArgument, ""},
 		{"NUL in the tracking id", func(r *validator.OfferRequest) { r.TrackingID = "a\x00b" }, fault.InvalidArgument, ""},
+		{"tracking id \"..\"", func(r *validator.OfferRequest) { r.TrackingID = ".." }, fault.InvalidArgument, ""},
+		{"tracking id \".\"", func(r *validator.OfferRequest) { r.TrackingID = "." }, fault.InvalidArgument, ""},
 		{"tracking id of 1 MiB", func(r *validator.OfferRequest) { r.TrackingID = strings.Repeat("t", 1<<20) }, fault.InvalidArgument, ""},
 	}
 	for _, tc := range tests {

@@ -35,6 +35,13 @@ func (v *Validator) CreateOffer(ctx context.Context, w Wallet, r OfferRequest) (
 	if err := CheckTrackingID(r.TrackingID); err != nil {
 		return "", err
 	}
+	if r.TrackingID == "." || r.TrackingID == ".." {
+		// The status endpoint takes the tracking id as a path segment, and
+		// HTTP clients and servers resolve "." and ".." away: such an offer
+		// could never be looked up. (The log still records one made through
+		// the ledger: only the wallet API refuses it.)
+		return "", fault.New(fault.InvalidArgument, "tracking_id %q cannot be a path segment: its status could never be asked for", r.TrackingID)
+	}
 	if err := CheckAmount("Transfer offer amount", r.Amount); err != nil {
 		return "", err
 	}
