@@ -41,8 +41,10 @@
 // # One process per file
 //
 // The store takes an exclusive flock on "<path>.lock" before it touches the
-// database, so that a second sandnet on the same data directory fails at
-// once with a clear error instead of fighting over the write lock (SQLite
+// database, so that a second sandnet on the same data directory fails
+// within two seconds (the wait covers a holder that is just exiting, or a
+// descriptor copy a forking process keeps until it execs) with a clear
+// error instead of fighting over the write lock (SQLite
 // would allow it, and both processes would allocate offsets). The lock is
 // released by the kernel when the process dies, so a killed sandnet never
 // leaves a stale lock behind. Leadership ([Ledger.TryLead]) is therefore

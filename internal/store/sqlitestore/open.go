@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/fault"
 )
 
 // conns is the single-writer layout every SQLite store shares ([Ledger],
@@ -33,7 +36,7 @@ func (c *conns) open(ctx context.Context, name, path, migrationsDir, synchronous
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}
-	lock, err := lockFile(path + ".lock")
+	lock, err := waitLock(ctx, path+".lock")
 	if err != nil {
 		return err
 	}
@@ -109,4 +112,30 @@ func (c *conns) closeDBs() error {
 		errs = append(errs, c.lock.release())
 	}
 	return errors.Join(errs...)
+}
+
+// lockWait is how long opening a store waits for a lock that is held
+// before it reports the data directory in use. A lock outlives its holder
+// briefly: a process that just exited is still being torn down, and a
+// process that starts another (a restart script, a test) forks, leaving a
+// copy of every descriptor, the lock file's included, in the child until
+// it execs. A second sandnet on the same directory is still told at once,
+// give or take this.
+const lockWait = 2 * time.Second
+
+// waitLock takes the lock at path, trying again for up to lockWait while
+// another holder has it.
+func waitLock(ctx context.Context, path string) (*fileLock, error) {
+	deadline := time.Now().Add(lockWait)
+	for {
+		lock, err := lockFile(path)
+		if !fault.Is(err, fault.FailedPrecondition) || time.Now().After(deadline) {
+			return lock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
