@@ -78,14 +78,28 @@ func ValidHint(s string) bool {
 	return true
 }
 
+// MaxUserIDLength is the longest ledger API user id Canton accepts.
+const MaxUserIDLength = 128
+
+// UserIDSymbols are the characters besides ASCII letters and digits that
+// Canton allows in a ledger API user id.
+const UserIDSymbols = "@^$.!`-#+'~_|:()"
+
+// ValidUserIDRune reports whether r may appear in a ledger API user id.
+func ValidUserIDRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r < 128 && strings.ContainsRune(UserIDSymbols, r)
+}
+
 // ValidUserID reports whether s is a ledger API user id as Canton accepts
-// one: 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:.
+// one: 1 to MaxUserIDLength characters, each a [ValidUserIDRune]. Every
+// API that names users (ledger, admin, validator onboarding) checks this
+// one rule, so no API can create a user another cannot serve.
 func ValidUserID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
+	if len(s) == 0 || len(s) > MaxUserIDLength {
 		return false
 	}
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r < 128 && strings.ContainsRune("@^$.!`-#+'~_|:", r)) {
+		if !ValidUserIDRune(r) {
 			return false
 		}
 	}

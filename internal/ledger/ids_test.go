@@ -35,3 +35,26 @@ func TestValidHint(t *testing.T) {
 		}
 	}
 }
+
+func TestValidUserID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id   string
+		want bool
+	}{
+		{"alice", true},
+		{"participant_admin", true},
+		{"a@^$.!`-#+'~_|:()z", true},
+		{strings.Repeat("u", ledger.MaxUserIDLength), true},
+		{"", false},
+		{strings.Repeat("u", ledger.MaxUserIDLength+1), false},
+		{"with space", false},
+		{"slash/user", false},
+		{"ünïcode", false},
+		{"nul\x00", false},
+	} {
+		if got := ledger.ValidUserID(tc.id); got != tc.want {
+			t.Errorf("ValidUserID(%.40q) = %v, want %v", tc.id, got, tc.want)
+		}
+	}
+}

@@ -142,7 +142,7 @@ func allUsers(ctx context.Context, s ledger.Store, p ledger.ParticipantID) ([]le
 func (o *Operator) CreateUser(ctx context.Context, name, partyHint string) (*UserInfo, error) {
 	if !ledger.ValidUserID(name) {
 		return nil, fault.New(fault.InvalidArgument,
-			"invalid user id %s: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:", fault.Quote(name))
+			"invalid user id %s: use 1 to %d characters among letters, digits and %s", fault.Quote(name), ledger.MaxUserIDLength, ledger.UserIDSymbols)
 	}
 	if partyHint == "" {
 		partyHint = name

@@ -23,7 +23,7 @@ func (v *Validator) Onboard(ctx context.Context, user string, party daml.Party) 
 	// hold (a 1 MiB name, say) would never be served.
 	if !ledger.ValidUserID(user) {
 		return "", fault.New(fault.InvalidArgument,
-			"invalid user name: use 1 to 128 characters among letters, digits and @^$.!`-#+'~_|:")
+			"invalid user name: use 1 to %d characters among letters, digits and %s", ledger.MaxUserIDLength, ledger.UserIDSymbols)
 	}
 	release, err := v.flight.begin("onboard/"+user, "onboarding of "+fault.Clip(user))
 	if err != nil {

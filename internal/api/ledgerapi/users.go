@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -24,8 +23,6 @@ import (
 const (
 	maxUsersPageSize        = 1000
 	maxRightsPerUser        = 1000
-	userIDMaxLength         = 128
-	userIDSymbols           = "@^$.!`-#+'~_|:()"
 	userRightPartyFieldName = "party"
 )
 
@@ -161,12 +158,12 @@ func checkUserID(field, id string) error {
 	if id == "" {
 		return missingField(field)
 	}
-	if len(id) > userIDMaxLength {
-		return invalidField(field, "User ID %s is too long (max: %d)", fault.Quote(id), userIDMaxLength)
+	if len(id) > ledger.MaxUserIDLength {
+		return invalidField(field, "User ID %s is too long (max: %d)", fault.Quote(id), ledger.MaxUserIDLength)
 	}
 	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(userIDSymbols, r)) {
-			return invalidField(field, "User ID %s contains the character %q, which is neither alphanumeric nor one of %s", fault.Quote(id), r, userIDSymbols)
+		if !ledger.ValidUserIDRune(r) {
+			return invalidField(field, "User ID %s contains the character %q, which is neither alphanumeric nor one of %s", fault.Quote(id), r, ledger.UserIDSymbols)
 		}
 	}
 	return nil
