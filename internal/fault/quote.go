@@ -2,6 +2,7 @@ package fault
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -36,7 +37,7 @@ func Quote(s string) string {
 // valid.
 func Clip(s string) string {
 	prefix, cut := clip(s, clipMax)
-	prefix = toValidUTF8(prefix)
+	prefix = strings.ToValidUTF8(prefix, "\uFFFD")
 	if !cut {
 		return prefix
 	}
@@ -56,15 +57,4 @@ func clip(s string, max int) (string, bool) {
 		cut--
 	}
 	return s[:cut], true
-}
-
-func toValidUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	b := make([]rune, 0, len(s))
-	for _, r := range s { // ranging replaces invalid bytes by U+FFFD
-		b = append(b, r)
-	}
-	return string(b)
 }
