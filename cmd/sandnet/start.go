@@ -270,17 +270,19 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.OnReady != nil {
 		m.OnReady(network, seeded)
 	}
+	// The hints come before the ready line, so whoever waits for that
+	// line (scripts, the e2e tests) finds them already written.
+	tokenHint, adminHint := startHints(cfg, ln.Addr().String())
+	if minter != nil && tokenHint != "" {
+		log.Info("mint a token with: " + tokenHint)
+	}
+	log.Info("drive it with: " + adminHint)
 	log.Info("sandnet is ready",
 		"url", "http://"+ln.Addr().String(),
 		"startup", time.Since(start).Round(time.Millisecond),
 		"store", storeName(cfg),
 		"dso_party", seeded.DSOParty,
 	)
-	tokenHint, adminHint := startHints(cfg, ln.Addr().String())
-	if minter != nil && tokenHint != "" {
-		log.Info("mint a token with: " + tokenHint)
-	}
-	log.Info("drive it with: " + adminHint)
 
 	select {
 	case <-ctx.Done():
