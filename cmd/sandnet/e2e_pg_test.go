@@ -179,7 +179,9 @@ func TestPostgresLateSV(t *testing.T) {
 		t.Fatalf("SV 5's Scan on PostgreSQL did not finish backfilling within 60 s")
 	}
 	if !eventually(20*time.Second, func() bool { return same(p) }) {
-		t.Fatalf("SV 5's Scan on PostgreSQL backfilled, but its history is not SV 1's")
+		a := fetch(t, "POST", p.url("/sv/1/api/scan/v2/updates"), `{"page_size":1000}`)
+		b := fetch(t, "POST", p.url("/sv/5/api/scan/v2/updates"), `{"page_size":1000}`)
+		t.Fatalf("SV 5's Scan on PostgreSQL backfilled, but its history is not SV 1's:\n%s", firstDifference(a, b))
 	}
 	p.stop(t)
 	p = startSandnet(t, dir, args...)
@@ -242,4 +244,16 @@ func eventually(d time.Duration, cond func() bool) bool {
 			return false
 		}
 	}
+}
+
+// firstDifference shows where two long texts part, with some context on
+// both sides, for a failure message that can be read.
+func firstDifference(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-300)
+	return fmt.Sprintf("lengths %d and %d, first difference at byte %d:\n…%s\n---\n…%s",
+		len(a), len(b), i, a[from:min(len(a), i+300)], b[from:min(len(b), i+300)])
 }

@@ -638,6 +638,7 @@ func (n *Network) commit(batch []*pending) {
 			if err := w.AppendTransaction(ctx, t, offsets); err != nil {
 				return err
 			}
+			t.Offsets = offsets
 			for _, cid := range t.Consumed() {
 				consumed[cid] = true
 			}

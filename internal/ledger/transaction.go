@@ -107,6 +107,11 @@ type Transaction struct {
 	Events       []Event
 	Roots        []int32
 	TraceContext TraceContext
+	// Offsets are the transaction's offsets in the streams of the
+	// participants that record it, as the commit that ordered it assigned
+	// them: a submitter learns its completion offset from them. A
+	// transaction read back from a store does not carry them.
+	Offsets map[ParticipantID]Offset
 }
 
 // Informees returns every party that witnesses at least one node.

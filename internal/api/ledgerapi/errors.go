@@ -104,6 +104,26 @@ var codeClass = map[string]errorClass{
 	// may reconnect, with a fresh token or its new rights.
 	codeStaleStreamAuth:    {catContention, grpcAborted, retryOneSecond},
 	codeAccessTokenExpired: {catContention, grpcAborted, retryOneSecond},
+
+	// The codes of command submission, as Canton classifies them. The
+	// engine names them (internal/ledger); the classes live here, with
+	// the rest of the API's mapping.
+	codeCommandPreprocessingFailed:      {catInvalidIndependent, grpcInvalidArgument, ""},
+	"DAML_AUTHORIZATION_ERROR":          {catInvalidIndependent, grpcInvalidArgument, ""},
+	"TEMPLATE_PRECONDITION_VIOLATED":    {catInvalidIndependent, grpcInvalidArgument, ""},
+	"TEMPLATES_OR_INTERFACES_NOT_FOUND": {catResourceMissing, grpcNotFound, ""},
+	"CONTRACT_NOT_FOUND":                {catResourceMissing, grpcNotFound, ""},
+	"CONTRACT_NOT_ACTIVE":               {catResourceMissing, grpcNotFound, ""},
+	"PARTY_NOT_KNOWN_ON_LEDGER":         {catResourceMissing, grpcNotFound, ""},
+	"UNKNOWN_INFORMEES":                 {catResourceMissing, grpcNotFound, ""},
+	"UNHANDLED_EXCEPTION":               {catInvalidGivenState, grpcFailedPrecondition, ""},
+	"DAML_FAILURE":                      {catInvalidGivenState, grpcFailedPrecondition, ""},
+	"DAML_INTERPRETATION_ERROR":         {catInvalidGivenState, grpcFailedPrecondition, ""},
+	"WRONGLY_TYPED_CONTRACT":            {catInvalidGivenState, grpcFailedPrecondition, ""},
+	"LOCAL_VERDICT_LOCKED_CONTRACTS":    {catContention, grpcAborted, retryOneSecond},
+	"LOCAL_VERDICT_INACTIVE_CONTRACTS":  {catResourceMissing, grpcNotFound, ""},
+	"DUPLICATE_COMMAND":                 {catResourceExists, grpcAlreadyExists, ""},
+	"SUBMISSION_ALREADY_IN_FLIGHT":      {catContention, grpcAborted, retryOneSecond},
 }
 
 // kindClass classifies faults that carry no code of this API (engine

@@ -69,6 +69,13 @@ type Ledger interface {
 	UpdateUser(ctx context.Context, p ledger.ParticipantID, id string, change func(*ledger.User) error) (*ledger.User, error)
 	// DeleteUser removes a user; an unknown one is a fault.NotFound.
 	DeleteUser(ctx context.Context, p ledger.ParticipantID, id string) error
+
+	// Contract returns a contract, active or archived, and whether it is
+	// active; one never created is a fault.NotFound.
+	Contract(ctx context.Context, id daml.ContractID) (*ledger.Contract, bool, error)
+	// Submit runs a command through the engine's one submission path and
+	// returns the committed transaction.
+	Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error)
 }
 
 // NetworkLedger is the Ledger of a network engine.
@@ -104,6 +111,12 @@ func (l networkLedger) CreateUser(ctx context.Context, u ledger.User) error {
 }
 func (l networkLedger) UpdateUser(ctx context.Context, p ledger.ParticipantID, id string, change func(*ledger.User) error) (*ledger.User, error) {
 	return l.n.UpdateUser(ctx, p, id, change)
+}
+func (l networkLedger) Contract(ctx context.Context, id daml.ContractID) (*ledger.Contract, bool, error) {
+	return l.n.Store().Contract(ctx, id)
+}
+func (l networkLedger) Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error) {
+	return l.n.Submit(ctx, cmd)
 }
 func (l networkLedger) DeleteUser(ctx context.Context, p ledger.ParticipantID, id string) error {
 	return l.n.DeleteUser(ctx, p, id)
@@ -204,6 +217,9 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("GET "+prefix+"/v2/parties", h.serve(h.listParties))
 	mux.Handle("GET "+prefix+"/v2/parties/participant-id", h.serve(h.participantID))
 	mux.Handle("GET "+prefix+"/v2/parties/{party}", h.serve(h.getParties))
+	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait", h.serve(h.submitAndWait))
+	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-transaction", h.serve(h.submitAndWaitForTransaction))
+	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-transaction-tree", h.serve(h.submitAndWaitForTransactionTree))
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
 	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)
 	nf := notFound(mux, prefix+"/v2")
@@ -283,6 +299,7 @@ type caller struct {
 }
 
 func (c caller) canRead(p daml.Party) bool { return c.wildcard || c.user.CanRead(p) }
+func (c caller) canAct(p daml.Party) bool  { return c.wildcard || c.user.CanAct(p) }
 func (c caller) canReadAnyParty() bool {
 	return c.wildcard || c.user.Has(ledger.Right{Kind: ledger.CanReadAsAnyParty})
 }

@@ -1,0 +1,747 @@
+package ledgerapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// The command submission service: POST /v2/commands/submit-and-wait and
+// its variants. A request goes through the steps Canton's takes, in its
+// order: decoding (400 text/plain), authentication, the JsCommands field
+// rules (MISSING_FIELD, INVALID_FIELD), the caller's rights to act and
+// read as the named parties (403), the resolution of templates and the
+// decoding of their arguments against the types their package describes,
+// and then the engine's one submission path, where interpretation,
+// authorization and commit happen exactly as for a command built in Go.
+
+// jsCommands is JsCommands as decoded, before validation.
+type jsCommands struct {
+	Commands           []jsCommand
+	CommandID          string
+	ActAs, ReadAs      []string
+	UserID             string
+	WorkflowID         string
+	SubmissionID       string
+	SynchronizerID     string
+	Deduplication      dedupPeriod
+	MinLedgerTimeAbs   string
+	MinLedgerTimeRel   *time.Duration
+	Disclosed          []jsDisclosed
+	PackagePreferences []string
+}
+
+// commandKind is the one-of of Command.
+type commandKind uint8
+
+const (
+	cmdCreate commandKind = iota + 1
+	cmdExercise
+	cmdCreateAndExercise
+	cmdExerciseByKey
+)
+
+// jsCommand is one Command; the arguments stay JSON until their types are
+// known.
+type jsCommand struct {
+	Kind           commandKind
+	Path           string // "commands[2].ExerciseCommand", for messages
+	TemplateID     string
+	ContractID     string
+	Choice         string
+	CreateArgument json.RawMessage
+	ChoiceArgument json.RawMessage
+	ContractKey    json.RawMessage
+}
+
+// dedupKind is the one-of of DeduplicationPeriod.
+type dedupKind uint8
+
+const (
+	dedupUnset dedupKind = iota
+	dedupDuration
+	dedupOffset
+)
+
+// dedupPeriod is a DeduplicationPeriod: unset (Empty or absent) means the
+// participant's maximum deduplication duration.
+type dedupPeriod struct {
+	Kind     dedupKind
+	Duration time.Duration
+	Offset   int64
+}
+
+// jsDisclosed is a DisclosedContract.
+type jsDisclosed struct {
+	ContractID     string
+	TemplateID     string
+	Blob           string
+	SynchronizerID string
+}
+
+// decodeCommands reads the JsCommands object at path (the whole body of
+// submit-and-wait, "commands" inside the other requests). Failures are
+// decode failures naming the member at fault.
+func (d *decoder) commands(path string, obj map[string]any) *jsCommands {
+	c := &jsCommands{}
+	switch v := obj["commands"].(type) {
+	case nil:
+	case []any:
+		for i, item := range v {
+			ip := fmt.Sprintf("%s[%d]", join(path, "commands"), i)
+			o, ok := d.object(ip, item)
+			if !ok {
+				if d.err == nil {
+					d.fail(ip, "expected a Command object, got null")
+				}
+				break
+			}
+			c.Commands = append(c.Commands, d.command(ip, o))
+		}
+	default:
+		d.fail(join(path, "commands"), "expected an array, got %s", describe(v))
+	}
+	c.CommandID, _ = d.stringMember(path, obj, "commandId")
+	c.ActAs = d.stringList(path, obj, "actAs")
+	c.ReadAs = d.stringList(path, obj, "readAs")
+	c.UserID, _ = d.stringMember(path, obj, "userId")
+	c.WorkflowID, _ = d.stringMember(path, obj, "workflowId")
+	c.SubmissionID, _ = d.stringMember(path, obj, "submissionId")
+	c.SynchronizerID, _ = d.stringMember(path, obj, "synchronizerId")
+	c.MinLedgerTimeAbs, _ = d.stringMember(path, obj, "minLedgerTimeAbs")
+	if rel, ok := d.member(path, obj, "minLedgerTimeRel"); ok {
+		dur := d.duration(join(path, "minLedgerTimeRel"), rel)
+		c.MinLedgerTimeRel = &dur
+	}
+	if dp, ok := d.member(path, obj, "deduplicationPeriod"); ok {
+		c.Deduplication = d.dedupPeriod(join(path, "deduplicationPeriod"), dp)
+	}
+	c.PackagePreferences = d.stringList(path, obj, "packageIdSelectionPreference")
+	switch v := obj["disclosedContracts"].(type) {
+	case nil:
+	case []any:
+		for i, item := range v {
+			ip := fmt.Sprintf("%s[%d]", join(path, "disclosedContracts"), i)
+			o, ok := d.object(ip, item)
+			if !ok {
+				continue
+			}
+			var dc jsDisclosed
+			dc.ContractID, _ = d.stringMember(ip, o, "contractId")
+			dc.TemplateID, _ = d.stringMember(ip, o, "templateId")
+			dc.Blob, _ = d.stringMember(ip, o, "createdEventBlob")
+			dc.SynchronizerID, _ = d.stringMember(ip, o, "synchronizerId")
+			c.Disclosed = append(c.Disclosed, dc)
+		}
+	default:
+		d.fail(join(path, "disclosedContracts"), "expected an array, got %s", describe(v))
+	}
+	return c
+}
+
+// command reads one Command: an object with exactly one of the four
+// command kinds.
+func (d *decoder) command(path string, obj map[string]any) jsCommand {
+	kinds := map[string]commandKind{
+		"CreateCommand": cmdCreate, "ExerciseCommand": cmdExercise,
+		"CreateAndExerciseCommand": cmdCreateAndExercise, "ExerciseByKeyCommand": cmdExerciseByKey,
+	}
+	var cmd jsCommand
+	var set []string
+	for _, name := range slices.Sorted(mapKeys(obj)) {
+		if _, ok := kinds[name]; ok && obj[name] != nil {
+			set = append(set, name)
+		}
+	}
+	if len(set) != 1 {
+		d.fail(path, "expected exactly one of CreateCommand, ExerciseCommand, CreateAndExerciseCommand, ExerciseByKeyCommand, got %d", len(set))
+		return cmd
+	}
+	name := set[0]
+	cmd.Kind, cmd.Path = kinds[name], join(path, name)
+	body, ok := d.object(cmd.Path, obj[name])
+	if !ok {
+		return cmd
+	}
+	required := func(member string) string {
+		s, ok := d.stringMember(cmd.Path, body, member)
+		if !ok && d.err == nil {
+			d.fail(join(cmd.Path, member), "missing required field")
+		}
+		return s
+	}
+	raw := func(member string) json.RawMessage {
+		v, present := body[member]
+		if !present && d.err == nil {
+			d.fail(join(cmd.Path, member), "missing required field")
+			return nil
+		}
+		b, err := json.Marshal(v)
+		if err != nil && d.err == nil {
+			d.fail(join(cmd.Path, member), "%v", err)
+		}
+		return b
+	}
+	cmd.TemplateID = required("templateId")
+	switch cmd.Kind {
+	case cmdCreate:
+		cmd.CreateArgument = raw("createArguments")
+	case cmdExercise:
+		cmd.ContractID = required("contractId")
+		cmd.Choice = required("choice")
+		cmd.ChoiceArgument = raw("choiceArgument")
+	case cmdCreateAndExercise:
+		cmd.CreateArgument = raw("createArguments")
+		cmd.Choice = required("choice")
+		cmd.ChoiceArgument = raw("choiceArgument")
+	case cmdExerciseByKey:
+		cmd.ContractKey = raw("contractKey")
+		cmd.Choice = required("choice")
+		cmd.ChoiceArgument = raw("choiceArgument")
+	}
+	return cmd
+}
+
+// stringList reads an optional array of strings.
+func (d *decoder) stringList(path string, obj map[string]any, name string) []string {
+	switch v := obj[name].(type) {
+	case nil:
+		return nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for i, item := range v {
+			s, ok := item.(string)
+			if !ok {
+				d.fail(fmt.Sprintf("%s[%d]", join(path, name), i), "expected a string, got %s", describe(item))
+				return nil
+			}
+			out = append(out, s)
+		}
+		return out
+	default:
+		d.fail(join(path, name), "expected an array, got %s", describe(v))
+		return nil
+	}
+}
+
+// duration reads a protobuf Duration {seconds, nanos}.
+func (d *decoder) duration(path string, obj map[string]any) time.Duration {
+	secs, _ := d.int64Member(path, obj, "seconds")
+	nanos, _ := d.int64Member(path, obj, "nanos")
+	const maxSeconds = int64(time.Duration(1<<63-1) / time.Second)
+	if secs > maxSeconds || secs < -maxSeconds || nanos <= -1e9 || nanos >= 1e9 {
+		d.fail(path, "duration out of range")
+		return 0
+	}
+	return time.Duration(secs)*time.Second + time.Duration(nanos)
+}
+
+// dedupPeriod reads the DeduplicationPeriod one-of.
+func (d *decoder) dedupPeriod(path string, obj map[string]any) dedupPeriod {
+	var p dedupPeriod
+	if v, ok := d.member(path, obj, "DeduplicationDuration"); ok {
+		p.Kind = dedupDuration
+		if dur, ok := d.member(join(path, "DeduplicationDuration"), v, "value"); ok {
+			p.Duration = d.duration(join(path, "DeduplicationDuration.value"), dur)
+		}
+		return p
+	}
+	if v, ok := d.member(path, obj, "DeduplicationOffset"); ok {
+		p.Kind = dedupOffset
+		p.Offset, _ = d.int64Member(join(path, "DeduplicationOffset"), v, "value")
+	}
+	return p
+}
+
+// submission is a validated JsCommands: the engine command, and what the
+// responses need.
+type submission struct {
+	cmd ledger.Command
+	// readers are the actAs and readAs parties: the default transaction
+	// format shows their events.
+	readers []daml.Party
+}
+
+// maxLedgerStringLength is Canton's LedgerString bound.
+const maxLedgerStringLength = 255
+
+// checkLedgerString returns Canton's complaint about a LedgerString
+// (command, submission and workflow ids), or "".
+func checkLedgerString(s string) string {
+	if len(s) > maxLedgerStringLength {
+		return fmt.Sprintf("String is too long (max: %d)", maxLedgerStringLength)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._:-#/ ", c) >= 0) {
+			return fmt.Sprintf("non expected character 0x%x in Daml-LF Ledger String %s", c, fault.Quote(s))
+		}
+	}
+	return ""
+}
+
+// prepareSubmission validates a JsCommands for the caller, in Canton's
+// order, and builds the engine command.
+func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (*submission, error) {
+	// The user: a user token's user, which the request may repeat but not
+	// contradict; without authentication the request must name one.
+	userID := jc.UserID
+	if c.user != nil {
+		if userID != "" && userID != c.user.ID {
+			return nil, permissionDenied(false, "user_id %s differs from the token's user %s", fault.Quote(userID), fault.Quote(c.user.ID))
+		}
+		userID = c.user.ID
+	}
+	switch {
+	case userID == "":
+		return nil, missingField("user_id")
+	case !ledger.ValidUserID(userID):
+		return nil, invalidField("user_id", "Daml-LF User ID %s is not a valid user id", fault.Quote(userID))
+	}
+	if len(jc.Commands) == 0 {
+		return nil, missingField("commands")
+	}
+	if jc.CommandID == "" {
+		return nil, missingField("command_id")
+	}
+	for _, f := range []struct{ name, value string }{
+		{"command_id", jc.CommandID}, {"workflow_id", jc.WorkflowID}, {"submission_id", jc.SubmissionID},
+	} {
+		if msg := checkLedgerString(f.value); msg != "" {
+			return nil, invalidField(f.name, "%s", msg)
+		}
+	}
+	if len(jc.ActAs) == 0 {
+		return nil, missingField("act_as")
+	}
+	actAs, err := partyList("act_as", jc.ActAs)
+	if err != nil {
+		return nil, err
+	}
+	readAs, err := partyList("read_as", jc.ReadAs)
+	if err != nil {
+		return nil, err
+	}
+	if jc.MinLedgerTimeAbs != "" && jc.MinLedgerTimeRel != nil {
+		return nil, invalidArgument("min_ledger_time_abs and min_ledger_time_rel are both set")
+	}
+	if jc.MinLedgerTimeAbs != "" {
+		if _, err := daml.ParseTimestamp(jc.MinLedgerTimeAbs); err != nil {
+			return nil, invalidField("min_ledger_time_abs", "%s is not a timestamp", fault.Quote(jc.MinLedgerTimeAbs))
+		}
+	}
+	if jc.Deduplication.Kind == dedupDuration && jc.Deduplication.Duration < 0 {
+		return nil, invalidField("deduplication_period", "Duration must be positive")
+	}
+	if jc.Deduplication.Kind == dedupOffset && jc.Deduplication.Offset < 0 {
+		return nil, invalidField("deduplication_period", "the offset %d is negative", jc.Deduplication.Offset)
+	}
+	// Rights: acting needs CanActAs for every actAs party, reading
+	// CanReadAs (or CanActAs, or CanReadAsAnyParty) for every readAs party.
+	for _, p := range actAs {
+		if !c.canAct(p) {
+			return nil, permissionDenied(false, "no right to act as %s", p)
+		}
+	}
+	for _, p := range readAs {
+		if !c.canRead(p) {
+			return nil, permissionDenied(false, "no right to read as %s", p)
+		}
+	}
+	run, err := h.commandBody(jc.Commands)
+	if err != nil {
+		return nil, err
+	}
+	disclosed, err := h.disclosed(r, jc.Disclosed)
+	if err != nil {
+		return nil, err
+	}
+	trace := web.TraceFrom(r.Context())
+	return &submission{
+		cmd: ledger.Command{
+			Participant: h.cfg.Participant, UserID: userID,
+			ActAs: actAs, ReadAs: readAs,
+			CommandID: jc.CommandID, WorkflowID: jc.WorkflowID,
+			Disclosed:    disclosed,
+			Synchronizer: ledger.SynchronizerID(jc.SynchronizerID),
+			TraceContext: ledger.TraceContext{TraceParent: trace.TraceParent, TraceState: trace.TraceState},
+			Run:          run,
+		},
+		readers: union(actAs, readAs),
+	}, nil
+}
+
+// partyList checks the syntax of a list of parties.
+func partyList(field string, ps []string) ([]daml.Party, error) {
+	out := make([]daml.Party, 0, len(ps))
+	for _, p := range ps {
+		if msg := checkPartySyntax(p); msg != "" {
+			return nil, invalidField(field, "%s", msg)
+		}
+		out = append(out, daml.Party(p))
+	}
+	return out, nil
+}
+
+func union(a, b []daml.Party) []daml.Party {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// disclosed decodes the disclosed contracts. A blob is a contract as the
+// ledger API rendered it (createdEventBlob): it must decode, match the
+// contract and template ids it is given with, and be a contract of this
+// ledger, unchanged; disclosure gives visibility, never authority.
+func (h *Handler) disclosed(r *http.Request, ds []jsDisclosed) ([]*ledger.Contract, error) {
+	var out []*ledger.Contract
+	for i, d := range ds {
+		field := fmt.Sprintf("disclosed_contracts[%d]", i)
+		if d.Blob == "" {
+			return nil, missingField("created_event_blob")
+		}
+		c, err := decodeBlob(d.Blob)
+		if err != nil {
+			return nil, invalidField(field+".created_event_blob", "the blob does not decode: %v", err)
+		}
+		if d.ContractID != "" && d.ContractID != string(c.ID) {
+			return nil, invalidArgument("Mismatch between DisclosedContract.contract_id (%s) and contract_id from decoded DisclosedContract.created_event_blob (%s)", fault.Quote(d.ContractID), c.ID)
+		}
+		if d.TemplateID != "" && d.TemplateID != c.Template.Identifier.String() {
+			return nil, invalidArgument("Mismatch between DisclosedContract.template_id (%s) and template_id from decoded DisclosedContract.created_event_blob (%s)", fault.Quote(d.TemplateID), c.Template.Identifier)
+		}
+		stored, _, err := h.cfg.Ledger.Contract(r.Context(), c.ID)
+		if err != nil && !fault.Is(err, fault.NotFound) {
+			return nil, err
+		}
+		if stored == nil || !sameContract(stored, c) {
+			return nil, invalidField(field+".created_event_blob", "the blob is not a contract of this ledger: %s", c.ID)
+		}
+		out = append(out, stored)
+	}
+	return out, nil
+}
+
+// sameContract reports whether a disclosed contract is the stored one:
+// same id, template, arguments and parties.
+func sameContract(a, b *ledger.Contract) bool {
+	return a.ID == b.ID && a.Template.Identifier == b.Template.Identifier &&
+		daml.Equal(a.Argument, b.Argument) &&
+		slices.Equal(a.Signatories, b.Signatories) && slices.Equal(a.Observers, b.Observers)
+}
+
+// SubmitAndWaitResponse answers submit-and-wait.
+type SubmitAndWaitResponse struct {
+	UpdateID         string `json:"updateId"`
+	CompletionOffset int64  `json:"completionOffset"`
+}
+
+// JsSubmitAndWaitForTransactionResponse answers
+// submit-and-wait-for-transaction.
+type JsSubmitAndWaitForTransactionResponse struct {
+	Transaction *JsTransaction `json:"transaction"`
+}
+
+// JsSubmitAndWaitForTransactionTreeResponse answers the deprecated
+// submit-and-wait-for-transaction-tree.
+type JsSubmitAndWaitForTransactionTreeResponse struct {
+	TransactionTree JsTransactionTree `json:"transactionTree"`
+}
+
+// submitted is a committed submission: the transaction and its offset in
+// this participant's stream.
+type submitted struct {
+	tx     *ledger.Transaction
+	offset ledger.Offset
+	sub    *submission
+}
+
+// submit decodes the JsCommands at path in the body's object (the object
+// itself when path is ""), validates it and submits it.
+func (h *Handler) submit(r *http.Request, obj map[string]any, path string) (*submitted, error) {
+	c, err := h.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{}
+	body := obj
+	if path != "" {
+		var ok bool
+		if body, ok = d.member("", obj, path); !ok && d.err == nil {
+			d.fail(path, "missing required field")
+		}
+	}
+	var jc *jsCommands
+	if d.err == nil {
+		jc = d.commands(path, body)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	sub, err := h.prepareSubmission(r, c, jc)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := h.cfg.Ledger.Submit(r.Context(), sub.cmd)
+	if err != nil {
+		return nil, err
+	}
+	return &submitted{tx: tx, offset: tx.Offsets[h.cfg.Participant], sub: sub}, nil
+}
+
+// bodyObject reads and parses a request body that must be a JSON object.
+func bodyObject(r *http.Request, what string) (map[string]any, error) {
+	b, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	root, err := parseJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := root.(map[string]any)
+	if !ok {
+		return nil, undecodable("Invalid value for: body (expected a %s object, got %s)", what, describe(root))
+	}
+	return obj, nil
+}
+
+func (h *Handler) submitAndWait(w http.ResponseWriter, r *http.Request) error {
+	obj, err := bodyObject(r, "JsCommands")
+	if err != nil {
+		return err
+	}
+	s, err := h.submit(r, obj, "")
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, SubmitAndWaitResponse{UpdateID: s.tx.UpdateID, CompletionOffset: int64(s.offset)})
+}
+
+func (h *Handler) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Request) error {
+	obj, err := bodyObject(r, "JsSubmitAndWaitForTransactionRequest")
+	if err != nil {
+		return err
+	}
+	// The format is decoded and validated before the command runs, so that
+	// a bad format changes nothing.
+	d := &decoder{}
+	var tf *transactionFormat
+	if f, ok := d.member("", obj, "transactionFormat"); ok {
+		tf = d.transactionFormat("transactionFormat", f)
+	}
+	if d.err != nil {
+		return d.err
+	}
+	plan, err := h.transactionPlan(r, tf)
+	if err != nil {
+		return err
+	}
+	s, err := h.submit(r, obj, "commands")
+	if err != nil {
+		return err
+	}
+	if plan == nil {
+		plan = defaultTransactionPlan(s.sub.readers, acsDelta)
+	}
+	tx, err := h.project(plan, s)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, JsSubmitAndWaitForTransactionResponse{Transaction: tx})
+}
+
+func (h *Handler) submitAndWaitForTransactionTree(w http.ResponseWriter, r *http.Request) error {
+	obj, err := bodyObject(r, "JsCommands")
+	if err != nil {
+		return err
+	}
+	s, err := h.submit(r, obj, "")
+	if err != nil {
+		return err
+	}
+	plan := defaultTransactionPlan(s.sub.readers, ledgerEffects)
+	plan.trees = true
+	tx, err := h.project(plan, s)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, JsSubmitAndWaitForTransactionTreeResponse{TransactionTree: treeOf(tx)})
+}
+
+// transactionPlan compiles a requested TransactionFormat, checking the
+// caller may read what it asks for; nil when none was given.
+func (h *Handler) transactionPlan(r *http.Request, tf *transactionFormat) (*updatePlan, error) {
+	if tf == nil {
+		return nil, nil
+	}
+	c, err := h.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	uf := &updateFormat{Transactions: tf}
+	if err := authorize(c, uf); err != nil {
+		return nil, err
+	}
+	plan, err := compile(&getUpdatesRequest{}, uf)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.resolve(h.cfg.Registry); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// defaultTransactionPlan is Canton's default transaction format for a
+// submission: a wildcard filter for each actAs and readAs party, verbose,
+// in the given shape.
+func defaultTransactionPlan(readers []daml.Party, sh shape) *updatePlan {
+	sel := &selector{byParty: map[daml.Party]*partyFilter{}, parties: readers}
+	for _, p := range readers {
+		sel.byParty[p] = &partyFilter{wildcard: true}
+	}
+	return &updatePlan{transactions: sel, shape: sh}
+}
+
+// project renders the submitted transaction as the plan selects it. A
+// transaction whose events the format filters out entirely is still
+// answered, with no events, as Canton answers it.
+func (h *Handler) project(plan *updatePlan, s *submitted) (*JsTransaction, error) {
+	pr := &projector{plan: plan, reg: h.cfg.Registry, participant: h.cfg.Participant, hosted: h.cfg.Ledger.HostedParties(h.cfg.Participant)}
+	tx, err := pr.transaction(s.offset, s.tx)
+	if err != nil || tx != nil {
+		return tx, err
+	}
+	return &JsTransaction{
+		UpdateID: s.tx.UpdateID, CommandID: s.tx.Submission.CommandID, WorkflowID: s.tx.WorkflowID,
+		EffectiveAt: s.tx.EffectiveAt.String(), Events: []Event{}, Offset: int64(s.offset),
+		SynchronizerID: string(s.tx.Synchronizer), TraceContext: traceContextOf(s.tx),
+		RecordTime: s.tx.RecordTime.String(),
+	}, nil
+}
+
+// decodeBlob decodes a createdEventBlob: base64 of the ledger's contract
+// encoding.
+func decodeBlob(s string) (*ledger.Contract, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, err
+	}
+	return ledger.DecodeContract(b)
+}
+
+// commandBody resolves the commands' templates and choices and decodes
+// their arguments against the types the packages describe, and returns
+// the body of the engine command that runs them.
+func (h *Handler) commandBody(cmds []jsCommand) (func(*ledger.Tx) error, error) {
+	reg := h.cfg.Registry
+	out := make([]ledger.APICommand, 0, len(cmds))
+	for _, c := range cmds {
+		ref, err := parseTemplateRef(c.Path+".templateId", c.TemplateID)
+		if err != nil {
+			return nil, err
+		}
+		switch c.Kind {
+		case cmdCreate:
+			t, err := reg.ResolveTemplate(ref)
+			if err != nil {
+				return nil, err
+			}
+			arg, err := decodeArgument(c.CreateArgument, t.Payload)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ledger.APICommand{Create: &ledger.CreateCommand{Template: ref, Argument: arg}})
+		case cmdExercise:
+			ch, err := reg.ResolveChoice(ref, c.Choice)
+			if err != nil {
+				return nil, err
+			}
+			if c.ContractID == "" {
+				return nil, missingField("contract_id")
+			}
+			arg, err := decodeArgument(c.ChoiceArgument, ch.Choice.Argument)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ledger.APICommand{Exercise: &ledger.ExerciseCommand{
+				Template: ref, ContractID: daml.ContractID(c.ContractID), Choice: c.Choice, Argument: arg}})
+		case cmdCreateAndExercise:
+			t, err := reg.ResolveTemplate(ref)
+			if err != nil {
+				return nil, err
+			}
+			ch, err := reg.ResolveChoice(ref, c.Choice)
+			if err != nil {
+				return nil, err
+			}
+			create, err := decodeArgument(c.CreateArgument, t.Payload)
+			if err != nil {
+				return nil, err
+			}
+			arg, err := decodeArgument(c.ChoiceArgument, ch.Choice.Argument)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ledger.APICommand{CreateAndExercise: &ledger.CreateAndExerciseCommand{
+				Template: ref, CreateArgument: create, Choice: c.Choice, ChoiceArgument: arg}})
+		case cmdExerciseByKey:
+			// No template sandnet runs has a key: resolution refuses it as
+			// Canton refuses a template without one.
+			if _, err := reg.ResolveKey(ref); err != nil {
+				return nil, err
+			}
+			return nil, fault.WithCode(fault.NotFound, ledger.CodeTemplatesNotFound, "Templates do not exist: [%s].", ref)
+		}
+	}
+	return ledger.RunCommands(out), nil
+}
+
+// parseTemplateRef splits a command's template or interface id:
+// "#package-name:Module:Entity" or "package-id:Module:Entity". Anything
+// else is a decode failure, as for the ids of filters.
+func parseTemplateRef(path, s string) (daml.Identifier, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return daml.Identifier{}, undecodable("Invalid value for: body (Invalid identifier format (%s) not matching the expected format (<package>:<moduleName>:<entityName>) at '%s')", fault.Clip(s), path)
+	}
+	return daml.Identifier{PackageID: parts[0], ModuleName: parts[1], EntityName: parts[2]}, nil
+}
+
+// codeCommandPreprocessingFailed is Canton's code for an argument that
+// does not fit its type.
+const codeCommandPreprocessingFailed = "COMMAND_PREPROCESSING_FAILED"
+
+// decodeArgument decodes a create or choice argument against its type, as
+// Canton's JSON API does: a field the type lacks is INVALID_ARGUMENT
+// ("Unexpected fields: …"), a missing field or a value of the wrong shape
+// COMMAND_PREPROCESSING_FAILED, each naming where.
+func decodeArgument(data json.RawMessage, t *daml.Type) (daml.Value, error) {
+	v, err := daml.LedgerJSONStrict.Decode(data, t)
+	if err == nil {
+		return v, nil
+	}
+	de, ok := errors.AsType[*daml.Error](err)
+	if !ok {
+		return nil, fault.WithCode(fault.InvalidArgument, codeCommandPreprocessingFailed, "%s", fault.Clip(err.Error()))
+	}
+	where := ""
+	if de.Path != "" {
+		where = " at " + fault.Clip(de.Path)
+	}
+	if de.Kind == daml.ErrUnexpectedFields {
+		return nil, invalidArgument("%s%s", fault.Clip(de.Msg), where)
+	}
+	return nil, fault.WithCode(fault.InvalidArgument, codeCommandPreprocessingFailed, "%s%s", fault.Clip(de.Msg), where)
+}
