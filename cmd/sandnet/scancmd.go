@@ -16,7 +16,7 @@ import (
 	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/ledger/builtin"
 	"github.com/sandnet/sandnet/internal/ledgerclient"
 	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/scanclient"
@@ -87,7 +87,7 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 
 	src := ledgerclient.New(ledgerclient.Config{
 		BaseURL: fmt.Sprintf("%s/sv/%d", base, c.SV), HTTP: &http.Client{Timeout: time.Minute},
-		Token: token, Party: daml.Party(info.DSO), Registry: splice.NewRegistry(),
+		Token: token, Party: daml.Party(info.DSO), Registry: builtin.NewRegistry(),
 		AdminURL: base, AdminToken: token,
 	})
 	reg := prometheus.NewRegistry()

@@ -26,6 +26,7 @@ import (
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/builtin"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/operator"
 	"github.com/sandnet/sandnet/internal/scan"
@@ -136,7 +137,7 @@ func (m *Main) Run(ctx context.Context) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	registry := splice.NewRegistry()
+	registry := builtin.NewRegistry()
 	seed, forkFrom, err := m.prepareFork(ctx, store, registry)
 	if err != nil {
 		return err

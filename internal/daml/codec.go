@@ -51,6 +51,17 @@ var (
 	// and Splice's models have no nested optionals.
 	LedgerJSON Codec = &jsonCodec{name: "ledger_json", numeric: numericFixed, time: timeTrimmed, dropTrailingNone: true}
 
+	// LedgerJSONStrict is LedgerJSON with the decoder Canton's JSON
+	// Ledger API applies to command arguments (create arguments, choice
+	// arguments): it accepts every spelling LedgerJSON's decoder accepts,
+	// but a record with fields its type lacks fails with
+	// [ErrUnexpectedFields] (unknown fields that are null are still
+	// ignored, as Canton ignores them), and one lacking non-Optional
+	// fields fails with [ErrMissingFields], each naming every such field
+	// of the record. Missing Optional fields are None. It encodes exactly
+	// as LedgerJSON.
+	LedgerJSONStrict Codec = &jsonCodec{name: "ledger_json", numeric: numericFixed, time: timeTrimmed, dropTrailingNone: true, strict: true}
+
 	// CompactJSON is Scan's compact_json, the default
 	// daml_value_encoding of the update-history, events and ACS endpoints.
 	// Splice renders it with the Java codegen's toJson (JsonLfEncoders),

@@ -25,6 +25,41 @@ type Error struct {
 	Path string
 	// Msg says what is wrong with it.
 	Msg string
+	// Kind classifies the failure, so that an API can answer each kind
+	// with its own error code.
+	Kind ErrorKind
+	// Fields are the record fields an ErrMissingFields or
+	// ErrUnexpectedFields error names, in the order Msg lists them.
+	Fields []string
+}
+
+// ErrorKind classifies an [Error].
+type ErrorKind uint8
+
+// The kinds of [Error]. Canton's JSON Ledger API answers an unexpected
+// field with INVALID_ARGUMENT and a missing one (or a value of the wrong
+// shape) with COMMAND_PREPROCESSING_FAILED; the kinds let an API do the
+// same without parsing messages.
+const (
+	// ErrInvalid is any other failure: a value of the wrong shape, bad
+	// syntax, a value nesting too deep.
+	ErrInvalid ErrorKind = iota
+	// ErrMissingFields is a record lacking non-Optional fields.
+	ErrMissingFields
+	// ErrUnexpectedFields is a record with fields its type lacks.
+	ErrUnexpectedFields
+)
+
+// String names the kind: "invalid", "missing fields" or "unexpected
+// fields".
+func (k ErrorKind) String() string {
+	switch k {
+	case ErrMissingFields:
+		return "missing fields"
+	case ErrUnexpectedFields:
+		return "unexpected fields"
+	}
+	return "invalid"
 }
 
 // Error renders "daml: <op> <format> at <path>: <msg>".
@@ -47,13 +82,21 @@ func (e *Error) Error() string {
 // step of the path. Building the path only on the way out keeps the
 // success path free of allocations.
 type pathError struct {
-	steps []string // innermost first
-	msg   string
+	steps  []string // innermost first
+	msg    string
+	kind   ErrorKind
+	fields []string
 }
 
 func (e *pathError) Error() string { return e.msg }
 
 func errorf(msg string) error { return &pathError{msg: msg} }
+
+// fieldsError is an error naming record fields: prefix and the fields,
+// comma-separated.
+func fieldsError(kind ErrorKind, prefix string, fields []string) error {
+	return &pathError{msg: prefix + strings.Join(fields, ", "), kind: kind, fields: fields}
+}
 
 // atKey prefixes err's path with an object key.
 func atKey(err error, key string) error {
@@ -102,7 +145,7 @@ func finish(op, format string, err error) error {
 	for i := len(pe.steps) - 1; i >= 0; i-- {
 		b.WriteString(pe.steps[i])
 	}
-	return &Error{Op: op, Format: format, Path: b.String(), Msg: pe.msg}
+	return &Error{Op: op, Format: format, Path: b.String(), Msg: pe.msg, Kind: pe.kind, Fields: pe.fields}
 }
 
 var errTooDeep = "value nests deeper than Daml's limit of " + strconv.Itoa(MaxNesting)

@@ -201,3 +201,33 @@ func FuzzParseNumeric(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLedgerJSONStrictDecode checks the command decoder: no panic, errors
+// are *Error with the fields they name, and what it accepts the lenient
+// decoder accepts as the same value, and round-trips.
+func FuzzLedgerJSONStrictDecode(f *testing.F) {
+	seedSchemaFuzzer(f, LedgerJSON)
+	for i := range fuzzTypes {
+		f.Add([]byte(`{"a":"x","zz":1,"b":null}`), uint8(i))
+		f.Add([]byte(`{"owner":"p"}`), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		typ := fuzzTypes[int(which)%len(fuzzTypes)]
+		v, err := LedgerJSONStrict.Decode(data, typ)
+		if err != nil {
+			var de *Error
+			if !errors.As(err, &de) {
+				t.Fatalf("error %v is %T, want *Error", err, err)
+			}
+			if (de.Kind == ErrMissingFields || de.Kind == ErrUnexpectedFields) != (len(de.Fields) > 0) {
+				t.Fatalf("error %v of kind %v names fields %q", err, de.Kind, de.Fields)
+			}
+			return
+		}
+		lv, err := LedgerJSON.Decode(data, typ)
+		if err != nil || !Equal(v, lv) {
+			t.Fatalf("the strict decoder accepted %q, the lenient one: %v", data, err)
+		}
+		checkSchemaRoundTrip(t, LedgerJSONStrict, data, which)
+	})
+}

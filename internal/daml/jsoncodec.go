@@ -23,6 +23,9 @@ type jsonCodec struct {
 	numeric          numericStyle
 	time             timeStyle
 	dropTrailingNone bool
+	// strict makes the decoder refuse what Canton's command decoder
+	// refuses (see LedgerJSONStrict).
+	strict bool
 }
 
 func (c *jsonCodec) Name() string { return c.name }
@@ -248,7 +251,7 @@ func (c *jsonCodec) Decode(data []byte, t *Type) (Value, error) {
 	if err != nil {
 		return nil, finish("decode", c.name, err)
 	}
-	v, err := decodeTyped(&j, t, 0)
+	v, err := decodeTyped(&j, t, 0, c.strict)
 	if err != nil {
 		return nil, finish("decode", c.name, err)
 	}
@@ -270,7 +273,7 @@ func idPtr(id Identifier) *Identifier {
 // formats share it: it accepts the union of what they write (Numeric in
 // any of their notations, Int64 as a string or a number, records as
 // objects or arrays) plus what their upstream decoders accept.
-func decodeTyped(j *jsonValue, t *Type, depth int) (Value, error) {
+func decodeTyped(j *jsonValue, t *Type, depth int, strict bool) (Value, error) {
 	if t == nil {
 		return nil, errorf("invalid type: nil")
 	}
@@ -347,7 +350,7 @@ func decodeTyped(j *jsonValue, t *Type, depth int) (Value, error) {
 		}
 		return d, nil
 	case KindOptional:
-		return decodeOptional(j, t, depth)
+		return decodeOptional(j, t, depth, strict)
 	case KindList:
 		if t.Elem == nil {
 			return nil, errorf("invalid type: List without element type")
@@ -360,7 +363,7 @@ func decodeTyped(j *jsonValue, t *Type, depth int) (Value, error) {
 		}
 		l := make(List, len(j.elems))
 		for i := range j.elems {
-			v, err := decodeTyped(&j.elems[i], t.Elem, depth)
+			v, err := decodeTyped(&j.elems[i], t.Elem, depth, strict)
 			if err != nil {
 				return nil, atIndex(err, i)
 			}
@@ -380,7 +383,7 @@ func decodeTyped(j *jsonValue, t *Type, depth int) (Value, error) {
 		m := make(TextMap, len(j.members))
 		for i := range j.members {
 			mem := &j.members[i]
-			v, err := decodeTyped(&mem.value, t.Elem, depth)
+			v, err := decodeTyped(&mem.value, t.Elem, depth, strict)
 			if err != nil {
 				return nil, atKey(err, mem.key)
 			}
@@ -391,11 +394,11 @@ func decodeTyped(j *jsonValue, t *Type, depth int) (Value, error) {
 		slices.SortFunc(m, func(a, b TextMapEntry) int { return strings.Compare(a.Key, b.Key) })
 		return m, nil
 	case KindGenMap:
-		return decodeGenMap(j, t, depth)
+		return decodeGenMap(j, t, depth, strict)
 	case KindRecord:
-		return decodeRecord(j, t, depth)
+		return decodeRecord(j, t, depth, strict)
 	case KindVariant:
-		return decodeVariant(j, t, depth)
+		return decodeVariant(j, t, depth, strict)
 	case KindEnum:
 		if j.kind != jsonString {
 			return nil, mismatch("a constructor name", t, j)
@@ -412,7 +415,7 @@ func decodeTyped(j *jsonValue, t *Type, depth int) (Value, error) {
 // decodeOptional reads null as None and otherwise the element; when the
 // element type is itself Optional, the outer level is an array: [] is
 // Some(None) and [x] is Some of x read as the element (see encode).
-func decodeOptional(j *jsonValue, t *Type, depth int) (Value, error) {
+func decodeOptional(j *jsonValue, t *Type, depth int, strict bool) (Value, error) {
 	if t.Elem == nil {
 		return nil, errorf("invalid type: Optional without element type")
 	}
@@ -423,7 +426,7 @@ func decodeOptional(j *jsonValue, t *Type, depth int) (Value, error) {
 		return nil, errorf(errTooDeep)
 	}
 	if t.Elem.Kind != KindOptional {
-		v, err := decodeTyped(j, t.Elem, depth)
+		v, err := decodeTyped(j, t.Elem, depth, strict)
 		if err != nil {
 			return nil, err
 		}
@@ -435,14 +438,14 @@ func decodeOptional(j *jsonValue, t *Type, depth int) (Value, error) {
 	if len(j.elems) == 0 {
 		return &Optional{Value: &Optional{}}, nil
 	}
-	v, err := decodeOptional(&j.elems[0], t.Elem, depth)
+	v, err := decodeOptional(&j.elems[0], t.Elem, depth, strict)
 	if err != nil {
 		return nil, atIndex(err, 0)
 	}
 	return &Optional{Value: v}, nil
 }
 
-func decodeGenMap(j *jsonValue, t *Type, depth int) (Value, error) {
+func decodeGenMap(j *jsonValue, t *Type, depth int, strict bool) (Value, error) {
 	if t.Elem == nil || t.Key == nil {
 		return nil, errorf("invalid type: GenMap without key or value type")
 	}
@@ -459,11 +462,11 @@ func decodeGenMap(j *jsonValue, t *Type, depth int) (Value, error) {
 		if e.kind != jsonArray || len(e.elems) != 2 {
 			return nil, atIndex(errorf("expected a [key, value] pair, got "+describeLen(e)), i)
 		}
-		k, err := decodeTyped(&e.elems[0], t.Key, depth)
+		k, err := decodeTyped(&e.elems[0], t.Key, depth, strict)
 		if err != nil {
 			return nil, atIndex(atIndex(err, 0), i)
 		}
-		v, err := decodeTyped(&e.elems[1], t.Elem, depth)
+		v, err := decodeTyped(&e.elems[1], t.Elem, depth, strict)
 		if err != nil {
 			return nil, atIndex(atIndex(err, 1), i)
 		}
@@ -497,7 +500,7 @@ func describeLen(j *jsonValue) string {
 	return j.kind.String()
 }
 
-func decodeRecord(j *jsonValue, t *Type, depth int) (Value, error) {
+func decodeRecord(j *jsonValue, t *Type, depth int, strict bool) (Value, error) {
 	if depth++; depth > MaxNesting {
 		return nil, errorf(errTooDeep)
 	}
@@ -515,6 +518,15 @@ func decodeRecord(j *jsonValue, t *Type, depth int) (Value, error) {
 		if len(j.elems) > len(fields) {
 			return nil, errorf("record " + t.String() + " has " + strconv.Itoa(len(fields)) + " fields, got an array of " + strconv.Itoa(len(j.elems)))
 		}
+		if strict && len(j.elems) < len(fields) {
+			given := make([]*jsonValue, len(fields))
+			for k := range j.elems {
+				given[k] = &j.elems[k]
+			}
+			if err := strictFieldCheck(fields, given, nil); err != nil {
+				return nil, err
+			}
+		}
 		for k := range fields {
 			if k >= len(j.elems) {
 				if fields[k].Type.Kind != KindOptional {
@@ -523,7 +535,7 @@ func decodeRecord(j *jsonValue, t *Type, depth int) (Value, error) {
 				rec.Fields[k].Value = &Optional{}
 				continue
 			}
-			v, err := decodeTyped(&j.elems[k], fields[k].Type, depth)
+			v, err := decodeTyped(&j.elems[k], fields[k].Type, depth, strict)
 			if err != nil {
 				return nil, atIndex(err, k)
 			}
@@ -535,6 +547,7 @@ func decodeRecord(j *jsonValue, t *Type, depth int) (Value, error) {
 		return nil, mismatch("an object", t, j)
 	}
 	given := make([]*jsonValue, len(fields))
+	var unexpected []string
 	for i := range j.members {
 		m := &j.members[i]
 		k := fieldIndex(fields, m.key, i)
@@ -544,9 +557,18 @@ func decodeRecord(j *jsonValue, t *Type, depth int) (Value, error) {
 			if m.value.kind == jsonNull {
 				continue
 			}
-			return nil, atKey(errorf("unknown field of "+t.String()), m.key)
+			if !strict {
+				return nil, atKey(errorf("unknown field of "+t.String()), m.key)
+			}
+			unexpected = append(unexpected, m.key)
+			continue
 		}
 		given[k] = &m.value
+	}
+	if strict {
+		if err := strictFieldCheck(fields, given, unexpected); err != nil {
+			return nil, err
+		}
 	}
 	for k := range fields {
 		f := &fields[k]
@@ -557,7 +579,7 @@ func decodeRecord(j *jsonValue, t *Type, depth int) (Value, error) {
 			rec.Fields[k].Value = &Optional{}
 			continue
 		}
-		v, err := decodeTyped(given[k], f.Type, depth)
+		v, err := decodeTyped(given[k], f.Type, depth, strict)
 		if err != nil {
 			return nil, atKey(err, f.Label)
 		}
@@ -580,7 +602,7 @@ func fieldIndex(fields []FieldType, label string, hint int) int {
 	return -1
 }
 
-func decodeVariant(j *jsonValue, t *Type, depth int) (Value, error) {
+func decodeVariant(j *jsonValue, t *Type, depth int, strict bool) (Value, error) {
 	if j.kind != jsonObject {
 		return nil, mismatch(`{"tag": ..., "value": ...}`, t, j)
 	}
@@ -613,9 +635,30 @@ func decodeVariant(j *jsonValue, t *Type, depth int) (Value, error) {
 	if ct == nil {
 		return nil, errorf("invalid type: constructor " + strconv.Quote(tag.str) + " of " + t.String() + " has no type")
 	}
-	v, err := decodeTyped(val, ct, depth)
+	v, err := decodeTyped(val, ct, depth, strict)
 	if err != nil {
 		return nil, atKey(err, "value")
 	}
 	return &Variant{ID: idPtr(t.ID), Constructor: tag.str, Value: v}, nil
+}
+
+// strictFieldCheck reports a record's missing and unexpected fields all at
+// once, as Canton's command decoder (transcode's JsonCodec) does: first
+// every missing non-Optional field, then every unexpected field that is
+// not null. given holds the member given for each field, nil if none.
+func strictFieldCheck(fields []FieldType, given []*jsonValue, unexpected []string) error {
+	var missing []string
+	for k := range fields {
+		if given[k] == nil && fields[k].Type.Kind != KindOptional {
+			missing = append(missing, fields[k].Label)
+		}
+	}
+	if len(missing) > 0 {
+		return fieldsError(ErrMissingFields, "Missing non-optional fields: ", missing)
+	}
+	if len(unexpected) > 0 {
+		slices.Sort(unexpected)
+		return fieldsError(ErrUnexpectedFields, "Unexpected fields: ", unexpected)
+	}
+	return nil
 }

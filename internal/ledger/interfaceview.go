@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -9,9 +10,11 @@ import (
 
 // AddInterfaceView sets how template T computes its view for interface
 // iface, which T must have been registered as implementing. The view is a
-// Go value that daml.FromGo converts (a record). The ledger API serves
-// interface views of the contracts it returns for interface filters.
-func AddInterfaceView[T Template](r *Registry, iface daml.Identifier, view func(T) (any, error)) {
+// Go value of type V that daml.FromGo converts (a record); unless V is an
+// interface type (any), its Daml type becomes the interface's view type.
+// The ledger API serves interface views of the contracts it returns for
+// interface filters.
+func AddInterfaceView[T Template, V any](r *Registry, iface daml.Identifier, view func(T) (V, error)) {
 	var zero T
 	info := r.templates[zero.TemplateID().Identifier]
 	if info == nil {
@@ -25,6 +28,9 @@ func AddInterfaceView[T Template](r *Registry, iface daml.Identifier, view func(
 		panic(fmt.Sprintf("ledger: %T does not implement %s", zero, iface))
 	}
 	info.views[iface] = func(t Template) (any, error) { return view(t.(T)) }
+	if vt := reflect.TypeFor[V](); vt.Kind() != reflect.Interface {
+		r.declare(iface).view = mustTypeOf(vt)
+	}
 }
 
 // InterfaceView computes the view of contract c for interface iface. A

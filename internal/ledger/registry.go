@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 
@@ -32,12 +31,20 @@ type Registry struct {
 	// byName indexes templates by package name, module and entity, the
 	// form ledger API and Scan filters use.
 	byName   map[nameKey]*templateInfo
-	packages map[string]string // package name → package id
+	packages map[string]*Package // by package name
+	byID     map[string]*Package // by package id
 	// interfaces maps an interface id to the templates implementing it.
 	interfaces map[daml.Identifier][]*templateInfo
 	// declared holds every interface the registry knows: those added with
 	// AddInterface and those a registered template implements.
-	declared map[daml.Identifier]bool
+	declared map[daml.Identifier]*interfaceInfo
+}
+
+// interfaceInfo is what the registry knows of an interface: its view type
+// and its choices, which the implementing templates run.
+type interfaceInfo struct {
+	view    *daml.Type
+	choices map[string]*ChoiceType
 }
 
 type nameKey struct{ pkg, module, entity string }
@@ -45,6 +52,7 @@ type nameKey struct{ pkg, module, entity string }
 type templateInfo struct {
 	id         TemplateID
 	goType     reflect.Type
+	payload    *daml.Type
 	choices    map[string]*choiceInfo
 	interfaces []daml.Identifier
 	// views computes the template's view for each interface it implements
@@ -53,10 +61,13 @@ type templateInfo struct {
 }
 
 type choiceInfo struct {
-	name        string
-	consuming   bool
-	argType     reflect.Type
-	resType     reflect.Type
+	name      string
+	consuming bool
+	argType   reflect.Type
+	resType   reflect.Type
+	// arg and res describe argType and resType: what the value-level
+	// command layer sees.
+	arg, res    *daml.Type
 	controllers func(c Template, arg any) []daml.Party
 	run         func(tx *Tx, self daml.ContractID, c Template, arg any) (any, error)
 }
@@ -66,10 +77,21 @@ func NewRegistry() *Registry {
 	return &Registry{
 		templates:  map[daml.Identifier]*templateInfo{},
 		byName:     map[nameKey]*templateInfo{},
-		packages:   map[string]string{},
+		packages:   map[string]*Package{},
+		byID:       map[string]*Package{},
 		interfaces: map[daml.Identifier][]*templateInfo{},
-		declared:   map[daml.Identifier]bool{},
+		declared:   map[daml.Identifier]*interfaceInfo{},
 	}
+}
+
+// mustTypeOf is daml.TypeOf for registration, where a Go type without a
+// Daml type is a programming error.
+func mustTypeOf(t reflect.Type) *daml.Type {
+	typ, err := daml.TypeOf(t)
+	if err != nil {
+		panic(fmt.Sprintf("ledger: %v has no Daml type: %v", t, err))
+	}
+	return typ
 }
 
 // RegisterTemplate adds template T with the interfaces it implements and the
@@ -80,17 +102,15 @@ func RegisterTemplate[T Template](r *Registry, implements ...daml.Identifier) {
 	if _, dup := r.templates[id.Identifier]; dup {
 		panic(fmt.Sprintf("ledger: template %s registered twice", id.Identifier))
 	}
-	if pid, ok := r.packages[id.PackageName]; ok && pid != id.PackageID {
-		panic(fmt.Sprintf("ledger: package %s has two ids", id.PackageName))
-	}
-	info := &templateInfo{id: id, goType: reflect.TypeFor[T](), choices: map[string]*choiceInfo{}, interfaces: implements,
+	r.addPackage(Package{Name: id.PackageName, ID: id.PackageID})
+	info := &templateInfo{id: id, goType: reflect.TypeFor[T](), payload: mustTypeOf(reflect.TypeFor[T]()),
+		choices: map[string]*choiceInfo{}, interfaces: implements,
 		views: map[daml.Identifier]func(Template) (any, error){}}
 	r.templates[id.Identifier] = info
 	r.byName[nameKey{id.PackageName, id.ModuleName, id.EntityName}] = info
-	r.packages[id.PackageName] = id.PackageID
 	for _, i := range implements {
 		r.interfaces[i] = append(r.interfaces[i], info)
-		r.declared[i] = true
+		r.declare(i)
 	}
 	// Every Daml template has a consuming Archive choice controlled by its
 	// signatories.
@@ -119,6 +139,8 @@ func AddChoice[T Template, A, R any](r *Registry, name string, consuming bool,
 		consuming:   consuming,
 		argType:     reflect.TypeFor[A](),
 		resType:     reflect.TypeFor[R](),
+		arg:         mustTypeOf(reflect.TypeFor[A]()),
+		res:         mustTypeOf(reflect.TypeFor[R]()),
 		controllers: func(c Template, arg any) []daml.Party { return controllers(c.(T), arg.(A)) },
 		run: func(tx *Tx, self daml.ContractID, c Template, arg any) (any, error) {
 			return run(tx, self, c.(T), arg.(A))
@@ -144,7 +166,7 @@ func (r *Registry) PayloadType(id daml.Identifier) (*daml.Type, error) {
 	if !ok {
 		return nil, fault.New(fault.NotFound, "unknown template %s", id)
 	}
-	return daml.TypeOf(info.goType)
+	return info.payload, nil
 }
 
 // ChoiceTypes returns the Daml types of the argument and the result of a
@@ -158,13 +180,7 @@ func (r *Registry) ChoiceTypes(id daml.Identifier, choice string) (arg, result *
 	if !ok {
 		return nil, nil, fault.New(fault.NotFound, "unknown choice %s of template %s", choice, id)
 	}
-	if arg, err = daml.TypeOf(ch.argType); err != nil {
-		return nil, nil, err
-	}
-	if result, err = daml.TypeOf(ch.resType); err != nil {
-		return nil, nil, err
-	}
-	return arg, result, nil
+	return ch.arg, ch.res, nil
 }
 
 // TemplateByName resolves the package-name form of a template id.
@@ -178,14 +194,20 @@ func (r *Registry) TemplateByName(pkg, module, entity string) (TemplateID, bool)
 
 // PackageID returns the id of a known package name.
 func (r *Registry) PackageID(name string) (string, bool) {
-	id, ok := r.packages[name]
-	return id, ok
+	p, ok := r.packages[name]
+	if !ok {
+		return "", false
+	}
+	return p.ID, true
 }
 
-// Package is a Daml package a registry knows: its name and its id.
+// Package is a Daml package a registry knows: its name (what package-name
+// references and filters match), its id, and its version (empty when the
+// package was only named by its templates).
 type Package struct {
-	Name string
-	ID   string
+	Name    string
+	ID      string
+	Version string
 }
 
 // Packages lists the packages of the registered templates and those added
@@ -193,22 +215,51 @@ type Package struct {
 // messages that must say so.
 func (r *Registry) Packages() []Package {
 	out := make([]Package, 0, len(r.packages))
-	for name, id := range r.packages {
-		out = append(out, Package{Name: name, ID: id})
+	for _, p := range r.packages {
+		out = append(out, *p)
 	}
 	slices.SortFunc(out, func(a, b Package) int { return compareStrings(a.Name, b.Name) })
 	return out
 }
 
-// AddPackage records the id of a package by its name, so that filters can
-// name the package's interfaces in package-name form; packages of
-// registered templates are recorded by RegisterTemplate. A package name
-// with two ids panics, as in RegisterTemplate.
-func (r *Registry) AddPackage(name, id string) {
-	if pid, ok := r.packages[name]; ok && pid != id {
-		panic(fmt.Sprintf("ledger: package %s has two ids", name))
+// AddPackage records a package, so that filters and commands can name its
+// templates and interfaces in package-name form and the registry can list
+// it with its version; packages of registered templates are recorded by
+// RegisterTemplate (without a version). A package name with two ids, or
+// an id with two names, panics.
+func (r *Registry) AddPackage(p Package) {
+	r.addPackage(p)
+}
+
+func (r *Registry) addPackage(p Package) {
+	if old, ok := r.packages[p.Name]; ok {
+		if old.ID != p.ID {
+			panic(fmt.Sprintf("ledger: package %s has two ids", p.Name))
+		}
+		if p.Version != "" {
+			old.Version = p.Version
+		}
+		return
 	}
-	r.packages[name] = id
+	if old, ok := r.byID[p.ID]; ok {
+		panic(fmt.Sprintf("ledger: package %s has two names, %s and %s", p.ID, old.Name, p.Name))
+	}
+	r.packages[p.Name] = &p
+	r.byID[p.ID] = &p
+}
+
+// declare records an interface, once.
+func (r *Registry) declare(id daml.Identifier) *interfaceInfo {
+	info := r.declared[id]
+	if info == nil {
+		// Every Daml interface has the consuming Archive choice of its
+		// implementations.
+		info = &interfaceInfo{choices: map[string]*ChoiceType{
+			"Archive": {Name: "Archive", Consuming: true, Argument: mustTypeOf(reflect.TypeFor[daml.Unit]()), Result: mustTypeOf(reflect.TypeFor[daml.Unit]())},
+		}}
+		r.declared[id] = info
+	}
+	return info
 }
 
 // AddInterface records an interface that a package added with AddPackage
@@ -217,22 +268,22 @@ func (r *Registry) AddPackage(name, id string) {
 // vetted, and a filter on one that nothing implements selects nothing. An
 // interface of an unknown package panics.
 func (r *Registry) AddInterface(id daml.Identifier) {
-	if !slices.Contains(slices.Collect(maps.Values(r.packages)), id.PackageID) {
+	if r.byID[id.PackageID] == nil {
 		panic(fmt.Sprintf("ledger: interface %s of an unknown package", id))
 	}
-	r.declared[id] = true
+	r.declare(id)
 }
 
 // InterfaceByName resolves the package-name form of an interface id to its
 // package-id form. The interfaces known are those added with AddInterface
 // and those some registered template implements.
 func (r *Registry) InterfaceByName(pkg, module, entity string) (daml.Identifier, bool) {
-	pid, ok := r.packages[pkg]
+	p, ok := r.packages[pkg]
 	if !ok {
 		return daml.Identifier{}, false
 	}
-	id := daml.Identifier{PackageID: pid, ModuleName: module, EntityName: entity}
-	if !r.declared[id] {
+	id := daml.Identifier{PackageID: p.ID, ModuleName: module, EntityName: entity}
+	if r.declared[id] == nil {
 		return daml.Identifier{}, false
 	}
 	return id, true

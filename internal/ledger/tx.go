@@ -74,7 +74,7 @@ func (tx *Tx) authorized(parties []daml.Party) error {
 	auth := tx.authorizers()
 	for _, p := range parties {
 		if !slices.Contains(auth, p) {
-			return fault.WithCode(fault.InvalidArgument, "DAML_AUTHORIZATION_ERROR",
+			return fault.WithCode(fault.InvalidArgument, CodeAuthorization,
 				"Interpretation error: Error: node requires authorizers %v, but only %v were given", parties, auth)
 		}
 	}
@@ -103,7 +103,7 @@ func Create[T Template](tx *Tx, t T) (daml.ContractID, error) {
 func (tx *Tx) create(t Template) (daml.ContractID, error) {
 	id := t.TemplateID()
 	if _, ok := tx.net.registry.templates[id.Identifier]; !ok {
-		return "", fault.WithCode(fault.NotFound, "TEMPLATES_OR_INTERFACES_NOT_FOUND", "Unknown template %s", id.Identifier)
+		return "", templatesNotFound(id.Identifier)
 	}
 	if e, ok := t.(Ensurer); ok {
 		if err := e.Ensure(); err != nil {
@@ -254,14 +254,21 @@ func (tx *Tx) exercise(cid daml.ContractID, choice string, arg any) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	return tx.exerciseOn(c, nil, choice, arg)
+}
+
+// exerciseOn runs a choice of contract c, which the transaction may use,
+// with a Go argument of the choice's argument type. iface, when set, is
+// the interface the choice is exercised through.
+func (tx *Tx) exerciseOn(c *Contract, iface *daml.Identifier, choice string, arg any) (any, error) {
+	cid := c.ID
 	t, info, err := tx.template(c)
 	if err != nil {
 		return nil, err
 	}
 	ch := info.choices[choice]
 	if ch == nil {
-		return nil, fault.WithCode(fault.InvalidArgument, "INVALID_ARGUMENT",
-			"The submitted request has invalid arguments: Couldn't find requested choice %s for template %s", choice, c.Template.Identifier)
+		return nil, invalidChoice(c.Template.Identifier, choice)
 	}
 	if reflect.TypeOf(arg) != ch.argType {
 		return nil, fault.New(fault.Internal, "choice %s takes %v, got %T", choice, ch.argType, arg)
@@ -280,7 +287,7 @@ func (tx *Tx) exercise(cid daml.ContractID, choice string, arg any) (any, error)
 		tx.consumed[cid] = true
 	}
 	node := tx.appendNode(Event{Exercised: &Exercised{
-		ContractID: cid, Template: c.Template, Choice: choice, ChoiceArgument: argValue,
+		ContractID: cid, Template: c.Template, Interface: iface, Choice: choice, ChoiceArgument: argValue,
 		ActingParties: controllers, Consuming: ch.consuming, Stakeholders: c.Stakeholders(),
 		Children: []int32{},
 	}}, informees)

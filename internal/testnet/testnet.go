@@ -16,6 +16,7 @@ import (
 	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/builtin"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
@@ -47,7 +48,7 @@ func Open(ctx context.Context, dir string) (*Net, error) {
 		return nil, err
 	}
 	n.closers = append(n.closers, func() { lst.Close() })
-	if n.Network, err = ledger.Open(ctx, lst, splice.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return Epoch }}); err != nil {
+	if n.Network, err = ledger.Open(ctx, lst, builtin.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return Epoch }}); err != nil {
 		n.Close()
 		return nil, err
 	}

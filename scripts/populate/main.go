@@ -46,6 +46,7 @@ import (
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/builtin"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/operator"
 	"github.com/sandnet/sandnet/internal/store/pgstore"
@@ -141,7 +142,7 @@ func run(ctx context.Context, c config) (err error) {
 		}
 		fmt.Printf("store closed in %s\n", time.Since(t).Round(time.Millisecond))
 	}()
-	net, err := ledger.Open(ctx, store, splice.NewRegistry(), ledger.Config{Seed: c.seed, Logger: log})
+	net, err := ledger.Open(ctx, store, builtin.NewRegistry(), ledger.Config{Seed: c.seed, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -410,7 +411,7 @@ func timeStartup(ctx context.Context, c config, log *slog.Logger) error {
 		step("close store", t)
 	}()
 	t = time.Now()
-	net, err := ledger.Open(ctx, store, splice.NewRegistry(), ledger.Config{Seed: c.seed, Logger: log})
+	net, err := ledger.Open(ctx, store, builtin.NewRegistry(), ledger.Config{Seed: c.seed, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/builtin"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
 )
@@ -97,7 +98,7 @@ func openEnv(ctx context.Context, dir string) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	net, err := ledger.Open(ctx, st, splice.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return epoch }})
+	net, err := ledger.Open(ctx, st, builtin.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return epoch }})
 	if err != nil {
 		st.Close()
 		return nil, err

@@ -299,10 +299,10 @@ func holdingTxMeta(kind txKind, reason *string, sender *daml.Party, burned *daml
 
 func registerAmulet(r *ledger.Registry) {
 	ledger.RegisterTemplate[Amulet](r, HoldingInterface)
-	ledger.AddInterfaceView(r, HoldingInterface, func(a Amulet) (any, error) { return AmuletHoldingView(a), nil })
+	ledger.AddInterfaceView(r, HoldingInterface, func(a Amulet) (HoldingView, error) { return AmuletHoldingView(a), nil })
 
 	ledger.RegisterTemplate[LockedAmulet](r, HoldingInterface)
-	ledger.AddInterfaceView(r, HoldingInterface, func(l LockedAmulet) (any, error) { return LockedAmuletHoldingView(l), nil })
+	ledger.AddInterfaceView(r, HoldingInterface, func(l LockedAmulet) (HoldingView, error) { return LockedAmuletHoldingView(l), nil })
 	ledger.AddChoice(r, "LockedAmulet_Unlock", true,
 		func(l LockedAmulet, _ LockedAmuletUnlock) []daml.Party {
 			return append([]daml.Party{l.Amulet.Owner}, l.Lock.Holders...)

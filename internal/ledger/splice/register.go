@@ -6,7 +6,7 @@ import "github.com/sandnet/sandnet/internal/ledger"
 // choices and the interfaces they implement, to a registry.
 func Register(r *ledger.Registry) {
 	for _, p := range Packages() {
-		r.AddPackage(p.Name, p.ID)
+		r.AddPackage(ledger.Package{Name: p.Name, ID: p.ID, Version: p.Version})
 		for _, i := range p.Interfaces {
 			r.AddInterface(p.Identifier(i.Module, i.Entity))
 		}
