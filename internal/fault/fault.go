@@ -13,7 +13,9 @@ import (
 // the gRPC codes Canton and Splice map to HTTP statuses.
 type Kind uint8
 
-// The error kinds.
+// The error kinds. Their numbering is stored (the status of a rejected
+// completion, see ledger.EncodeCompletion): append new kinds, never
+// reorder.
 const (
 	// Internal is a bug or an infrastructure failure.
 	Internal Kind = iota

@@ -27,6 +27,9 @@ type Config struct {
 	Logger   *slog.Logger
 	// Observer, when set, is told about every batch the sequencer commits.
 	Observer Observer
+	// MaxDeduplicationDuration is the deduplication period of a command
+	// that sets none (DefaultMaxDeduplicationDuration when 0).
+	MaxDeduplicationDuration time.Duration
 }
 
 // Observer receives the engine's measurements. The engine knows nothing of
@@ -49,6 +52,7 @@ type Network struct {
 	maxBatch int
 	log      *slog.Logger
 	observer Observer
+	maxDedup time.Duration
 
 	submissions chan *pending
 	committed   *Signal
@@ -68,6 +72,11 @@ type Network struct {
 	// so that no revocation or permission change committed elsewhere is
 	// missed. Only the sequencer goroutine uses it.
 	seenSequence int64
+
+	// flights are the submissions in flight in this process, by
+	// participant and change id (see claimFlight).
+	flightMu sync.Mutex
+	flights  map[string]*inFlight
 }
 
 // Open starts a network over a store. It loads the clock offset and the
@@ -83,8 +92,12 @@ func Open(ctx context.Context, store Store, registry *Registry, cfg Config) (*Ne
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.MaxDeduplicationDuration <= 0 {
+		cfg.MaxDeduplicationDuration = DefaultMaxDeduplicationDuration
+	}
 	n := &Network{
 		store: store, registry: registry, seed: cfg.Seed, maxBatch: cfg.MaxBatch, log: cfg.Logger, observer: cfg.Observer,
+		maxDedup: cfg.MaxDeduplicationDuration, flights: map[string]*inFlight{},
 		clock:       NewClock(cfg.Wall, head.ClockOffset),
 		submissions: make(chan *pending),
 		committed:   NewSignal(),
@@ -343,16 +356,28 @@ func (n *Network) knownParticipant(ctx context.Context, id ParticipantID) error 
 
 // enqueue hands a submission to the sequencer and waits for its outcome.
 func (n *Network) enqueue(ctx context.Context, p *pending) error {
-	select {
-	case n.submissions <- p:
-	case <-n.stop:
-		return fault.New(fault.Unavailable, "the network is shutting down")
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := n.handOver(ctx, p); err != nil {
+		return err
 	}
 	// Once handed over, the outcome is the sequencer's: wait for it even if
 	// the caller gives up, so the result is never ambiguous to the engine.
 	return <-p.done
+}
+
+// handOver hands a submission to the sequencer, which from then on owns
+// it: it releases the submission's flight when it decides. A submission
+// that could not be handed over is released here.
+func (n *Network) handOver(ctx context.Context, p *pending) error {
+	select {
+	case n.submissions <- p:
+		return nil
+	case <-n.stop:
+		n.releaseFlight(p.flight)
+		return fault.New(fault.Unavailable, "the network is shutting down")
+	case <-ctx.Done():
+		n.releaseFlight(p.flight)
+		return ctx.Err()
+	}
 }
 
 // Command is a submission: Go code that exercises choices and creates
@@ -364,8 +389,17 @@ type Command struct {
 	UserID      string
 	ActAs       []daml.Party
 	ReadAs      []daml.Party
-	CommandID   string
-	WorkflowID  string
+	// CommandID, with UserID and ActAs, is the change id that
+	// deduplication keys on. A command without one is not deduplicated.
+	CommandID string
+	// SubmissionID tells apart submissions of the same change; it is
+	// reported in their completions.
+	SubmissionID string
+	// Deduplication is the period within which an accepted submission of
+	// the same change makes this one a duplicate; unset means the
+	// network's maximum deduplication duration.
+	Deduplication DeduplicationPeriod
+	WorkflowID    string
 	// Disclosed are contracts the submitters cannot see but may use, as
 	// with explicit disclosure on Canton.
 	Disclosed    []*Contract
@@ -393,6 +427,18 @@ type pending struct {
 	// topology are the topology transactions the change committed.
 	topology []*TopologyTransaction
 	done     chan error
+
+	// A command's deduplication: its change id ("" when it has no command
+	// id), the key of its flight ("" when none), its submission id and
+	// its period (resolved: never unset). reported is the period its
+	// accepted completion reports, and completion the completion the
+	// sequencer recorded.
+	change       ChangeID
+	flight       string
+	submissionID string
+	dedup        DeduplicationPeriod
+	reported     DeduplicationPeriod
+	completion   *Completion
 }
 
 // revocation asks for a party to no longer be hosted on a participant.
@@ -409,11 +455,70 @@ type hostingChange struct {
 }
 
 // Submit interprets a command and commits the transaction it produces. It
-// returns the committed transaction, with final contract ids.
+// returns the committed transaction, with final contract ids. See
+// SubmitAndWait for its errors.
 func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error) {
+	t, _, err := n.SubmitAndWait(ctx, cmd)
+	return t, err
+}
+
+// SubmitAndWait interprets a command, has the sequencer decide on the
+// transaction it produces, and returns the committed transaction (with
+// final contract ids) and its accepted completion.
+//
+// A command refused before it reaches the sequencer — an invalid field, a
+// submitter not hosted on the participant, an interpretation or
+// authorization error, or a change already in flight
+// (SUBMISSION_ALREADY_IN_FLIGHT) — is answered with that error and
+// yields no completion. A command the sequencer rejects (DUPLICATE_COMMAND,
+// a LOCAL_VERDICT_… contention loss, submitters no longer hosted) yields a
+// rejected completion, and the error is a *RejectedError holding it.
+func (n *Network) SubmitAndWait(ctx context.Context, cmd Command) (*Transaction, *Completion, error) {
+	p, err := n.prepare(ctx, cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := n.enqueue(ctx, p); err != nil {
+		return nil, nil, err
+	}
+	return p.tx, p.completion, nil
+}
+
+// SubmitAsync interprets a command as SubmitAndWait does and returns once
+// the sequencer has taken it, without waiting for its outcome: the
+// outcome is the completion it yields in the participant's completion
+// stream. Its errors are those a command refused before the sequencer
+// gets, which yield no completion.
+func (n *Network) SubmitAsync(ctx context.Context, cmd Command) error {
+	p, err := n.prepare(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	return n.handOver(ctx, p)
+}
+
+// prepare checks and interprets a command into a submission for the
+// sequencer, claiming its flight; the flight is released when prepare
+// fails and otherwise when the sequencer decides.
+func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err error) {
 	if len(cmd.ActAs) == 0 {
 		return nil, fault.WithCode(fault.InvalidArgument, "MISSING_FIELD",
 			"The submitted command is missing a mandatory field: act_as")
+	}
+	if err := cmd.Deduplication.check(); err != nil {
+		return nil, err
+	}
+	change, flight := NewChangeID(cmd.UserID, cmd.CommandID, cmd.ActAs), ""
+	if change != "" && cmd.Participant != "" {
+		flight = flightKey(cmd.Participant, change)
+		if err := n.claimFlight(flight, changeText(cmd.UserID, cmd.CommandID, union(cmd.ActAs)), cmd.SubmissionID); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				n.releaseFlight(flight)
+			}
+		}()
 	}
 	for _, p := range cmd.ActAs {
 		if !n.hostedOn(p, cmd.Participant) {
@@ -460,6 +565,7 @@ func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error)
 			return nil, notOnSynchronizer(cid, on, syncID)
 		}
 	}
+	n.flightOn(flight, syncID)
 	p := &pending{
 		tx: &Transaction{
 			WorkflowID:   cmd.WorkflowID,
@@ -469,11 +575,9 @@ func (n *Network) Submit(ctx context.Context, cmd Command) (*Transaction, error)
 		},
 		inputs: slices.Sorted(maps.Keys(tx.inputs)),
 		done:   make(chan error, 1),
+		change: change, flight: flight, submissionID: cmd.SubmissionID, dedup: n.resolved(cmd.Deduplication),
 	}
-	if err := n.enqueue(ctx, p); err != nil {
-		return nil, err
-	}
-	return p.tx, nil
+	return p, nil
 }
 
 func (n *Network) hostedOn(p daml.Party, on ParticipantID) bool {
@@ -554,7 +658,7 @@ func (n *Network) commit(batch []*pending) {
 		clear(errs)
 		applied = nil
 		for _, p := range batch {
-			p.topology = nil
+			p.topology, p.completion = nil, nil
 		}
 		head, err := w.Head(ctx)
 		if err != nil {
@@ -602,18 +706,16 @@ func (n *Network) commit(batch []*pending) {
 				applied = append(applied, changes...)
 				continue
 			}
-			// The topology may have changed since the command was
-			// interpreted: its submitters must still be hosted on its
-			// participant with submission permission.
-			if recheck {
-				if errs[i] = n.checkSubmitters(p.tx.Submission); errs[i] != nil {
-					continue
+			refused, err := n.verdict(ctx, w, &head, p, recheck, consumed, moved)
+			if err != nil {
+				return err
+			}
+			if refused != nil {
+				// A command that reached the sequencer yields a
+				// rejected completion in its participant's stream.
+				if errs[i], err = n.rejectAt(ctx, w, &head, p, refused); err != nil {
+					return err
 				}
-			}
-			if errs[i] = n.check(ctx, w, p, consumed); errs[i] != nil {
-				continue
-			}
-			if errs[i] = checkMoved(p, moved); errs[i] != nil {
 				continue
 			}
 			head.Sequence++
@@ -639,12 +741,19 @@ func (n *Network) commit(batch []*pending) {
 				return err
 			}
 			t.Offsets = offsets
+			if err := n.accept(ctx, w, &head, p, offsets); err != nil {
+				return err
+			}
 			for _, cid := range t.Consumed() {
 				consumed[cid] = true
 			}
 		}
 		return nil
 	})
+	for _, p := range batch {
+		// Decided: committed, rejected, or (err) not recorded at all.
+		n.releaseFlight(p.flight)
+	}
 	for i, p := range batch {
 		switch {
 		case err != nil:
@@ -872,25 +981,52 @@ next:
 	}
 }
 
-func (n *Network) check(ctx context.Context, w WriteTx, p *pending, consumed map[daml.ContractID]bool) error {
+// verdict decides whether the sequencer records a command's transaction,
+// in Canton's order: deduplication first (done at submission on Canton),
+// then the submitters' hosting, which may have changed since the command
+// was interpreted (recheck), then the inputs (conflict detection), then
+// their synchronizer. refused is the reason to reject it; err a store
+// failure, which fails the batch.
+func (n *Network) verdict(ctx context.Context, w WriteTx, head *Head, p *pending, recheck bool,
+	consumed map[daml.ContractID]bool, moved map[daml.ContractID]*Contract) (refused, err error) {
+	dup, err := n.deduplicate(ctx, w, p, max(n.clock.Now(), head.LastRecordTime+1))
+	if err != nil || dup != nil {
+		return dup, err
+	}
+	if recheck {
+		if refused := n.checkSubmitters(p.tx.Submission); refused != nil {
+			return refused, nil
+		}
+	}
+	if refused, err := n.check(ctx, w, p, consumed); refused != nil || err != nil {
+		return refused, err
+	}
+	return checkMoved(p, moved), nil
+}
+
+// check refuses a transaction whose inputs are no longer active: those an
+// earlier transaction of the batch consumed are locked (a command
+// sequenced concurrently won them: LOCAL_VERDICT_LOCKED_CONTRACTS), those
+// archived by a committed one are inactive
+// (LOCAL_VERDICT_INACTIVE_CONTRACTS).
+func (n *Network) check(ctx context.Context, w WriteTx, p *pending, consumed map[daml.ContractID]bool) (refused, err error) {
+	var locked []daml.ContractID
 	for _, cid := range p.inputs {
 		if consumed[cid] {
-			return inactiveError([]daml.ContractID{cid})
+			locked = append(locked, cid)
 		}
+	}
+	if len(locked) > 0 {
+		return contractsError(CodeLockedContracts, "locked", locked), nil
 	}
 	inactive, err := w.Inactive(ctx, p.inputs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(inactive) > 0 {
-		return inactiveError(inactive)
+		return contractsError(CodeInactiveContracts, "inactive", inactive), nil
 	}
-	return nil
-}
-
-func inactiveError(ids []daml.ContractID) error {
-	return fault.WithCode(fault.Aborted, "LOCAL_VERDICT_INACTIVE_CONTRACTS",
-		"Rejected transaction as some of the referred contracts are inactive: %v", ids)
+	return nil, nil
 }
 
 // knowsAll reports whether the topology cache knows every party.

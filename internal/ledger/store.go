@@ -137,6 +137,10 @@ type Store interface {
 	// stream: pruning keeps the stream's entries, and it returns them.
 	// Callers that must refuse such ranges compare them with [Head.Pruned].
 	Updates(ctx context.Context, q UpdateQuery) ([]ParticipantUpdate, error)
+	// Completions returns a range of a participant's completion stream in
+	// offset order: the completions q selects (see [CompletionQuery]). An
+	// unknown participant is a fault.NotFound.
+	Completions(ctx context.Context, q CompletionQuery) ([]Completion, error)
 
 	// Participants lists the participants in creation order.
 	Participants(ctx context.Context) ([]Participant, error)
@@ -184,6 +188,22 @@ type WriteTx interface {
 	// otherwise, nothing changed). An unassignment leaves the active
 	// contract set as it is.
 	AppendReassignment(ctx context.Context, r *Reassignment, offsets map[ParticipantID]Offset) error
+	// LastAcceptance returns the deduplication index's entry of a change
+	// on a participant, as this transaction sees it: its latest accepted
+	// completion. ok is false when the change was never accepted there.
+	LastAcceptance(ctx context.Context, p ParticipantID, change ChangeID) (a Acceptance, ok bool, err error)
+	// AppendCompletion records a completion at c.Offset in c.Participant's
+	// completion stream, indexed under its user and each of its ActAs
+	// parties. An accepted completion (Status nil) of a change
+	// (c.ChangeID() not empty) also becomes the change's entry in the
+	// deduplication index. A completion with an offset after the
+	// participant's last offset takes that offset: the participant's last
+	// offset advances to it, and since no update is recorded there its
+	// update stream has a gap. A rejected completion also advances the
+	// head's last record time to c.RecordTime when that is later, so that
+	// every update sequenced after it has a later record time. An offset
+	// that already has a completion fails the write.
+	AppendCompletion(ctx context.Context, c *Completion) error
 	// SetClockOffset stores the clock offset. The engine never lowers it.
 	SetClockOffset(ctx context.Context, micros int64) error
 	// SetMigration starts hard migration id: the head's migration becomes

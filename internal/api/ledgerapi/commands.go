@@ -34,7 +34,7 @@ type jsCommands struct {
 	WorkflowID         string
 	SubmissionID       string
 	SynchronizerID     string
-	Deduplication      dedupPeriod
+	Deduplication      ledger.DeduplicationPeriod
 	MinLedgerTimeAbs   string
 	MinLedgerTimeRel   *time.Duration
 	Disclosed          []jsDisclosed
@@ -62,23 +62,6 @@ type jsCommand struct {
 	CreateArgument json.RawMessage
 	ChoiceArgument json.RawMessage
 	ContractKey    json.RawMessage
-}
-
-// dedupKind is the one-of of DeduplicationPeriod.
-type dedupKind uint8
-
-const (
-	dedupUnset dedupKind = iota
-	dedupDuration
-	dedupOffset
-)
-
-// dedupPeriod is a DeduplicationPeriod: unset (Empty or absent) means the
-// participant's maximum deduplication duration.
-type dedupPeriod struct {
-	Kind     dedupKind
-	Duration time.Duration
-	Offset   int64
 }
 
 // jsDisclosed is a DisclosedContract.
@@ -246,21 +229,21 @@ func (d *decoder) duration(path string, obj map[string]any) time.Duration {
 	return time.Duration(secs)*time.Second + time.Duration(nanos)
 }
 
-// dedupPeriod reads the DeduplicationPeriod one-of.
-func (d *decoder) dedupPeriod(path string, obj map[string]any) dedupPeriod {
-	var p dedupPeriod
+// dedupPeriod reads the DeduplicationPeriod one-of; Empty, like an
+// absent period, leaves it unset. The engine checks its values.
+func (d *decoder) dedupPeriod(path string, obj map[string]any) ledger.DeduplicationPeriod {
 	if v, ok := d.member(path, obj, "DeduplicationDuration"); ok {
-		p.Kind = dedupDuration
-		if dur, ok := d.member(join(path, "DeduplicationDuration"), v, "value"); ok {
-			p.Duration = d.duration(join(path, "DeduplicationDuration.value"), dur)
+		var dur time.Duration
+		if val, ok := d.member(join(path, "DeduplicationDuration"), v, "value"); ok {
+			dur = d.duration(join(path, "DeduplicationDuration.value"), val)
 		}
-		return p
+		return ledger.DeduplicateFor(dur)
 	}
 	if v, ok := d.member(path, obj, "DeduplicationOffset"); ok {
-		p.Kind = dedupOffset
-		p.Offset, _ = d.int64Member(join(path, "DeduplicationOffset"), v, "value")
+		o, _ := d.int64Member(join(path, "DeduplicationOffset"), v, "value")
+		return ledger.DeduplicateAfter(ledger.Offset(o))
 	}
-	return p
+	return ledger.DeduplicationPeriod{}
 }
 
 // submission is a validated JsCommands: the engine command, and what the
@@ -340,12 +323,6 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 			return nil, invalidField("min_ledger_time_abs", "%s is not a timestamp", fault.Quote(jc.MinLedgerTimeAbs))
 		}
 	}
-	if jc.Deduplication.Kind == dedupDuration && jc.Deduplication.Duration < 0 {
-		return nil, invalidField("deduplication_period", "Duration must be positive")
-	}
-	if jc.Deduplication.Kind == dedupOffset && jc.Deduplication.Offset < 0 {
-		return nil, invalidField("deduplication_period", "the offset %d is negative", jc.Deduplication.Offset)
-	}
 	// Rights: acting needs CanActAs for every actAs party, reading
 	// CanReadAs (or CanActAs, or CanReadAsAnyParty) for every readAs party.
 	for _, p := range actAs {
@@ -372,6 +349,7 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 			Participant: h.cfg.Participant, UserID: userID,
 			ActAs: actAs, ReadAs: readAs,
 			CommandID: jc.CommandID, WorkflowID: jc.WorkflowID,
+			SubmissionID: jc.SubmissionID, Deduplication: jc.Deduplication,
 			Disclosed:    disclosed,
 			Synchronizer: ledger.SynchronizerID(jc.SynchronizerID),
 			TraceContext: ledger.TraceContext{TraceParent: trace.TraceParent, TraceState: trace.TraceState},

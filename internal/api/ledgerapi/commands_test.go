@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -103,6 +104,27 @@ func TestSubmitAndWait(t *testing.T) {
 			body: `{"commands":[{"CreateAndExerciseCommand":{"templateId":"` + pingTemplate + `","createArguments":{"id":"x","initiator":"{alice}","responder":"{alice}"},"choice":"Respond","choiceArgument":{}}}],"commandId":"c3","actAs":["{alice}"]}`, status: 200},
 		{name: "without authentication the user is named", path: "/v2/commands/submit-and-wait", opts: options{authNone: true},
 			body: strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"commandId"`, `"userId":"alice","commandId"`, 1), status: 200},
+
+		{name: "a duplicate command", path: "/v2/commands/submit-and-wait", user: "alice",
+			setup: func(t *testing.T, e *env) ids {
+				if rec := e.post(t, options{}, "/v2/commands/submit-and-wait", "alice", e.expand(createPing("dup", "{alice}", "{alice}", "{bob}"))); rec.Code != 200 {
+					t.Fatalf("first submission: %d %s", rec.Code, rec.Body)
+				}
+				return nil
+			},
+			body: createPing("dup", "{alice}", "{alice}", "{bob}"), status: 409, code: "DUPLICATE_COMMAND"},
+		{name: "a duplicate outside its deduplication offset", path: "/v2/commands/submit-and-wait", user: "alice",
+			setup: func(t *testing.T, e *env) ids {
+				rec := e.post(t, options{}, "/v2/commands/submit-and-wait", "alice", e.expand(createPing("dup", "{alice}", "{alice}", "{bob}")))
+				var first ledgerapi.SubmitAndWaitResponse
+				if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &first) != nil {
+					t.Fatalf("first submission: %d %s", rec.Code, rec.Body)
+				}
+				return ids{"{first}": strconv.FormatInt(first.CompletionOffset, 10)}
+			},
+			body: strings.Replace(createPing("dup", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"deduplicationPeriod":{"DeduplicationOffset":{"value":{first}}},"actAs"`, 1), status: 200},
+		{name: "a negative deduplication offset", path: "/v2/commands/submit-and-wait", user: "alice",
+			body: strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"deduplicationPeriod":{"DeduplicationOffset":{"value":-1}},"actAs"`, 1), status: 400, code: "NEGATIVE_OFFSET"},
 
 		// Refusals before interpretation.
 		{name: "malformed JSON", path: "/v2/commands/submit-and-wait", user: "alice", body: `{"commands":`, status: 400},

@@ -41,11 +41,11 @@ WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS 
 )
 
 // hotStatements are prepared at open.
-var hotStatements = []string{
+var hotStatements = append([]string{
 	sqlHead, sqlHeadOffsets, sqlAdvanceHead, sqlInsertTransaction, sqlAdvanceOffset,
 	sqlInsertParticipantUpdate, sqlInsertUpdateParties, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
 	sqlDeleteStakeholders, sqlInactive,
-}
+}, completions.Statements()...)
 
 // writeTx is the [ledger.WriteTx] of one [Ledger.Write]. Every statement
 // runs on the single write connection inside its IMMEDIATE transaction, so
