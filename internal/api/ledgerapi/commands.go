@@ -1,6 +1,7 @@
 package ledgerapi
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -444,9 +445,9 @@ type submitted struct {
 	sub    *submission
 }
 
-// submit decodes the JsCommands at path in the body's object (the object
-// itself when path is ""), validates it and submits it.
-func (h *Handler) submit(r *http.Request, obj map[string]any, path string) (*submitted, error) {
+// submission decodes the JsCommands at path in the body's object (the
+// object itself when path is "") and validates it for the caller.
+func (h *Handler) submission(r *http.Request, obj map[string]any, path string) (*submission, error) {
 	c, err := h.authenticate(r)
 	if err != nil {
 		return nil, err
@@ -466,7 +467,12 @@ func (h *Handler) submit(r *http.Request, obj map[string]any, path string) (*sub
 	if d.err != nil {
 		return nil, d.err
 	}
-	sub, err := h.prepareSubmission(r, c, jc)
+	return h.prepareSubmission(r, c, jc)
+}
+
+// submit submits the JsCommands at path and waits for its transaction.
+func (h *Handler) submit(r *http.Request, obj map[string]any, path string) (*submitted, error) {
+	sub, err := h.submission(r, obj, path)
 	if err != nil {
 		return nil, err
 	}
@@ -504,6 +510,29 @@ func (h *Handler) submitAndWait(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, SubmitAndWaitResponse{UpdateID: s.tx.UpdateID, CompletionOffset: int64(s.offset)})
+}
+
+// SubmitResponse answers an asynchronous submission: empty.
+type SubmitResponse struct{}
+
+// submitAsync answers once the command is interpreted and sequencing has
+// taken it: refusals before that are answered here, and the outcome is
+// the completion in the submitting user's completion stream.
+func (h *Handler) submitAsync(w http.ResponseWriter, r *http.Request) error {
+	obj, err := bodyObject(r, "JsCommands")
+	if err != nil {
+		return err
+	}
+	sub, err := h.submission(r, obj, "")
+	if err != nil {
+		return err
+	}
+	// The submission goes on when the client leaves: it has been handed
+	// over, and its completion reports it.
+	if err := h.cfg.Ledger.SubmitAsync(context.WithoutCancel(r.Context()), sub.cmd); err != nil {
+		return err
+	}
+	return writeJSON(w, SubmitResponse{})
 }
 
 func (h *Handler) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Request) error {

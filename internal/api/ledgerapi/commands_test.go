@@ -126,6 +126,11 @@ func TestSubmitAndWait(t *testing.T) {
 		{name: "a negative deduplication offset", path: "/v2/commands/submit-and-wait", user: "alice",
 			body: strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"deduplicationPeriod":{"DeduplicationOffset":{"value":-1}},"actAs"`, 1), status: 400, code: "NEGATIVE_OFFSET"},
 
+		{name: "submit asynchronously", path: "/v2/commands/async/submit", user: "alice",
+			body: createPing("c1", "{alice}", "{alice}", "{bob}"), status: 200},
+		{name: "submit asynchronously, refused at interpretation", path: "/v2/commands/async/submit", user: "alice",
+			body: createPing("c1", "{alice}", "{bob}", "{alice}"), status: 400, code: "DAML_AUTHORIZATION_ERROR"},
+
 		// Refusals before interpretation.
 		{name: "malformed JSON", path: "/v2/commands/submit-and-wait", user: "alice", body: `{"commands":`, status: 400},
 		{name: "a command of two kinds", path: "/v2/commands/submit-and-wait", user: "alice",

@@ -76,6 +76,9 @@ type Ledger interface {
 	// Submit runs a command through the engine's one submission path and
 	// returns the committed transaction.
 	Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error)
+	// SubmitAsync runs a command through the same path and returns once
+	// the sequencer has taken it; its outcome is its completion.
+	SubmitAsync(ctx context.Context, cmd ledger.Command) error
 }
 
 // NetworkLedger is the Ledger of a network engine.
@@ -117,6 +120,9 @@ func (l networkLedger) Contract(ctx context.Context, id daml.ContractID) (*ledge
 }
 func (l networkLedger) Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error) {
 	return l.n.Submit(ctx, cmd)
+}
+func (l networkLedger) SubmitAsync(ctx context.Context, cmd ledger.Command) error {
+	return l.n.SubmitAsync(ctx, cmd)
 }
 func (l networkLedger) DeleteUser(ctx context.Context, p ledger.ParticipantID, id string) error {
 	return l.n.DeleteUser(ctx, p, id)
@@ -220,6 +226,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait", h.serve(h.submitAndWait))
 	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-transaction", h.serve(h.submitAndWaitForTransaction))
 	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-transaction-tree", h.serve(h.submitAndWaitForTransactionTree))
+	mux.Handle("POST "+prefix+"/v2/commands/async/submit", h.serve(h.submitAsync))
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
 	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)
 	nf := notFound(mux, prefix+"/v2")
