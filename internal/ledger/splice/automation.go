@@ -268,8 +268,12 @@ func (a *Automation) submit(ctx context.Context, now daml.Timestamp, actions []a
 		UserID:      a.cfg.UserID,
 		ActAs:       []daml.Party{a.cfg.SV, a.cfg.DSO},
 		ReadAs:      []daml.Party{a.cfg.DSO},
-		CommandID:   fmt.Sprintf("sandnet-dso-automation-%d-%d-%s", now, seq, actions[0].name),
-		WorkflowID:  "dso-automation",
+		// A fresh command id per submission: automation retries a due
+		// action as a new change, which command deduplication (keyed by
+		// the command id) must not take for a duplicate of an earlier
+		// pass, of this or an earlier process, at the same ledger time.
+		CommandID:  CommandID(fmt.Sprintf("sandnet-dso-automation-%d-%d-%s", now, seq, actions[0].name)),
+		WorkflowID: "dso-automation",
 		Run: func(tx *ledger.Tx) error {
 			for _, act := range actions {
 				if err := act.run(tx); err != nil {
