@@ -107,15 +107,6 @@ func (s *Completions) LastAcceptance(ctx context.Context, q Querier, p ledger.Pa
 }
 
 // Read is [ledger.Store.Completions] on q.
-//
-// Without parties it is a range scan of the completions' primary key
-// (participant, ledger_offset), or of completions_user with a user. With
-// parties, each party's range of completion_parties (its primary key, or
-// completion_parties_user with a user) is an arm of a compound UNION
-// under ORDER BY and LIMIT, which both engines merge in offset order
-// (SQLite's MERGE (UNION), PostgreSQL's Merge Append and Unique) and stop
-// at the limit, as the update stream's party filter does; the bodies of
-// the offsets kept are then looked up by primary key.
 func (s *Completions) Read(ctx context.Context, q Querier, cq ledger.CompletionQuery) ([]ledger.Completion, error) {
 	var ordinal int64
 	ok, err := queryRow(ctx, q, s.ordinal, []any{string(cq.Participant)}, &ordinal)
@@ -125,6 +116,42 @@ func (s *Completions) Read(ctx context.Context, q Querier, cq ledger.CompletionQ
 	if !ok {
 		return nil, ParticipantNotFound(cq.Participant)
 	}
+	stmt, a := s.ReadStatement(ordinal, cq)
+	rows, err := q.Query(ctx, stmt, a...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.Completion
+	for rows.Next() {
+		var off int64
+		var body []byte
+		if err := rows.Scan(&off, &body); err != nil {
+			return nil, err
+		}
+		c, err := ledger.DecodeCompletion(body)
+		if err != nil {
+			return nil, fmt.Errorf("completion at %d: %w", off, err)
+		}
+		c.Participant, c.Offset = cq.Participant, ledger.Offset(off)
+		out = append(out, *c)
+	}
+	return out, rows.Err()
+}
+
+// ReadStatement is Read's statement, rebound, and its arguments, for the
+// participant with this ordinal. Its columns are the offset and the
+// completion's blob.
+//
+// Without parties it is a range scan of the completions' primary key
+// (participant, ledger_offset), filtered by the user if one is given (the
+// ledger API names parties whenever it names a user). With
+// parties, each party's range of completion_parties (its primary key, or
+// completion_parties_user with a user) is an arm that the engine merges
+// in offset order and stops at the limit (Dialect.MergeOffsets), as the
+// update stream's party filter does; the body of each offset kept is then
+// looked up by primary key.
+func (s *Completions) ReadStatement(ordinal int64, cq ledger.CompletionQuery) (string, []any) {
 	until := int64(cq.Until)
 	if until <= 0 {
 		until = 1<<63 - 1
@@ -146,29 +173,12 @@ ORDER BY ledger_offset LIMIT ` + limit
 			arms[i] = `SELECT ledger_offset FROM completion_parties WHERE participant = ` + p + ` AND party = ` + a.add(party) +
 				` AND ledger_offset > ` + after + ` AND ledger_offset <= ` + end + user
 		}
-		stmt = `SELECT c.ledger_offset, c.body FROM (` + strings.Join(arms, "\nUNION ") + `
-ORDER BY 1 LIMIT ` + limit + `) o
-JOIN completions c ON c.participant = ` + p + ` AND c.ledger_offset = o.ledger_offset
+		// The body is a scalar subquery, not a join, so that no engine
+		// joins the page to the participant's whole range.
+		stmt = `SELECT o.ledger_offset, (SELECT c.body FROM completions c
+  WHERE c.participant = ` + p + ` AND c.ledger_offset = o.ledger_offset)
+FROM (` + s.d.MergeOffsets(arms, limit) + `) o
 ORDER BY o.ledger_offset`
 	}
-	rows, err := q.Query(ctx, s.d.Rebind(stmt), a...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []ledger.Completion
-	for rows.Next() {
-		var off int64
-		var body []byte
-		if err := rows.Scan(&off, &body); err != nil {
-			return nil, err
-		}
-		c, err := ledger.DecodeCompletion(body)
-		if err != nil {
-			return nil, fmt.Errorf("completion at %d: %w", off, err)
-		}
-		c.Participant, c.Offset = cq.Participant, ledger.Offset(off)
-		out = append(out, *c)
-	}
-	return out, rows.Err()
+	return s.d.Rebind(stmt), a
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strconv"
+	"strings"
 )
 
 // The dialect seam: SQL that both adapters run the same way is written
@@ -47,13 +48,19 @@ type Dialect struct {
 	// NoLimit is the LIMIT argument that means no limit: -1 for SQLite,
 	// NULL for PostgreSQL.
 	NoLimit any
+	// OrderedArms is set for an engine that merges a UNION ALL of
+	// parenthesised arms, each with its own ORDER BY, in order (the Merge
+	// Append of PostgreSQL). Without it, a compound UNION under ORDER BY
+	// is merged in order (SQLite's MERGE (UNION)), and arms may have no
+	// ORDER BY of their own.
+	OrderedArms bool
 }
 
 // SQLite is the dialect of the SQLite adapter.
 var SQLite = Dialect{Name: "sqlite", QuestionPlaceholders: true, NoLimit: int64(-1)}
 
 // PostgreSQL is the dialect of the PostgreSQL adapter.
-var PostgreSQL = Dialect{Name: "postgresql", NoLimit: nil}
+var PostgreSQL = Dialect{Name: "postgresql", NoLimit: nil, OrderedArms: true}
 
 // Rebind rewrites a statement written with $n placeholders for the
 // engine. The shared statements hold no string literals, so every $
@@ -69,6 +76,23 @@ func (d Dialect) Rebind(query string) string {
 		}
 	}
 	return string(b)
+}
+
+// MergeOffsets returns a query of the distinct ledger_offset values that
+// the arms select, in ascending order, at most limit (a placeholder) of
+// them, written so that the engine merges the arms' index ranges in order
+// and stops at the limit instead of reading and sorting them all. Each
+// arm is a SELECT of one column, ledger_offset, whose WHERE clause pins
+// an index range in ledger_offset order.
+func (d Dialect) MergeOffsets(arms []string, limit string) string {
+	if !d.OrderedArms {
+		return strings.Join(arms, "\nUNION ") + "\nORDER BY 1 LIMIT " + limit
+	}
+	ordered := make([]string, len(arms))
+	for i, a := range arms {
+		ordered[i] = "(" + a + " ORDER BY ledger_offset)"
+	}
+	return "SELECT DISTINCT ledger_offset FROM (" + strings.Join(ordered, "\n  UNION ALL ") + ") a\nORDER BY ledger_offset LIMIT " + limit
 }
 
 // Limit is the LIMIT argument for a limit of n, 0 meaning none.

@@ -79,9 +79,16 @@ func TestQueryPlans(t *testing.T) {
 		query, args := updatesQuery(1, q)
 		return plan{name: name, query: query, args: args, want: want}
 	}
+	completionsPlan := func(name string, q ledger.CompletionQuery, want ...string) plan {
+		query, args := completions.ReadStatement(1, q)
+		return plan{name: name, query: query, args: args, want: want}
+	}
 	const (
-		byPartyOffset = "USING PRIMARY KEY (participant=? AND party=? AND ledger_offset>? AND ledger_offset<?)"
-		byOffset      = "SEARCH pu USING PRIMARY KEY (participant=? AND ledger_offset=?)"
+		byPartyCompletion     = "USING PRIMARY KEY (participant=? AND party=? AND ledger_offset>? AND ledger_offset<?)"
+		byUserPartyCompletion = "USING COVERING INDEX completion_parties_user (participant=? AND user_id=? AND party=? AND ledger_offset>? AND ledger_offset<?)"
+		byCompletion          = "SEARCH c USING PRIMARY KEY (participant=? AND ledger_offset=?)"
+		byPartyOffset         = "USING PRIMARY KEY (participant=? AND party=? AND ledger_offset>? AND ledger_offset<?)"
+		byOffset              = "SEARCH pu USING PRIMARY KEY (participant=? AND ledger_offset=?)"
 	)
 	plans := []plan{
 		active("active, all", ledger.ContractFilter{Limit: 100}, byActive),
@@ -102,6 +109,14 @@ WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDE
 			"MERGE (UNION)", byPartyOffset, byPartyOffset, byPartyOffset, byOffset, "SEARCH t USING INTEGER PRIMARY KEY (rowid=?)"),
 		updates("updates, several parties, descending", ledger.UpdateQuery{Parties: []daml.Party{dso, "alice::1220"}, Until: 100, Limit: 100, Descending: true},
 			"MERGE (UNION)", byPartyOffset, byPartyOffset, byOffset, "SEARCH t USING INTEGER PRIMARY KEY (rowid=?)"),
+		completionsPlan("completions", ledger.CompletionQuery{After: 10, Limit: 100},
+			"SEARCH completions USING PRIMARY KEY (participant=? AND ledger_offset>? AND ledger_offset<?)"),
+		completionsPlan("completions, parties", ledger.CompletionQuery{Parties: []daml.Party{dso, "alice::1220"}, After: 10, Limit: 100},
+			"MERGE (UNION)", byPartyCompletion, byPartyCompletion, byCompletion),
+		completionsPlan("completions, user and parties", ledger.CompletionQuery{UserID: "alice", Parties: []daml.Party{dso, "alice::1220"}, Until: 100},
+			"MERGE (UNION)", byUserPartyCompletion, byUserPartyCompletion, byCompletion),
+		stmt("last acceptance", completions.Statements()[4], []any{"p", "change"},
+			"SEARCH p USING COVERING INDEX sqlite_autoindex_participants_1 (id=?)", "SEARCH d USING PRIMARY KEY (participant=? AND change_id=?)"),
 		stmt("contract", `SELECT body, archived_update_id IS NULL FROM contracts WHERE contract_id = ?`, []any{"00ab"}, byID),
 		stmt("transaction", `SELECT body FROM transactions WHERE update_id = ?`, []any{"1220"},
 			"SEARCH transactions USING INDEX sqlite_autoindex_transactions_1 (update_id=?)"),

@@ -51,6 +51,8 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 		{"Meta", testMeta},
 		{"ClockOffset", testClockOffset},
 		{"Leader", testLeader},
+		{"Completions", testCompletions},
+		{"DeduplicationIndex", testDeduplicationIndex},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,6 +63,10 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 	t.Run("Reopen", func(t *testing.T) {
 		t.Parallel()
 		testReopen(t, open(t), reopen)
+	})
+	t.Run("CompletionsReopen", func(t *testing.T) {
+		t.Parallel()
+		testCompletionsReopen(t, open(t), reopen)
 	})
 }
 
@@ -1510,6 +1516,11 @@ func ExerciseShared(t *testing.T, open func(t *testing.T) (ledger.Store, ledger.
 				}
 			}
 		}
+	})
+	t.Run("Deduplication", func(t *testing.T) {
+		t.Parallel()
+		a, b := open(t)
+		sharedDeduplication(t, a, b)
 	})
 	t.Run("OneLeader", func(t *testing.T) {
 		t.Parallel()

@@ -6,8 +6,9 @@
 -- One row per completion in a participant's completion stream. The offset
 -- is the participant's: an accepted completion shares its transaction's
 -- offset, a rejected one has an offset of its own that no update has. A
--- request without a party filter is a range scan of the primary key (with
--- a user, of completions_user). body is ledger.EncodeCompletion's blob.
+-- request without a party filter is a range scan of the primary key (the
+-- ledger API's requests without parties name no user either). body is
+-- ledger.EncodeCompletion's blob.
 CREATE TABLE completions (
     participant   INTEGER NOT NULL REFERENCES participants (ordinal),
     ledger_offset INTEGER NOT NULL,
@@ -15,7 +16,6 @@ CREATE TABLE completions (
     body          BLOB NOT NULL,
     PRIMARY KEY (participant, ledger_offset)
 ) WITHOUT ROWID;
-CREATE INDEX completions_user ON completions (participant, user_id, ledger_offset);
 
 -- A completion under each of its actAs parties, for requests that name
 -- parties: one range scan per party, of the primary key or, for a request
