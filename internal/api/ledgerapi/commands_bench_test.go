@@ -1,0 +1,111 @@
+package ledgerapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// BenchmarkSubmitAndWait measures command submission (docs/performance.md,
+// "Command submission"): a one-create command (a Ping from alice to bob)
+// submitted through the engine in the process, and over HTTP to
+// POST /v2/commands/submit-and-wait on a loopback server, by one client
+// (latency: p50 and p99 per command) and by 16 concurrent clients
+// (throughput). Both run on the same seeded SQLite network, so their
+// ratio is measured in one run:
+//
+//	go test -run '^$' -bench BenchmarkSubmitAndWait -benchtime 2000x ./internal/api/ledgerapi/
+func BenchmarkSubmitAndWait(b *testing.B) {
+	e := newEnv(b)
+	alice, bob := e.party("alice"), e.party("bob")
+	v := e.seeded.Validator.Participant
+	srv := httptest.NewServer(e.handler(options{}))
+	b.Cleanup(srv.Close)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	token := bearer(b, "alice")
+	var seq atomic.Int64
+	pingRef := daml.Identifier{PackageID: "#canton-builtin-admin-workflow-ping", ModuleName: "Canton.Internal.Ping", EntityName: "Ping"}
+
+	inProcess := func() error {
+		n := seq.Add(1)
+		id := fmt.Sprintf("bench-%d", n)
+		_, err := e.net.Submit(context.Background(), ledger.Command{
+			Participant: v, UserID: "alice", ActAs: []daml.Party{alice}, CommandID: id,
+			Run: ledger.RunCommands([]ledger.APICommand{{Create: &ledger.CreateCommand{Template: pingRef, Argument: &daml.Record{Fields: []daml.Field{
+				{Label: "id", Value: daml.Text(id)}, {Label: "initiator", Value: alice}, {Label: "responder", Value: bob},
+			}}}}}),
+		})
+		return err
+	}
+	overHTTP := func() error {
+		n := seq.Add(1)
+		body := createPing(fmt.Sprintf("bench-%d", n), string(alice), string(alice), string(bob))
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v2/commands/submit-and-wait", strings.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
+	for _, bc := range []struct {
+		name string
+		run  func() error
+	}{{"in-process", inProcess}, {"http", overHTTP}} {
+		b.Run(bc.name+"/1-client", func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				start := time.Now()
+				if err := bc.run(); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
+			b.ReportMetric(ms(lat[len(lat)*99/100]), "p99-ms")
+		})
+		b.Run(bc.name+"/16-clients", func(b *testing.B) {
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			start := time.Now()
+			errs := make(chan error, 16)
+			for range 16 {
+				wg.Go(func() {
+					for next.Add(1) <= int64(b.N) {
+						if err := bc.run(); err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "commands/s")
+		})
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
