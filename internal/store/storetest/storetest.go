@@ -51,6 +51,9 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 		{"Meta", testMeta},
 		{"ClockOffset", testClockOffset},
 		{"Leader", testLeader},
+		{"UpdateByID", testUpdateByID},
+		{"ArchivedBy", testArchivedBy},
+		{"PartyRecords", testPartyRecords},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
