@@ -69,6 +69,9 @@ type Ledger interface {
 	UpdateUser(ctx context.Context, p ledger.ParticipantID, id string, change func(*ledger.User) error) (*ledger.User, error)
 	// DeleteUser removes a user; an unknown one is a fault.NotFound.
 	DeleteUser(ctx context.Context, p ledger.ParticipantID, id string) error
+
+	PartyDirectory
+	UpdateLookup
 }
 
 // NetworkLedger is the Ledger of a network engine.
@@ -204,6 +207,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("GET "+prefix+"/v2/parties", h.serve(h.listParties))
 	mux.Handle("GET "+prefix+"/v2/parties/participant-id", h.serve(h.participantID))
 	mux.Handle("GET "+prefix+"/v2/parties/{party}", h.serve(h.getParties))
+	h.registerNeighbours(mux, prefix)
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
 	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)
 	nf := notFound(mux, prefix+"/v2")

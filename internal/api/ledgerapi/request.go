@@ -439,20 +439,7 @@ func (d *decoder) identifierFilter(path string, obj map[string]any) cumulativeFi
 func (d *decoder) updateFormat(path string, obj map[string]any) *updateFormat {
 	u := &updateFormat{}
 	if t, ok := d.member(path, obj, "includeTransactions"); ok {
-		tp := join(path, "includeTransactions")
-		tf := &transactionFormat{}
-		if ef, ok := d.member(tp, t, "eventFormat"); ok {
-			tf.EventFormat = d.eventFormat(join(tp, "eventFormat"), ef, true)
-		}
-		if s, ok := d.stringMember(tp, t, "transactionShape"); ok {
-			switch s {
-			case shapeUnspecified, shapeACSDelta, shapeLedgerEffects, shapeUnrecognized:
-				tf.Shape = s
-			default:
-				d.fail(join(tp, "transactionShape"), "unknown TransactionShape %q", s)
-			}
-		}
-		u.Transactions = tf
+		u.Transactions = d.transactionFormat(join(path, "includeTransactions"), t)
 	}
 	if r, ok := d.member(path, obj, "includeReassignments"); ok {
 		u.Reassignments = d.eventFormat(join(path, "includeReassignments"), r, true)
@@ -482,6 +469,23 @@ func (d *decoder) updateFormat(path string, obj map[string]any) *updateFormat {
 		u.Topology = tf
 	}
 	return u
+}
+
+// transactionFormat decodes a TransactionFormat.
+func (d *decoder) transactionFormat(path string, obj map[string]any) *transactionFormat {
+	tf := &transactionFormat{}
+	if ef, ok := d.member(path, obj, "eventFormat"); ok {
+		tf.EventFormat = d.eventFormat(join(path, "eventFormat"), ef, true)
+	}
+	if s, ok := d.stringMember(path, obj, "transactionShape"); ok {
+		switch s {
+		case shapeUnspecified, shapeACSDelta, shapeLedgerEffects, shapeUnrecognized:
+			tf.Shape = s
+		default:
+			d.fail(join(path, "transactionShape"), "unknown TransactionShape %q", s)
+		}
+	}
+	return tf
 }
 
 // errIsUndecodable reports whether err is a decode failure.
