@@ -70,6 +70,9 @@ type Error struct {
 	// Context holds upstream error context entries (Canton's
 	// JsCantonError.context), if any.
 	Context map[string]string
+	// Resources names the resources the error is about, as (kind, name)
+	// pairs (Canton's JsCantonError.resources: ("PARTY", "alice::1220…")).
+	Resources [][2]string
 	// Err is the underlying cause, for logs; never served.
 	Err error
 }

@@ -38,6 +38,14 @@ func NewParticipantID(name, fingerprint string) ParticipantID {
 	return ParticipantID("PAR::" + name + "::" + fingerprint)
 }
 
+// Namespace returns the namespace fingerprint of a participant id
+// ("1220…" of "PAR::name::1220…"), and false when the id has no namespace.
+// A party allocated on a participant lives in its namespace.
+func (p ParticipantID) Namespace() (string, bool) {
+	_, fp, ok := strings.Cut(strings.TrimPrefix(string(p), "PAR::"), "::")
+	return fp, ok && fp != ""
+}
+
 // NewSynchronizerID names a synchronizer: "alias::1220…".
 func NewSynchronizerID(alias, fingerprint string) SynchronizerID {
 	return SynchronizerID(alias + "::" + fingerprint)

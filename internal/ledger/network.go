@@ -229,10 +229,15 @@ type PartySpec struct {
 	Namespace string
 	// Hosts are the participants hosting it (Participant and Permission).
 	Hosts []Hosting
+	// Fresh refuses the allocation with a fault.AlreadyExists when it
+	// changes nothing: every hosting asked for exists already, at its
+	// permission. Canton's ledger API refuses to allocate a party its
+	// participant already hosts so.
+	Fresh bool
 }
 
 // AllocateParty adds a party hosted on the given participants. Allocating an
-// existing party adds the missing hostings.
+// existing party adds the missing hostings, unless spec.Fresh.
 func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party, error) {
 	if !ValidHint(spec.Hint) {
 		return "", fault.New(fault.InvalidArgument, "invalid party hint %s: want 1 to %d printable ASCII characters without \"::\" or blanks", fault.Quote(spec.Hint), MaxHintLen)
@@ -242,7 +247,7 @@ func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party
 	}
 	ns := spec.Namespace
 	if ns == "" {
-		_, fp, ok := strings.Cut(strings.TrimPrefix(string(spec.Hosts[0].Participant), "PAR::"), "::")
+		fp, ok := spec.Hosts[0].Participant.Namespace()
 		if !ok {
 			return "", fault.New(fault.InvalidArgument, "invalid participant id %s", fault.Quote(string(spec.Hosts[0].Participant)))
 		}
@@ -276,8 +281,12 @@ func (n *Network) AllocateParty(ctx context.Context, spec PartySpec) (daml.Party
 	}
 	// The sequencer orders the hosting change like a transaction: the
 	// participants whose hosting changes see it in their streams.
-	if err := n.enqueue(ctx, &pending{hosts: hosts, done: make(chan error, 1)}); err != nil {
+	p := &pending{hosts: hosts, done: make(chan error, 1)}
+	if err := n.enqueue(ctx, p); err != nil {
 		return "", err
+	}
+	if spec.Fresh && len(p.topology) == 0 {
+		return party, fault.New(fault.AlreadyExists, "Party already exists: party %s is already allocated on this node", party)
 	}
 	return party, n.loadHostings(ctx)
 }

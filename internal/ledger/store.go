@@ -155,6 +155,18 @@ type Store interface {
 	// Meta reads a network setting; ok is false when it is unset.
 	Meta(ctx context.Context, key string) (value string, ok bool, err error)
 
+	// UpdateByID returns the update with this id as participant p's
+	// stream holds it, with its offset there. An unknown id, or the id
+	// of an update that is not in p's stream, is a fault.NotFound.
+	UpdateByID(ctx context.Context, p ParticipantID, updateID string) (*ParticipantUpdate, error)
+	// ArchivedBy returns the id of the update that archived a contract,
+	// or "" while it is active. A contract never created is a
+	// fault.NotFound.
+	ArchivedBy(ctx context.Context, id daml.ContractID) (string, error)
+	// PartyRecords returns participant p's records of the parties from
+	// first to last (inclusive, in party id order).
+	PartyRecords(ctx context.Context, p ParticipantID, first, last daml.Party) ([]PartyRecord, error)
+
 	// Close releases the store's resources.
 	Close() error
 }
@@ -245,4 +257,23 @@ type WriteTx interface {
 	DeleteUser(ctx context.Context, p ParticipantID, id string) error
 	// SetMeta writes a network setting.
 	SetMeta(ctx context.Context, key, value string) error
+	// PutPartyRecord creates a participant's record of a party with
+	// resource version 0, or replaces it, incrementing its resource
+	// version; r.ResourceVersion is ignored.
+	PutPartyRecord(ctx context.Context, r PartyRecord) error
+}
+
+// PartyRecord is what a participant keeps about a party besides the
+// topology: Canton's participant-local party record, which its ledger
+// API's party management reads and updates.
+type PartyRecord struct {
+	Participant ParticipantID
+	Party       daml.Party
+	// IdentityProviderID is the identity provider the party belongs to
+	// on the participant; "" is the default one.
+	IdentityProviderID string
+	Annotations        map[string]string
+	// ResourceVersion is 0 when the record is created and grows with
+	// every update.
+	ResourceVersion int64
 }

@@ -301,3 +301,16 @@ func Parties(ps []daml.Party) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// PartyRecord builds a [ledger.PartyRecord] from the columns both adapters
+// store it in.
+func PartyRecord(participant, party, idp, annotations string, version int64) (ledger.PartyRecord, error) {
+	ann, err := DecodeAnnotations(annotations)
+	if err != nil {
+		return ledger.PartyRecord{}, err
+	}
+	return ledger.PartyRecord{
+		Participant: ledger.ParticipantID(participant), Party: daml.Party(party),
+		IdentityProviderID: idp, Annotations: ann, ResourceVersion: version,
+	}, nil
+}

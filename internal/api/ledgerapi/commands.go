@@ -196,28 +196,6 @@ func (d *decoder) command(path string, obj map[string]any) jsCommand {
 	return cmd
 }
 
-// stringList reads an optional array of strings.
-func (d *decoder) stringList(path string, obj map[string]any, name string) []string {
-	switch v := obj[name].(type) {
-	case nil:
-		return nil
-	case []any:
-		out := make([]string, 0, len(v))
-		for i, item := range v {
-			s, ok := item.(string)
-			if !ok {
-				d.fail(fmt.Sprintf("%s[%d]", join(path, name), i), "expected a string, got %s", describe(item))
-				return nil
-			}
-			out = append(out, s)
-		}
-		return out
-	default:
-		d.fail(join(path, name), "expected an array, got %s", describe(v))
-		return nil
-	}
-}
-
 // duration reads a protobuf Duration {seconds, nanos}.
 func (d *decoder) duration(path string, obj map[string]any) time.Duration {
 	secs, _ := d.int64Member(path, obj, "seconds")
@@ -256,24 +234,6 @@ type submission struct {
 	readers []daml.Party
 }
 
-// maxLedgerStringLength is Canton's LedgerString bound.
-const maxLedgerStringLength = 255
-
-// checkLedgerString returns Canton's complaint about a LedgerString
-// (command, submission and workflow ids), or "".
-func checkLedgerString(s string) string {
-	if len(s) > maxLedgerStringLength {
-		return fmt.Sprintf("String is too long (max: %d)", maxLedgerStringLength)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._:-#/ ", c) >= 0) {
-			return fmt.Sprintf("non expected character 0x%x in Daml-LF Ledger String %s", c, fault.Quote(s))
-		}
-	}
-	return ""
-}
-
 // prepareSubmission validates a JsCommands for the caller, in Canton's
 // order, and builds the engine command.
 func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (*submission, error) {
@@ -301,6 +261,9 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 	for _, f := range []struct{ name, value string }{
 		{"command_id", jc.CommandID}, {"workflow_id", jc.WorkflowID}, {"submission_id", jc.SubmissionID},
 	} {
+		if f.value == "" {
+			continue // command_id is checked above; the others are optional
+		}
 		if msg := checkLedgerString(f.value); msg != "" {
 			return nil, invalidField(f.name, "%s", msg)
 		}

@@ -307,6 +307,9 @@ func (h *Handler) errorResponse(r *http.Request, err error) (status int, _ *JsCa
 	body.Context["participant"] = h.cfg.ParticipantName
 	body.Context["tid"] = tid
 	maps.Copy(body.Context, f.Context)
+	if f.Resources != nil {
+		body.Resources = f.Resources
+	}
 	body.ErrorCategory = class.category
 	grpc := class.grpc
 	body.GRPCCodeValue = &grpc

@@ -1,7 +1,6 @@
 package ledgerapi
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -216,30 +215,36 @@ func compile(req *getUpdatesRequest, uf *updateFormat) (*updatePlan, error) {
 			return nil, fault.WithCode(fault.InvalidArgument, codeDescendingMissingEnd, "end_inclusive is not provided when descending_order is true")
 		}
 	}
+	return p, p.compileFormat(uf)
+}
+
+// compileFormat validates an update format into the plan's selectors, as
+// Canton's FormatValidator does.
+func (p *updatePlan) compileFormat(uf *updateFormat) error {
 	if tf := uf.Transactions; tf != nil {
 		switch tf.Shape {
 		case "", shapeUnspecified:
-			return nil, missingField("transaction_shape")
+			return missingField("transaction_shape")
 		case shapeUnrecognized:
-			return nil, invalidArgument("transaction_shape is defined with invalid value -1")
+			return invalidArgument("transaction_shape is defined with invalid value -1")
 		case shapeACSDelta:
 			p.shape = acsDelta
 		case shapeLedgerEffects:
 			p.shape = ledgerEffects
 		}
 		if tf.EventFormat == nil {
-			return nil, missingField("event_format")
+			return missingField("event_format")
 		}
 		sel, err := compileSelector(tf.EventFormat)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.transactions = sel
 	}
 	if uf.Reassignments != nil {
 		sel, err := compileSelector(uf.Reassignments)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.reassignments = sel
 	}
@@ -247,12 +252,12 @@ func compile(req *getUpdatesRequest, uf *updateFormat) (*updatePlan, error) {
 		p.topology = []daml.Party{}
 		for _, party := range *uf.Topology.PartyAuth {
 			if msg := checkPartySyntax(party); msg != "" {
-				return nil, invalidField("parties", "%s", msg)
+				return invalidField("parties", "%s", msg)
 			}
 			p.topology = append(p.topology, daml.Party(party))
 		}
 	}
-	return p, nil
+	return nil
 }
 
 func compileSelector(ef *eventFormat) (*selector, error) {
@@ -377,19 +382,7 @@ func validDottedName(s string) bool {
 // checkPartySyntax checks a Daml-LF party string and returns Canton's
 // complaint, or "".
 func checkPartySyntax(s string) string {
-	if s == "" {
-		return "Daml-LF Party is empty"
-	}
-	if len(s) > 255 {
-		return "Daml-LF Party is too long (max: 255)"
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' || c == '-' || c == '_' || c == ' ') {
-			return fmt.Sprintf("non expected character 0x%x in Daml-LF Party %s", c, fault.Quote(s))
-		}
-	}
-	return ""
+	return checkIDString("Daml-LF Party", ":-_ ", 255, s)
 }
 
 // checkLedgerEnd compares the plan's offsets with the participant's ledger

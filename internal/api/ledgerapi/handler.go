@@ -70,15 +70,14 @@ type Ledger interface {
 	// DeleteUser removes a user; an unknown one is a fault.NotFound.
 	DeleteUser(ctx context.Context, p ledger.ParticipantID, id string) error
 
-	// Contract returns a contract, active or archived, and whether it is
-	// active; one never created is a fault.NotFound.
-	Contract(ctx context.Context, id daml.ContractID) (*ledger.Contract, bool, error)
 	// Submit runs a command through the engine's one submission path and
 	// returns the committed transaction.
 	Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error)
 	// SubmitAsync runs a command through the same path and returns once
 	// the sequencer has taken it; its outcome is its completion.
 	SubmitAsync(ctx context.Context, cmd ledger.Command) error
+	PartyDirectory
+	UpdateLookup
 }
 
 // NetworkLedger is the Ledger of a network engine.
@@ -114,9 +113,6 @@ func (l networkLedger) CreateUser(ctx context.Context, u ledger.User) error {
 }
 func (l networkLedger) UpdateUser(ctx context.Context, p ledger.ParticipantID, id string, change func(*ledger.User) error) (*ledger.User, error) {
 	return l.n.UpdateUser(ctx, p, id, change)
-}
-func (l networkLedger) Contract(ctx context.Context, id daml.ContractID) (*ledger.Contract, bool, error) {
-	return l.n.Store().Contract(ctx, id)
 }
 func (l networkLedger) Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error) {
 	return l.n.Submit(ctx, cmd)
@@ -227,6 +223,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-transaction", h.serve(h.submitAndWaitForTransaction))
 	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-transaction-tree", h.serve(h.submitAndWaitForTransactionTree))
 	mux.Handle("POST "+prefix+"/v2/commands/async/submit", h.serve(h.submitAsync))
+	h.registerNeighbours(mux, prefix)
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
 	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)
 	nf := notFound(mux, prefix+"/v2")

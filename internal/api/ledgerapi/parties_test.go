@@ -73,6 +73,13 @@ func TestParties(t *testing.T) {
 			}
 		}
 	}
+	noneLocal := func(t *testing.T, rec *httptest.ResponseRecorder) {
+		for _, d := range decode(t, rec).PartyDetails {
+			if d.IsLocal || d.IdentityProviderID != "" {
+				t.Errorf("%s: isLocal %v, identity provider %q; want neither", d.Party, d.IsLocal, d.IdentityProviderID)
+			}
+		}
+	}
 	alice, dso := e.party("alice"), e.seeded.DSOParty
 	esc := url.PathEscape
 	cases := []partiesCase{
@@ -106,7 +113,8 @@ func TestParties(t *testing.T) {
 				t.Errorf("pages hold %v, want %v", got, all)
 			}
 		}},
-		{name: "list: another identity provider", path: "/v2/parties?identity-provider-id=idp1", user: admin, status: 400, code: "INVALID_ARGUMENT"},
+		{name: "list: another identity provider sees no party as local", path: "/v2/parties?identity-provider-id=idp1", user: admin, status: 200, check: noneLocal},
+		{name: "list: a malformed identity provider id", path: "/v2/parties?identity-provider-id=idp%2A", user: admin, status: 400, code: "INVALID_FIELD"},
 		{name: "list: a bad page token", path: "/v2/parties?pageToken=!!", user: admin, status: 400, code: "INVALID_ARGUMENT"},
 		{name: "list: a negative page size", path: "/v2/parties?pageSize=-1", user: admin, offSpec: true, status: 400, code: "INVALID_ARGUMENT"},
 		{name: "list: a page size that is no number", path: "/v2/parties?pageSize=x", user: admin, offSpec: true, status: 400},
@@ -119,8 +127,12 @@ func TestParties(t *testing.T) {
 		{name: "get: more parties, unknown ones left out", path: "/v2/parties/" + esc(string(alice)) + "?parties=" + url.QueryEscape(string(dso)) + "&parties=nobody::1220ab", user: admin, status: 200, check: wantParties(dso, alice)},
 		{name: "get: an unknown party", path: "/v2/parties/nobody::1220ab", user: admin, status: 200, check: wantParties()},
 		{name: "get: a malformed party", path: "/v2/parties/alice@example", user: admin, status: 400, code: "INVALID_ARGUMENT"},
-		{name: "get: another identity provider", path: "/v2/parties/" + esc(string(alice)) + "?identity-provider-id=idp1", user: admin, status: 400, code: "INVALID_ARGUMENT"},
-		{name: "get: not an admin", path: "/v2/parties/" + esc(string(alice)), user: "alice", status: 403},
+		{name: "get: another identity provider", path: "/v2/parties/" + esc(string(alice)) + "?identity-provider-id=idp1", user: admin, status: 200, check: noneLocal},
+		{name: "get: by a user who acts as the party", path: "/v2/parties/" + esc(string(alice)), user: "alice", status: 200, check: wantParties(alice)},
+		{name: "get: by a user who reads as the party", path: "/v2/parties/" + esc(string(alice)), user: userReader, status: 200, check: wantParties(alice)},
+		{name: "get: by a user who executes as the party", path: "/v2/parties/" + esc(string(alice)), user: userExecutor, status: 200, check: wantParties(alice)},
+		{name: "get: a party the user has no right for", path: "/v2/parties/" + esc(string(alice)) + "?parties=" + url.QueryEscape(string(e.party("bob"))), user: "alice", status: 403},
+		{name: "get: not an admin, an unknown party", path: "/v2/parties/nobody::1220ab", user: userAdminOnly, status: 200, check: wantParties()},
 		{name: "participant id", path: "/v2/parties/participant-id", user: "alice", status: 200, check: func(t *testing.T, rec *httptest.ResponseRecorder) {
 			var got ledgerapi.GetParticipantIDResponse
 			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.ParticipantID != string(e.seeded.Validator.Participant) {

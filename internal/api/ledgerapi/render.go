@@ -272,11 +272,7 @@ func (pr *projector) event(offset ledger.Offset, e *ledger.Event, transient map[
 			if !stake.ok() {
 				return nil, nil
 			}
-			return &Event{ArchivedEvent: &ArchivedEvent{
-				Offset: int64(offset), NodeID: e.NodeID, ContractID: string(x.ContractID),
-				TemplateID: x.Template.Identifier.String(), WitnessParties: stake.witnesses,
-				PackageName: x.Template.PackageName, ImplementedInterfaces: pr.viewedInterfaces(x.Template, stake.filters),
-			}}, nil
+			return &Event{ArchivedEvent: pr.archived(offset, e.NodeID, x, stake)}, nil
 		}
 		m := pr.witnessMatch(x.Template, e.Witnesses)
 		if !m.ok() {
@@ -308,6 +304,42 @@ func (pr *projector) event(offset ledger.Offset, e *ledger.Event, transient map[
 		}}, nil
 	}
 	return nil, nil
+}
+
+// archived renders the archival of a contract (a consuming exercise) as
+// the ACS_DELTA shape shows it to the parties of m.
+func (pr *projector) archived(offset ledger.Offset, node int32, x *ledger.Exercised, m match) *ArchivedEvent {
+	return &ArchivedEvent{
+		Offset: int64(offset), NodeID: node, ContractID: string(x.ContractID),
+		TemplateID: x.Template.Identifier.String(), WitnessParties: m.witnesses,
+		PackageName: x.Template.PackageName, ImplementedInterfaces: pr.viewedInterfaces(x.Template, m.filters),
+	}
+}
+
+// update renders the part of a participant's update that the request
+// selects, as the Update one-of; ok is false when it selects nothing.
+func (pr *projector) update(u *ledger.ParticipantUpdate) (out Update, ok bool, err error) {
+	switch {
+	case u.Reassignment != nil:
+		ra, err := pr.reassignment(u.Offset, u.Reassignment)
+		if err != nil || ra == nil {
+			return out, false, err
+		}
+		out.Reassignment = &Wrapped[JsReassignment]{Value: *ra}
+	case u.Topology != nil:
+		tt := pr.topology(u.Offset, u.Topology)
+		if tt == nil {
+			return out, false, nil
+		}
+		out.TopologyTransaction = &Wrapped[JsTopologyTransaction]{Value: *tt}
+	default:
+		tx, err := pr.transaction(u.Offset, u.Transaction)
+		if err != nil || tx == nil {
+			return out, false, err
+		}
+		out.Transaction = &Wrapped[JsTransaction]{Value: *tx}
+	}
+	return out, true, nil
 }
 
 // stakeholderMatch applies the ACS_DELTA rule: an event is selected for

@@ -91,3 +91,14 @@ func treeOf(tx *JsTransaction) JsTransactionTree {
 		RecordTime: tx.RecordTime,
 	}
 }
+
+// treeUpdate is an update of the updates list as the trees list shows it:
+// a transaction as its tree, a reassignment as it is. The tree one-of has
+// no topology case, and the projector renders no topology events for the
+// trees list.
+func treeUpdate(u Update) UpdateTree {
+	if u.Transaction != nil {
+		return UpdateTree{TransactionTree: &Wrapped[JsTransactionTree]{Value: treeOf(&u.Transaction.Value)}}
+	}
+	return UpdateTree{Reassignment: u.Reassignment, OffsetCheckpoint: u.OffsetCheckpoint}
+}

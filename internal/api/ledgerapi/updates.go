@@ -551,37 +551,13 @@ func (l *lister) scan(ctx context.Context, pr *projector, after, until ledger.Of
 	}
 	return l.pages(ctx, after, until, descending, func(u *ledger.ParticipantUpdate) (bool, error) {
 		l.last = u
-		if u.Reassignment != nil {
-			ra, err := pr.reassignment(u.Offset, u.Reassignment)
-			if err != nil || ra == nil {
-				return true, err
-			}
-			var el any = JsGetUpdatesResponse{Update: Update{Reassignment: &Wrapped[JsReassignment]{Value: *ra}}}
-			if l.plan.trees {
-				el = JsGetUpdateTreesResponse{Update: UpdateTree{Reassignment: &Wrapped[JsReassignment]{Value: *ra}}}
-			}
-			if err := l.add(el); err != nil {
-				return false, err
-			}
-			return !l.full(), nil
-		}
-		if u.Topology != nil {
-			tt := pr.topology(u.Offset, u.Topology)
-			if tt == nil {
-				return true, nil
-			}
-			if err := l.add(JsGetUpdatesResponse{Update: Update{TopologyTransaction: &Wrapped[JsTopologyTransaction]{Value: *tt}}}); err != nil {
-				return false, err
-			}
-			return !l.full(), nil
-		}
-		tx, err := pr.transaction(u.Offset, u.Transaction)
-		if err != nil || tx == nil {
+		upd, ok, err := pr.update(u)
+		if err != nil || !ok {
 			return true, err
 		}
-		var el any = JsGetUpdatesResponse{Update: Update{Transaction: &Wrapped[JsTransaction]{Value: *tx}}}
+		var el any = JsGetUpdatesResponse{Update: upd}
 		if l.plan.trees {
-			el = JsGetUpdateTreesResponse{Update: UpdateTree{TransactionTree: &Wrapped[JsTransactionTree]{Value: treeOf(tx)}}}
+			el = JsGetUpdateTreesResponse{Update: treeUpdate(upd)}
 		}
 		if err := l.add(el); err != nil {
 			return false, err

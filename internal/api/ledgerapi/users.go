@@ -204,18 +204,7 @@ func (d *decoder) user(path string, obj map[string]any) userInput {
 	u.ID, _ = d.stringMember(path, obj, "id")
 	u.PrimaryParty, _ = d.stringMember(path, obj, "primaryParty")
 	u.Deactivated, _ = d.boolMember(path, obj, "isDeactivated")
-	if m, ok := d.member(path, obj, "metadata"); ok {
-		mp := join(path, "metadata")
-		u.ResourceVersion, _ = d.stringMember(mp, m, "resourceVersion")
-		if a, ok := d.member(mp, m, "annotations"); ok {
-			u.Annotations = map[string]string{}
-			for k := range a {
-				if s, ok := d.stringMember(join(mp, "annotations"), a, k); ok {
-					u.Annotations[k] = s
-				}
-			}
-		}
-	}
+	u.ResourceVersion, u.Annotations = d.objectMeta(path, obj, "metadata")
 	return u
 }
 
@@ -456,23 +445,8 @@ func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request) error {
 	} else if d.err == nil {
 		d.fail("user", "missing required field")
 	}
-	var paths []string
-	if m, ok := d.member("", obj, "updateMask"); ok {
-		switch v := m["paths"].(type) {
-		case nil:
-		case []any:
-			for i, p := range v {
-				s, ok := p.(string)
-				if !ok {
-					d.fail(fmt.Sprintf("updateMask.paths[%d]", i), "expected a string, got %s", describe(p))
-					break
-				}
-				paths = append(paths, s)
-			}
-		default:
-			d.fail("updateMask.paths", "expected an array, got %s", describe(v))
-		}
-	} else if d.err == nil {
+	paths, ok := d.maskPaths(obj, "updateMask")
+	if !ok && d.err == nil {
 		d.fail("updateMask", "missing required field")
 	}
 	if d.err != nil {

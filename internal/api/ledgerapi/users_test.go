@@ -2,7 +2,6 @@ package ledgerapi_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -19,18 +18,6 @@ func TestUsers(t *testing.T) {
 	s := mustSpec(t)
 	golden := apitest.OpenGolden(t, "users", *update)
 	const carol = "carol"
-	type step struct {
-		name    string
-		method  string
-		path    string
-		user    string // the token's subject; "" sends no token
-		body    string
-		opts    options
-		offSpec bool
-		status  int
-		code    string
-		check   func(t *testing.T, rec *httptest.ResponseRecorder)
-	}
 	userOf := func(rec *httptest.ResponseRecorder) map[string]any {
 		var out struct{ User map[string]any }
 		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
@@ -118,44 +105,5 @@ func TestUsers(t *testing.T) {
 		{name: "get: deleted", method: "GET", path: "/v2/users/carol", user: admin, status: 404, code: "USER_NOT_FOUND"},
 		{name: "an SV participant has its own users", method: "GET", path: "/sv/1/v2/users/alice", user: admin, status: 404, code: "USER_NOT_FOUND"},
 	}
-	ran := 0
-	for _, st := range steps {
-		ok := t.Run(st.name, func(t *testing.T) {
-			authz := ""
-			if st.user != "" {
-				authz = bearer(t, st.user)
-			}
-			body := e.expand(st.body)
-			rec := httptest.NewRecorder()
-			e.handler(st.opts).ServeHTTP(rec, newRequest(st.method, st.path, authz, body))
-			ran++
-			if rec.Code != st.status {
-				t.Fatalf("status = %d, want %d: %s", rec.Code, st.status, rec.Body)
-			}
-			switch {
-			case rec.Code == http.StatusOK:
-			case rec.Code == http.StatusBadRequest && st.code == "":
-				if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-					t.Errorf("Content-Type = %q, want text/plain", ct)
-				}
-			default:
-				checkError(t, rec, st.code)
-			}
-			golden.Check(t, st.name, apitest.EntryOf(t, rec))
-			reqErr := s.Validate(t, newRequest(st.method, st.path, authz, body), rec)
-			switch {
-			case st.offSpec && reqErr == nil:
-				t.Errorf("the document allows this request, but the case says it does not")
-			case !st.offSpec && reqErr != nil:
-				t.Errorf("request does not conform to the document: %v", reqErr)
-			}
-			if st.check != nil {
-				st.check(t, rec)
-			}
-		})
-		if !ok {
-			break // later steps depend on this one
-		}
-	}
-	golden.Finish(t, ran == len(steps))
+	runSteps(t, e, s, golden, steps)
 }

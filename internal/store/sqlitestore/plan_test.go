@@ -128,6 +128,13 @@ WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDE
 WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS NULL`, []any{`["00ab"]`}, byID),
 		stmt("count active", sqlCountActive, nil,
 			"SCAN contracts USING INDEX contracts_active"),
+		stmt("update by id", sqlUpdateByID, []any{"1220", "p"},
+			"SEARCH t USING INDEX sqlite_autoindex_transactions_1 (update_id=?)",
+			"SEARCH pu USING COVERING INDEX participant_updates_sequence (sequence=?"),
+		stmt("archived by", `SELECT archived_update_id FROM contracts WHERE contract_id = ?`, []any{"00ab"}, byID),
+		stmt("party records", `SELECT party, identity_provider_id, annotations, resource_version FROM party_records
+WHERE participant_id = ? AND party >= ? AND party <= ? ORDER BY party`, []any{"p", "a", "b"},
+			"SEARCH party_records USING PRIMARY KEY (participant_id=? AND party>? AND party<?)"),
 		stmt("users page", `SELECT id, primary_party, deactivated, annotations, resource_version FROM users
 WHERE participant_id = ? AND id > ? ORDER BY id LIMIT ?`, []any{"p", "", 10},
 			"SEARCH users USING PRIMARY KEY (participant_id=? AND id>?)"),

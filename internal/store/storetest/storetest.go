@@ -53,6 +53,9 @@ func Exercise(t *testing.T, open func(t *testing.T) ledger.Store, reopen func(t 
 		{"Leader", testLeader},
 		{"Completions", testCompletions},
 		{"DeduplicationIndex", testDeduplicationIndex},
+		{"UpdateByID", testUpdateByID},
+		{"ArchivedBy", testArchivedBy},
+		{"PartyRecords", testPartyRecords},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

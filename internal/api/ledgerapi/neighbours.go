@@ -1,0 +1,24 @@
+package ledgerapi
+
+import "net/http"
+
+// registerNeighbours adds the routes an app needs beside command
+// submission: party allocation and update, identity provider
+// configurations, lookups of updates and contracts, and the packages.
+func (h *Handler) registerNeighbours(mux *http.ServeMux, prefix string) {
+	mux.Handle("POST "+prefix+"/v2/parties", h.serve(h.allocateParty))
+	mux.Handle("PATCH "+prefix+"/v2/parties/{party}", h.serve(h.updateParty))
+	mux.Handle("GET "+prefix+"/v2/idps", h.serve(h.listIDPs))
+	mux.Handle("POST "+prefix+"/v2/idps", h.serve(h.createIDP))
+	mux.Handle("GET "+prefix+"/v2/idps/{idp}", h.serve(h.getIDP))
+	mux.Handle("PATCH "+prefix+"/v2/idps/{idp}", h.serve(h.updateIDP))
+	mux.Handle("DELETE "+prefix+"/v2/idps/{idp}", h.serve(h.deleteIDP))
+	mux.Handle("POST "+prefix+"/v2/updates/update-by-id", h.serve(h.getUpdate(true)))
+	mux.Handle("POST "+prefix+"/v2/updates/update-by-offset", h.serve(h.getUpdate(false)))
+	mux.Handle("POST "+prefix+"/v2/updates/transaction-by-id", h.serve(h.getTransaction(true)))
+	mux.Handle("POST "+prefix+"/v2/updates/transaction-by-offset", h.serve(h.getTransaction(false)))
+	mux.Handle("GET "+prefix+"/v2/updates/transaction-tree-by-id/{id}", h.serve(h.getTransactionTree(true)))
+	mux.Handle("GET "+prefix+"/v2/updates/transaction-tree-by-offset/{offset}", h.serve(h.getTransactionTree(false)))
+	mux.Handle("POST "+prefix+"/v2/events/events-by-contract-id", h.serve(h.eventsByContractID))
+	mux.Handle("POST "+prefix+"/v2/contracts/contract-by-id", h.serve(h.contractByID))
+}

@@ -1,0 +1,20 @@
+-- Lookups of the ledger API's neighbours of the write path. Same version
+-- and same tables as the SQLite adapter's 0003_lookups.sql.
+--
+-- participant_updates_sequence finds an update's offset in a participant's
+-- stream from its sequence, for the lookup of an update by its id
+-- (transactions.update_id → sequence → offset). It includes the offset,
+-- so the lookup is an index-only scan.
+CREATE INDEX participant_updates_sequence ON participant_updates (sequence, participant) INCLUDE (ledger_offset);
+
+-- A participant's local records of parties: the metadata its ledger API
+-- keeps for a party (Canton's party records). resource_version is 0 when
+-- the record is created and grows by one with every update.
+CREATE TABLE party_records (
+    participant_id       TEXT NOT NULL REFERENCES participants (id),
+    party                TEXT NOT NULL,
+    identity_provider_id TEXT NOT NULL, -- '' for the default one
+    annotations          TEXT NOT NULL, -- JSON object, opaque to SQL
+    resource_version     BIGINT NOT NULL,
+    PRIMARY KEY (participant_id, party)
+);
