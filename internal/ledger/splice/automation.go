@@ -268,8 +268,11 @@ func (a *Automation) submit(ctx context.Context, now daml.Timestamp, actions []a
 		UserID:      a.cfg.UserID,
 		ActAs:       []daml.Party{a.cfg.SV, a.cfg.DSO},
 		ReadAs:      []daml.Party{a.cfg.DSO},
-		CommandID:   fmt.Sprintf("sandnet-dso-automation-%d-%d-%s", now, seq, actions[0].name),
-		WorkflowID:  "dso-automation",
+		// Unique across restarts too (seq starts again, and a test's
+		// pinned clock may repeat now): the ledger deduplicates command
+		// ids.
+		CommandID:  CommandID(fmt.Sprintf("sandnet-dso-automation-%d-%d-%s", now, seq, actions[0].name)),
+		WorkflowID: "dso-automation",
 		Run: func(tx *ledger.Tx) error {
 			for _, act := range actions {
 				if err := act.run(tx); err != nil {
