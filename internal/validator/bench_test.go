@@ -51,7 +51,7 @@ func benchTransfers(b *testing.B, pairs int) {
 			w := e.wallet(b, name)
 			if j == 0 {
 				ps[i].from = w
-				if _, err := e.v.Tap(ctx, w, num("1000.0")); err != nil {
+				if _, err := e.v.Tap(ctx, w, num("1000.0"), ""); err != nil {
 					b.Fatal(err)
 				}
 			} else {

@@ -141,7 +141,7 @@ func TestCreateOfferRefuses(t *testing.T) {
 	if _, err := e.v.CreateOffer(ctx, alice, validator.OfferRequest{Receiver: bob.Party, Amount: num("0.0000000001"), ExpiresAt: e.now() + 1, TrackingID: "tiny"}); err != nil {
 		t.Errorf("smallest offer: %v", err)
 	}
-	if _, err := e.v.Tap(ctx, alice, num("-5")); !fault.Is(err, fault.InvalidArgument) {
+	if _, err := e.v.Tap(ctx, alice, num("-5"), ""); !fault.Is(err, fault.InvalidArgument) {
 		t.Errorf("tap of -5: %v, want InvalidArgument", err)
 	}
 }

@@ -44,7 +44,7 @@ func TestManyAmulets(t *testing.T) {
 		limit <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-limit }()
-			if _, err := e.v.Tap(ctx, carol, num("0.05")); err != nil { // 10 CC at 0.005 USD
+			if _, err := e.v.Tap(ctx, carol, num("0.05"), ""); err != nil { // 10 CC at 0.005 USD
 				t.Error(err)
 			}
 		})

@@ -141,12 +141,19 @@ func (v *Validator) IsOperator(ctx context.Context, user string) (bool, error) {
 }
 
 // submit runs a command on the validator participant acting as the
-// operator and the given parties, with the given disclosed contracts.
+// operator and the given parties, with the given disclosed contracts, under
+// a command id made unique from prefix.
 func (v *Validator) submit(ctx context.Context, prefix string, actAs []daml.Party, disclosed []*ledger.Contract, run func(tx *ledger.Tx) error) (*ledger.Transaction, error) {
+	return v.submitID(ctx, splice.CommandID(prefix), actAs, disclosed, run)
+}
+
+// submitID is submit under a given command id, which the ledger
+// deduplicates on (with the operator's user and the actAs parties).
+func (v *Validator) submitID(ctx context.Context, commandID string, actAs []daml.Party, disclosed []*ledger.Contract, run func(tx *ledger.Tx) error) (*ledger.Transaction, error) {
 	return v.net.Submit(ctx, ledger.Command{
 		Participant: v.cfg.Participant, UserID: v.cfg.OperatorUser,
 		ActAs:     slices.Compact(append([]daml.Party{v.cfg.Party}, actAs...)),
-		CommandID: splice.CommandID(prefix), Disclosed: disclosed, Run: run,
+		CommandID: commandID, Disclosed: disclosed, Run: run,
 	})
 }
 

@@ -262,7 +262,7 @@ func TestConcurrentCompletionsNeverOverdraw(t *testing.T) {
 	}
 	cw := e.wallet(t, "carol")
 	bob := e.wallet(t, "bob")
-	if _, err := e.v.Tap(ctx, cw, num("0.5")); err != nil { // 100 CC at 0.005 USD
+	if _, err := e.v.Tap(ctx, cw, num("0.5"), ""); err != nil { // 100 CC at 0.005 USD
 		t.Fatal(err)
 	}
 	const offers = 15 // 15 × 10 CC against 100 CC
@@ -331,7 +331,7 @@ func TestSupplyConservedUnderRandomWorkflows(t *testing.T) {
 				from, to := ws[r.IntN(2)], ws[r.IntN(2)]
 				switch r.IntN(7) {
 				case 0:
-					if _, err := e.v.Tap(ctx, from, num(fmt.Sprint(r.IntN(5)+1, ".0"))); err != nil {
+					if _, err := e.v.Tap(ctx, from, num(fmt.Sprint(r.IntN(5)+1, ".0")), ""); err != nil {
 						t.Fatal(err)
 					}
 				case 1, 2:

@@ -73,15 +73,22 @@ func decoded[T ledger.Template](c *decodeCache, k *ledger.Contract) (splice.Cont
 }
 
 // withAmulet runs a command that uses the amulet rules and an open round
-// from Scan, disclosed. When the command finds them stale (archived since
-// Scan's answer), it refreshes them once and retries.
+// from Scan, disclosed, under a command id made unique from prefix. When
+// the command finds them stale (archived since Scan's answer), it
+// refreshes them once and retries.
 func (v *Validator) withAmulet(ctx context.Context, prefix string, actAs []daml.Party, run func(tx *ledger.Tx, ac splice.AmuletContext) error) (*ledger.Transaction, error) {
+	return v.withAmuletID(ctx, splice.CommandID(prefix), actAs, run)
+}
+
+// withAmuletID is withAmulet under a given command id. A retry keeps it:
+// a rejected submission does not count for deduplication.
+func (v *Validator) withAmuletID(ctx context.Context, commandID string, actAs []daml.Party, run func(tx *ledger.Tx, ac splice.AmuletContext) error) (*ledger.Transaction, error) {
 	for attempt := 0; ; attempt++ {
 		ac, err := v.amuletContext(ctx)
 		if err != nil {
 			return nil, err
 		}
-		t, err := v.submit(ctx, prefix, actAs, ac.Disclosed(), func(tx *ledger.Tx) error { return run(tx, ac) })
+		t, err := v.submitID(ctx, commandID, actAs, ac.Disclosed(), func(tx *ledger.Tx) error { return run(tx, ac) })
 		if err != nil && attempt == 0 && stale(err) {
 			v.scan.Invalidate()
 			continue
@@ -91,21 +98,37 @@ func (v *Validator) withAmulet(ctx context.Context, prefix string, actAs []daml.
 }
 
 // stale reports whether a command failed on a contract that is no longer
-// active: a disclosed DSO contract Scan had not yet seen archived.
+// active: a disclosed DSO contract Scan had not yet seen archived, or one a
+// command sequenced with it consumed.
 func stale(err error) bool {
 	f, ok := fault.As(err)
-	return ok && (f.Code == "LOCAL_VERDICT_INACTIVE_CONTRACTS" || f.Code == "CONTRACT_NOT_FOUND")
+	return ok && (f.Code == ledger.CodeInactiveContracts || f.Code == ledger.CodeLockedContracts || f.Code == "CONTRACT_NOT_FOUND")
 }
+
+// tapMethod is the method name of Splice's wallet tap command ids.
+const tapMethod = "org.lfdecentralizedtrust.splice.wallet.tap"
 
 // Tap mints coin for a wallet from the DevNet faucet. amountUSD is in USD,
 // as Splice's wallet takes it; it is converted to CC at the open round's
 // price, rounding up. It returns the new amulet.
-func (v *Validator) Tap(ctx context.Context, w Wallet, amountUSD daml.Numeric) (daml.ContractID, error) {
+//
+// A commandID makes the tap idempotent, as in Splice's wallet: the ledger
+// command id derives from it and the wallet's party, and the ledger
+// deduplicates it, so a second tap with the same commandID within the
+// participant's deduplication period fails with DUPLICATE_COMMAND
+// (fault.AlreadyExists) and one while the first is still being submitted
+// with SUBMISSION_ALREADY_IN_FLIGHT (fault.Aborted). Without one, every
+// tap is new.
+func (v *Validator) Tap(ctx context.Context, w Wallet, amountUSD daml.Numeric, commandID string) (daml.ContractID, error) {
 	if err := CheckAmount("Tap amount", amountUSD); err != nil {
 		return "", err
 	}
+	id := splice.CommandID("tap-" + w.User)
+	if commandID != "" {
+		id = splice.DedupCommandID(tapMethod, []daml.Party{w.Party}, commandID)
+	}
 	var cid daml.ContractID
-	t, err := v.withAmulet(ctx, "tap-"+w.User, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
+	t, err := v.withAmuletID(ctx, id, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
 		cc, err := amountUSD.DivCeil(ac.OpenRound.Payload.AmuletPrice)
 		if err != nil {
 			return fault.Wrap(fault.InvalidArgument, err, "convert %s USD to CC", amountUSD)

@@ -72,8 +72,9 @@ func (h *Handler) amulets(w http.ResponseWriter, r *http.Request, wallet validat
 // TapRequest is the body of POST /v0/wallet/tap: an amount in USD.
 type TapRequest struct {
 	Amount *string `json:"amount"`
-	// CommandID is accepted for compatibility; sandnet does not
-	// deduplicate taps by it.
+	// CommandID, when given, makes the tap idempotent: a second tap with
+	// the same command id within the ledger's deduplication period is
+	// refused (409), as Splice's wallet deduplicates it.
 	CommandID *string `json:"command_id"`
 }
 
@@ -94,7 +95,11 @@ func (h *Handler) tap(w http.ResponseWriter, r *http.Request, wallet validator.W
 	if err != nil {
 		return err
 	}
-	cid, err := h.v.Tap(r.Context(), wallet, amount)
+	commandID := ""
+	if req.CommandID != nil {
+		commandID = *req.CommandID
+	}
+	cid, err := h.v.Tap(r.Context(), wallet, amount, commandID)
 	if err != nil {
 		return err
 	}

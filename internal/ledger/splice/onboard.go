@@ -3,8 +3,11 @@ package splice
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -63,4 +66,21 @@ func CommandID(prefix string) string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// DedupCommandID is the command id Splice's apps submit a deduplicated
+// command under (SpliceLedgerConnection.CommandId): the method name, "_",
+// and the hex SHA-256 of the number of parties, the parties and the
+// discriminator joined by "/". The same method, parties and discriminator
+// always give the same id, which is what lets the ledger deduplicate a
+// retried request.
+func DedupCommandID(method string, parties []daml.Party, discriminator string) string {
+	parts := make([]string, 0, len(parties)+2)
+	parts = append(parts, strconv.Itoa(len(parties)))
+	for _, p := range parties {
+		parts = append(parts, string(p))
+	}
+	parts = append(parts, discriminator)
+	h := sha256.Sum256([]byte(strings.Join(parts, "/")))
+	return method + "_" + hex.EncodeToString(h[:])
 }
