@@ -128,7 +128,9 @@ func TestLookups(t *testing.T) {
 		}
 	}
 	byID := func(id, format string) string { return `{"updateId":"` + id + `","updateFormat":` + format + `}` }
-	byOffset := func(o ledger.Offset, format string) string { return `{"offset":` + off(o) + `,"updateFormat":` + format + `}` }
+	byOffset := func(o ledger.Offset, format string) string {
+		return `{"offset":` + off(o) + `,"updateFormat":` + format + `}`
+	}
 	events := func(cid daml.ContractID, party string) string {
 		return `{"contractId":"` + string(cid) + `","eventFormat":{"filtersByParty":{"` + party + `":{}}}}`
 	}
