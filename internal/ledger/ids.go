@@ -1,10 +1,13 @@
 package ledger
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"hash"
 	"strings"
+	"sync"
 
 	"github.com/sandnet/sandnet/internal/daml"
 )
@@ -131,13 +134,197 @@ func updateID(seed string, migration int64, seq int64) string {
 	return "1220" + hex.EncodeToString(h[:])
 }
 
-// contractID derives the id of the contract created by node n of an update,
-// in the shape of a Canton V1 contract id: "00", a 32-byte discriminator and
-// a 35-byte suffix, all hex.
-func contractID(updateID string, node int32) daml.ContractID {
-	var buf [4]byte
-	binary.BigEndian.PutUint32(buf[:], uint32(node))
-	d := sha256.Sum256(append([]byte("sandnet/discriminator\x00"+updateID+"\x00"), buf[:]...))
-	s := sha256.Sum256(append([]byte("sandnet/suffix\x00"+updateID+"\x00"), buf[:]...))
-	return daml.ContractID("00" + hex.EncodeToString(d[:]) + "ca111220" + hex.EncodeToString(s[:]))
+// ProtocolVersion is the Canton protocol version sandnet emulates: 34,
+// the stable version of Canton 3.4 and 3.5, whose synchronizers have
+// logical ids. It fixes what depends on it: contract ids are V1 ids with
+// the suffix version Canton uses on it (ContractIDSuffixPrefix), and
+// prepared transactions name the logical synchronizer id (35 would name
+// the physical "<id>::35-0") and are hashed with scheme V2.
+const ProtocolVersion = 34
+
+// ContractIDSuffixPrefix starts the suffix Canton adds to a contract id at
+// commit on protocol version 34: the version bytes ca 12 of its
+// authenticated contract ids (AuthenticatedContractIdVersionV12, the
+// newest V1 version, which Canton 3.4 and 3.5 use from protocol version
+// 34 on), then the 34-byte unicum, a multihash ("1220" and 32 bytes).
+const ContractIDSuffixPrefix = "ca12"
+
+// Seed is a 32-byte seed of Daml-LF's contract id scheme: a transaction
+// seed, or the seed of one node.
+type Seed [32]byte
+
+// NodeSeed is the seed of one node of a transaction, as a prepared
+// transaction lists them (node_seeds).
+type NodeSeed struct {
+	NodeID int32
+	Seed   Seed
+}
+
+// The seeds and discriminators follow Daml-LF's scheme (crypto.Hash in
+// the Daml repository), byte for byte: each is HMAC-SHA256 keyed by the
+// parent seed over a fixed encoding, where an int is 4 bytes big-endian,
+// a long 8 bytes big-endian, a string its UTF-8 bytes after their length
+// as an int, and a set of strings its size as an int then its members
+// sorted.
+//
+//   - transaction seed = HMAC(submission seed; participant id, ledger
+//     time µs), Canton's deriveTransactionSeed;
+//   - node seed = HMAC(parent; child index): a root's parent is the
+//     transaction seed and its index its position among the roots; a
+//     child's parent is its exercise's seed and its index its position
+//     among the exercise's children (deriveNodeSeed);
+//   - discriminator = HMAC(node seed; ledger time µs, the stakeholders as
+//     a set) (deriveContractDiscriminator).
+//
+// A contract id made during interpretation is "00" and the hex of the
+// discriminator (Canton's unsuffixed V1 id, what a prepared transaction
+// shows); the commit adds the suffix.
+
+type hmacWriter struct{ h hash.Hash }
+
+func newHMAC(key Seed) hmacWriter { return hmacWriter{hmac.New(sha256.New, key[:])} }
+
+func (w hmacWriter) int32(i int32) hmacWriter {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(i))
+	w.h.Write(b[:])
+	return w
+}
+
+func (w hmacWriter) int64(i int64) hmacWriter {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(i))
+	w.h.Write(b[:])
+	return w
+}
+
+func (w hmacWriter) string(s string) hmacWriter {
+	w.int32(int32(len(s)))
+	w.h.Write([]byte(s))
+	return w
+}
+
+// parties adds a set of parties, which must be sorted and distinct (as
+// union returns them).
+func (w hmacWriter) parties(ps []daml.Party) hmacWriter {
+	w.int32(int32(len(ps)))
+	for _, p := range ps {
+		w.string(string(p))
+	}
+	return w
+}
+
+func (w hmacWriter) sum() Seed {
+	var s Seed
+	w.h.Sum(s[:0])
+	return s
+}
+
+// submissionSeeds derives the seed of every submission a network
+// interprets. Canton takes a random nonce (its SeedService) and derives
+// the submission seed from it, the user, the command id and the first
+// submitter (deriveSubmissionSeed); sandnet derives the nonce instead, so
+// that the same network seed and the same sequence of submissions give
+// the same seeds, hence the same contract ids. The command id is left out
+// of the derivation (Canton hashes it in), since clients and the wallet
+// make it random, which would make the ids of a replayed sequence differ.
+// The nonce hashes the
+// network seed, the ledger's update count when the network opened (so
+// that a restarted network does not repeat its seeds), the submitter's
+// identity (participant, user, acting parties) and how many submissions
+// that identity made before. Counting per identity keeps the seeds of one
+// client's submissions independent of what other clients and the
+// automation submit meanwhile, which the engine interprets concurrently.
+// Ids stay unique even where two processes sharing a database derive the
+// same seed: the suffix added at commit comes from the update id.
+type submissionSeeds struct {
+	networkSeed string
+	opened      int64
+	mu          sync.Mutex
+	counts      map[string]int64
+}
+
+func newSubmissionSeeds(networkSeed string, opened int64) *submissionSeeds {
+	return &submissionSeeds{networkSeed: networkSeed, opened: opened, counts: map[string]int64{}}
+}
+
+// next returns the seed of the next submission of a command.
+func (s *submissionSeeds) next(cmd *Command) Seed {
+	actAs := union(cmd.ActAs)
+	var id strings.Builder
+	id.WriteString(string(cmd.Participant))
+	id.WriteByte(0)
+	id.WriteString(cmd.UserID)
+	for _, p := range actAs {
+		id.WriteByte(0)
+		id.WriteString(string(p))
+	}
+	key := id.String()
+	s.mu.Lock()
+	n := s.counts[key]
+	s.counts[key] = n + 1
+	s.mu.Unlock()
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(s.opened))
+	binary.BigEndian.PutUint64(b[8:], uint64(n))
+	h := sha256.New()
+	h.Write([]byte("sandnet/submission-nonce\x00" + s.networkSeed + "\x00" + key + "\x00"))
+	h.Write(b[:])
+	var nonce Seed
+	h.Sum(nonce[:0])
+	var submitter string
+	if len(cmd.ActAs) > 0 {
+		submitter = string(cmd.ActAs[0])
+	}
+	return newHMAC(nonce).string(cmd.UserID).string(submitter).sum()
+}
+
+// transactionSeed is Daml-LF's deriveTransactionSeed.
+func transactionSeed(submission Seed, participant ParticipantID, ledgerTime daml.Timestamp) Seed {
+	return newHMAC(submission).string(string(participant)).int64(int64(ledgerTime)).sum()
+}
+
+// DeriveNodeSeed is Daml-LF's deriveNodeSeed: the seed of the index-th
+// root of a transaction whose seed is parent, or of the index-th child of
+// an exercise whose node seed is parent.
+func DeriveNodeSeed(parent Seed, index int32) Seed { return nodeSeed(parent, index) }
+
+// DeriveDiscriminator is Daml-LF's deriveContractDiscriminator: the
+// discriminator of the contract a create node with seed node makes at
+// ledger time at, with the given stakeholders (any order).
+func DeriveDiscriminator(node Seed, at daml.Timestamp, stakeholders []daml.Party) Seed {
+	return discriminator(node, at, union(stakeholders))
+}
+
+func nodeSeed(parent Seed, index int32) Seed {
+	return newHMAC(parent).int32(index).sum()
+}
+
+// discriminator is Daml-LF's deriveContractDiscriminator.
+func discriminator(node Seed, ledgerTime daml.Timestamp, stakeholders []daml.Party) Seed {
+	return newHMAC(node).int64(int64(ledgerTime)).parties(stakeholders).sum()
+}
+
+// unsuffixedID is the contract id of a discriminator before commit: "00"
+// and the discriminator in hex.
+func unsuffixedID(d Seed) daml.ContractID {
+	return daml.ContractID("00" + hex.EncodeToString(d[:]))
+}
+
+// unsuffixedLen is the length of an unsuffixed contract id.
+const unsuffixedLen = 2 + 2*len(Seed{})
+
+// isUnsuffixed reports whether id is a contract id without its suffix.
+func isUnsuffixed(id daml.ContractID) bool {
+	return len(id) == unsuffixedLen && strings.HasPrefix(string(id), "00")
+}
+
+// suffixed adds to an unsuffixed contract id created by update updateID
+// the suffix of a committed id on protocol version 34:
+// ContractIDSuffixPrefix and a multihash of the update id and the
+// discriminator (Canton's unicum hashes the contract's salt and metadata;
+// any value unique per update and discriminator serves sandnet).
+func suffixed(id daml.ContractID, updateID string) daml.ContractID {
+	s := sha256.Sum256([]byte("sandnet/suffix\x00" + updateID + "\x00" + string(id)))
+	return daml.ContractID(string(id) + ContractIDSuffixPrefix + "1220" + hex.EncodeToString(s[:]))
 }

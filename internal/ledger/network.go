@@ -77,6 +77,8 @@ type Network struct {
 	// participant and change id (see claimFlight).
 	flightMu sync.Mutex
 	flights  map[string]*inFlight
+	// seeds derives the submissions' seeds (ids.go).
+	seeds *submissionSeeds
 }
 
 // Open starts a network over a store. It loads the clock offset and the
@@ -105,6 +107,7 @@ func Open(ctx context.Context, store Store, registry *Registry, cfg Config) (*Ne
 		stopped:     make(chan struct{}),
 	}
 	n.seenSequence = head.Sequence
+	n.seeds = newSubmissionSeeds(cfg.Seed, head.Sequence)
 	if err := n.loadHostings(ctx); err != nil {
 		return nil, err
 	}
@@ -542,8 +545,10 @@ func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err err
 				"Party not known on ledger: %s is not hosted on %s", p, cmd.Participant)
 		}
 	}
+	now := n.clock.Now()
 	tx := &Tx{
-		ctx: ctx, net: n, now: n.clock.Now(),
+		ctx: ctx, net: n, now: now,
+		seed:  transactionSeed(n.seeds.next(&cmd), cmd.Participant, now),
 		actAs: union(cmd.ActAs), readAs: union(cmd.ReadAs),
 		disclosed: map[daml.ContractID]*Contract{},
 		auth:      [][]daml.Party{union(cmd.ActAs)},
@@ -580,7 +585,8 @@ func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err err
 			WorkflowID:   cmd.WorkflowID,
 			Submission:   Submission{Participant: cmd.Participant, UserID: cmd.UserID, ActAs: union(cmd.ActAs), CommandID: cmd.CommandID},
 			Synchronizer: syncID, EffectiveAt: tx.now,
-			Events: tx.events, Roots: tx.roots(), TraceContext: cmd.TraceContext,
+			Events: tx.events, Roots: tx.rootIDs(), TraceContext: cmd.TraceContext,
+			NodeSeeds: tx.NodeSeeds(),
 		},
 		inputs: slices.Sorted(maps.Keys(tx.inputs)),
 		done:   make(chan error, 1),
@@ -1063,13 +1069,14 @@ func (n *Network) participantsOf(parties []daml.Party) []ParticipantID {
 	return slices.Compact(out)
 }
 
-// finalizeIDs replaces the provisional ids of the contracts a transaction
-// creates with final ones derived from its update id, everywhere they occur.
+// finalizeIDs suffixes the ids of the contracts a transaction creates,
+// which interpretation fixed unsuffixed, with Canton's suffix derived from
+// the update id, everywhere they occur.
 func finalizeIDs(t *Transaction) {
 	ids := map[daml.ContractID]daml.ContractID{}
 	for i := range t.Events {
-		if c := t.Events[i].Created; c != nil && strings.HasPrefix(string(c.ID), provisionalPrefix) {
-			ids[c.ID] = contractID(t.UpdateID, t.Events[i].NodeID)
+		if c := t.Events[i].Created; c != nil && isUnsuffixed(c.ID) {
+			ids[c.ID] = suffixed(c.ID, t.UpdateID)
 		}
 	}
 	for i := range t.Events {

@@ -2,8 +2,10 @@ package ledger_test
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -327,5 +329,62 @@ func BenchmarkSubmit(b *testing.B) {
 		b.Run(fmt.Sprintf("submitters=%d", par), func(b *testing.B) {
 			benchSubmit(b, setup(b), par)
 		})
+	}
+}
+
+// TestIDsFixedAtInterpretation checks that a transaction's contract ids
+// are those its node seeds give: each create's id is "00", the
+// discriminator of its seed, ledger time and stakeholders, then Canton's
+// suffix; each child's seed derives from its exercise's.
+func TestIDsFixedAtInterpretation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cid := b.issue(t, b.alice, "10")
+	var inside SplitResult
+	tr, err := b.net.Submit(context.Background(), ledger.Command{
+		Participant: b.p1, ActAs: []daml.Party{b.alice},
+		Run: func(tx *ledger.Tx) error {
+			var err error
+			inside, err = ledger.Exercise[SplitResult](tx, cid, "Iou_Split", Split{Amount: daml.MustNumeric("4")})
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.NodeSeeds) != 3 || len(tr.Events) != 3 {
+		t.Fatalf("%d seeds for %d nodes", len(tr.NodeSeeds), len(tr.Events))
+	}
+	for i, s := range tr.NodeSeeds {
+		if s.NodeID != int32(i) {
+			t.Errorf("seed %d is node %d's", i, s.NodeID)
+		}
+	}
+	for i, child := range tr.Events[0].Exercised.Children {
+		if got, want := tr.NodeSeeds[child].Seed, ledger.DeriveNodeSeed(tr.NodeSeeds[0].Seed, int32(i)); got != want {
+			t.Errorf("child %d seed %x, want %x", i, got, want)
+		}
+		c := tr.Events[child].Created
+		d := ledger.DeriveDiscriminator(tr.NodeSeeds[child].Seed, tr.EffectiveAt, c.Stakeholders())
+		unsuffixed := "00" + hex.EncodeToString(d[:])
+		rest, ok := strings.CutPrefix(string(c.ID), unsuffixed)
+		if !ok || !strings.HasPrefix(rest, ledger.ContractIDSuffixPrefix+"1220") || len(rest) != 72 {
+			t.Errorf("contract %s, want %s and a suffix", c.ID, unsuffixed)
+		}
+	}
+	// Inside the command the ids were the unsuffixed ones, and the
+	// transaction's result carries the committed ones.
+	if tr.Final(inside.First) != tr.Events[1].Created.ID || len(inside.First) != 66 {
+		t.Errorf("id inside the command %s, committed %s", inside.First, tr.Events[1].Created.ID)
+	}
+	res := tr.Events[0].Exercised.ExerciseResult.(*daml.Record)
+	if res.Get("first") != tr.Events[1].Created.ID {
+		t.Errorf("exercise result %v", res)
+	}
+	// The same command again at the same (pinned) ledger time gets other
+	// seeds: every submission has its own.
+	again := b.issue(t, b.alice, "10")
+	if again[:66] == cid[:66] {
+		t.Errorf("two submissions derived discriminator %s", cid[:66])
 	}
 }

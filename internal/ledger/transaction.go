@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -112,6 +111,11 @@ type Transaction struct {
 	// them: a submitter learns its completion offset from them. A
 	// transaction read back from a store does not carry them.
 	Offsets map[ParticipantID]Offset
+	// NodeSeeds are the seeds of the nodes, by node id, from which the
+	// contract ids were derived when the command was interpreted (what a
+	// prepared transaction shows). They are set on the transaction Submit
+	// returns and not stored: a transaction read back has none.
+	NodeSeeds []NodeSeed
 }
 
 // Informees returns every party that witnesses at least one node.
@@ -161,21 +165,18 @@ func union(lists ...[]daml.Party) []daml.Party {
 	return slices.Compact(out)
 }
 
-// Final returns the final id of a contract a command created, given the
-// provisional id the command saw for it while it ran (Create and choice
-// results inside a Tx return provisional ids; the sequencer replaces them
-// when it orders the transaction). Any other id is returned unchanged.
+// Final returns the committed id of a contract a command created, given
+// the id the command saw for it while it ran (Create and choice results
+// inside a Tx return unsuffixed ids; the sequencer suffixes them when it
+// orders the transaction). Any other id is returned unchanged.
 func (t *Transaction) Final(id daml.ContractID) daml.ContractID {
-	rest, ok := strings.CutPrefix(string(id), provisionalPrefix)
-	if !ok {
+	if !isUnsuffixed(id) {
 		return id
 	}
-	node, err := strconv.Atoi(rest)
-	if err != nil {
-		return id
-	}
-	if e := t.Event(int32(node)); e != nil && e.Created != nil {
-		return e.Created.ID
+	for _, c := range t.Created() {
+		if strings.HasPrefix(string(c.ID), string(id)) {
+			return c.ID
+		}
 	}
 	return id
 }

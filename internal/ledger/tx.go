@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -15,15 +14,22 @@ import (
 // records the tree of created and exercised events. Nothing is visible to
 // anybody until the engine commits it.
 //
-// Contracts created in a Tx get provisional ids ("sandnet:tx:<node>") that
-// the sequencer replaces with their final ids, derived from the update id,
-// when it orders the transaction, as Canton suffixes contract ids at
-// commit. So ids depend only on the network seed and the order of
-// transactions.
+// Ids are fixed when the Tx is interpreted, as Canton fixes them: the Tx
+// has a transaction seed, every create and exercise node a seed derived
+// from it, and every created contract the unsuffixed id of a
+// discriminator derived from its node's seed (see ids.go). The sequencer
+// adds only Canton's suffix when it orders the transaction. So ids depend
+// only on the network seed and the sequence of submissions.
 type Tx struct {
 	ctx context.Context
 	net *Network
 	now daml.Timestamp
+
+	// seed is the transaction seed; seeds holds every node's seed, by
+	// node id; roots counts the root nodes so far.
+	seed  Seed
+	seeds []Seed
+	roots int32
 
 	actAs, readAs []daml.Party
 	disclosed     map[daml.ContractID]*Contract
@@ -81,21 +87,48 @@ func (tx *Tx) authorized(parties []daml.Party) error {
 	return nil
 }
 
-// appendNode adds a node under the innermost open exercise and returns its id.
-func (tx *Tx) appendNode(e Event, informees []daml.Party) int32 {
+// nextSeed returns the seed of the next node: derived from the
+// transaction seed and the node's position among the roots, or from its
+// exercise's seed and its position among the exercise's children.
+func (tx *Tx) nextSeed() Seed {
+	n := len(tx.stack)
+	if n == 0 {
+		return nodeSeed(tx.seed, tx.roots)
+	}
+	parent := tx.stack[n-1]
+	return nodeSeed(tx.seeds[parent], int32(len(tx.events[parent].Exercised.Children)))
+}
+
+// appendNode adds a node with its seed (nextSeed) under the innermost open
+// exercise and returns its id.
+func (tx *Tx) appendNode(e Event, informees []daml.Party, seed Seed) int32 {
 	id := int32(len(tx.events))
 	e.NodeID = id
 	tx.events = append(tx.events, e)
 	tx.informees = append(tx.informees, informees)
+	tx.seeds = append(tx.seeds, seed)
 	if n := len(tx.stack); n > 0 {
 		parent := tx.events[tx.stack[n-1]].Exercised
 		parent.Children = append(parent.Children, id)
+	} else {
+		tx.roots++
 	}
 	return id
 }
 
+// NodeSeeds returns the seed of every node so far (creates and exercises,
+// which are all the nodes sandnet records), by node id.
+func (tx *Tx) NodeSeeds() []NodeSeed {
+	out := make([]NodeSeed, len(tx.seeds))
+	for i, s := range tx.seeds {
+		out[i] = NodeSeed{NodeID: int32(i), Seed: s}
+	}
+	return out
+}
+
 // Create creates a contract of template t, which its signatories must
-// authorize, and returns its (provisional) id.
+// authorize, and returns its id, unsuffixed until the transaction commits
+// (Transaction.Final gives the committed one).
 func Create[T Template](tx *Tx, t T) (daml.ContractID, error) {
 	return tx.create(t)
 }
@@ -125,23 +158,22 @@ func (tx *Tx) create(t Template) (daml.ContractID, error) {
 	if !ok {
 		return "", fault.New(fault.Internal, "template %T does not encode to a record", t)
 	}
-	node := int32(len(tx.events))
-	cid := provisionalID(node)
+	seed := tx.nextSeed()
 	c := &Contract{
-		ID: cid, Template: id, Argument: rec,
+		Template: id, Argument: rec,
 		Signatories: sigs, Observers: union(t.Observers()),
 		CreatedAt: tx.now,
 	}
-	tx.appendNode(Event{Created: c}, c.Stakeholders())
+	cid := unsuffixedID(discriminator(seed, tx.now, c.Stakeholders()))
+	if tx.created[cid] != nil {
+		// Distinct node seeds make this a SHA-256 collision.
+		return "", fault.New(fault.Internal, "discriminator %s derived twice in one transaction", cid)
+	}
+	c.ID = cid
+	tx.appendNode(Event{Created: c}, c.Stakeholders(), seed)
 	tx.created[cid] = c
 	tx.cache[cid] = t
 	return cid, nil
-}
-
-const provisionalPrefix = "sandnet:tx:"
-
-func provisionalID(node int32) daml.ContractID {
-	return daml.ContractID(provisionalPrefix + strconv.Itoa(int(node)))
 }
 
 // contract finds a contract the transaction may use: created earlier in it,
@@ -290,7 +322,7 @@ func (tx *Tx) exerciseOn(c *Contract, iface *daml.Identifier, choice string, arg
 		ContractID: cid, Template: c.Template, Interface: iface, Choice: choice, ChoiceArgument: argValue,
 		ActingParties: controllers, Consuming: ch.consuming, Stakeholders: c.Stakeholders(),
 		Children: []int32{},
-	}}, informees)
+	}}, informees, tx.nextSeed())
 	tx.stack = append(tx.stack, node)
 	tx.auth = append(tx.auth, union(c.Signatories, controllers))
 	res, err := ch.run(tx, cid, t, arg)
@@ -322,12 +354,12 @@ func (tx *Tx) witnesses() {
 			}
 		}
 	}
-	for _, r := range tx.roots() {
+	for _, r := range tx.rootIDs() {
 		visit(r, nil)
 	}
 }
 
-func (tx *Tx) roots() []int32 {
+func (tx *Tx) rootIDs() []int32 {
 	var roots []int32
 	for i := int32(0); i < int32(len(tx.events)); {
 		roots = append(roots, i)

@@ -153,6 +153,12 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
+	// The Holding interface has its view type and the Archive choice.
+	holding, ok := reg.InterfaceType(splice.HoldingInterface)
+	if !ok || holding.View == nil || holding.View.String() != "Record Splice.Api.Token.HoldingV1:HoldingView" ||
+		holding.PackageName != splice.PackageTokenHolding.Name {
+		t.Errorf("Holding = %+v", holding)
+	}
 	// No built-in template has a key.
 	_, err := reg.ResolveKey(pingByName)
 	checkFault(t, err, ledger.CodeTemplatesNotFound, "Templates do not exist: ["+pingByID.String()+"].")

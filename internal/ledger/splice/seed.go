@@ -370,7 +370,7 @@ func (sd *seeder) submitTx(participant ledger.ParticipantID, user string, actAs,
 
 // CreatedIn returns the ids of the contracts of template tid that a
 // committed transaction created, in node order. Commands only see
-// provisional ids; the committed transaction has the final ones.
+// unsuffixed ids; the committed transaction has the suffixed ones.
 func CreatedIn(t *ledger.Transaction, tid ledger.TemplateID) []daml.ContractID {
 	var out []daml.ContractID
 	for _, c := range t.Created() {
