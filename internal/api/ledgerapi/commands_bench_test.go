@@ -3,6 +3,7 @@ package ledgerapi_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -23,7 +24,8 @@ import (
 // (latency: p50 and p99 per command) and by 16 concurrent clients
 // (throughput). Both run on the same seeded SQLite network, so their
 // ratio is measured in one run: the HTTP throughput reports it as
-// ratio-to-in-process. tx/batch is the sequencer's mean group commit.
+// ratio-to-in-process. tx/batch is the sequencer's mean group commit;
+// cpu-µs/command the process's CPU time (the HTTP client's included).
 //
 //	go test -run '^$' -bench BenchmarkSubmitAndWait -benchtime 2000x ./internal/api/ledgerapi/
 func BenchmarkSubmitAndWait(b *testing.B) {
@@ -62,9 +64,15 @@ func BenchmarkSubmitAndWait(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		defer resp.Body.Close()
+		// Read to the end, as a client does, so that the connection is
+		// reused: one closed unread costs a new connection per command.
+		answer, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("status %d", resp.StatusCode)
+			return fmt.Errorf("status %d: %s", resp.StatusCode, answer)
 		}
 		return nil
 	}
@@ -106,12 +114,14 @@ func latencies(b *testing.B, fn func() error) []time.Duration {
 }
 
 // throughput runs fn b.N times from clients goroutines and reports the
-// rate, and the mean size of the sequencer's batches meanwhile.
+// rate, the process's CPU time per command (client included), and the
+// mean size of the sequencer's batches meanwhile.
 func throughput(b *testing.B, clients int, batches *batchCounter, fn func() error) float64 {
 	b.Helper()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	before := batches.snapshot()
+	cpuBefore, cpuOK := processCPU()
 	start := time.Now()
 	errs := make(chan error, clients)
 	for range clients {
@@ -126,12 +136,16 @@ func throughput(b *testing.B, clients int, batches *batchCounter, fn func() erro
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpuAfter, _ := processCPU()
 	close(errs)
 	if err := <-errs; err != nil {
 		b.Fatal(err)
 	}
 	rate := float64(b.N) / elapsed.Seconds()
 	b.ReportMetric(rate, "commands/s")
+	if cpuOK {
+		b.ReportMetric(float64((cpuAfter-cpuBefore)/time.Microsecond)/float64(b.N), "cpu-µs/command")
+	}
 	if after := batches.snapshot(); after.batches > before.batches {
 		b.ReportMetric(float64(after.committed-before.committed)/float64(after.batches-before.batches), "tx/batch")
 	}
