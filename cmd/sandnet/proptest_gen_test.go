@@ -18,21 +18,21 @@ import (
 type opKind int
 
 const (
-	opTap       opKind = iota // admin API tap, in CC
-	opWalletTap               // wallet API tap, in USD
-	opTapMany                 // many small admin taps to one user: many amulets
-	opOffer                   // create a transfer offer
-	opAccept                  // the receiver accepts a listed offer (or a bogus id)
-	opReject                  // the receiver rejects a listed offer
-	opWithdraw                // the sender withdraws a listed offer
-	opClock                   // move ledger time
-	opRestart                 // close and reopen the network on its data
-	opOnboard                 // onboard a user through the validator's admin API
-	opProbe                   // an odd read: unknown ids, long path segments, a user without a wallet
-	opPay                     // offer 90 % of the balance to another user, who accepts at once
-	opLedgerTap               // the DevNet tap choice through the ledger API, rules and round disclosed
-	opLedgerForge             // a user creates itself an amulet through the ledger API: refused
-	opLedgerArchive           // a user archives one of its amulets through the ledger API: refused
+	opTap           opKind = iota // admin API tap, in CC
+	opWalletTap                   // wallet API tap, in USD
+	opTapMany                     // many small admin taps to one user: many amulets
+	opOffer                       // create a transfer offer
+	opAccept                      // the receiver accepts a listed offer (or a bogus id)
+	opReject                      // the receiver rejects a listed offer
+	opWithdraw                    // the sender withdraws a listed offer
+	opClock                       // move ledger time
+	opRestart                     // close and reopen the network on its data
+	opOnboard                     // onboard a user through the validator's admin API
+	opProbe                       // an odd read: unknown ids, long path segments, a user without a wallet
+	opPay                         // offer 90 % of the balance to another user, who accepts at once
+	opLedgerTap                   // the DevNet tap choice through the ledger API, rules and round disclosed
+	opLedgerForge                 // a user creates itself an amulet through the ledger API: refused
+	opLedgerArchive               // a user archives one of its amulets through the ledger API: refused
 )
 
 var opNames = map[opKind]string{
