@@ -22,6 +22,9 @@ func TestTemplatesAreRegistered(t *testing.T) {
 		{splice.PackageAmulet, "Splice.Amulet", "LockedAmulet"},
 		{splice.PackageAmulet, "Splice.Amulet", "ValidatorRight"},
 		{splice.PackageAmulet, "Splice.Amulet", "FeaturedAppRight"},
+		{splice.PackageAmulet, "Splice.Amulet", "FeaturedAppActivityMarker"},
+		{splice.PackageAmulet, "Splice.Amulet", "UnclaimedReward"},
+		{splice.PackageAmulet, "Splice.Amulet", "UnclaimedDevelopmentFundCoupon"},
 		{splice.PackageAmulet, "Splice.AmuletRules", "AmuletRules"},
 		{splice.PackageAmulet, "Splice.Round", "OpenMiningRound"},
 		{splice.PackageAmulet, "Splice.Round", "SummarizingMiningRound"},
@@ -55,7 +58,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 			t.Errorf("%s:%s:%s is %v (%v)", tc.pkg.Name, tc.module, tc.entity, tid, ok)
 		}
 	}
-	if got := len(reg.Templates()); got != 30 {
+	if got := len(reg.Templates()); got != 33 {
 		t.Errorf("%d templates registered", got)
 	}
 	for _, p := range splice.Packages() {
