@@ -167,6 +167,16 @@ func (r *Registry) ChoiceTypes(id daml.Identifier, choice string) (arg, result *
 	return arg, result, nil
 }
 
+// Choices lists the names of a registered template's choices, sorted, the
+// built-in Archive among them.
+func (r *Registry) Choices(id daml.Identifier) []string {
+	info, ok := r.templates[id]
+	if !ok {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(info.choices))
+}
+
 // TemplateByName resolves the package-name form of a template id.
 func (r *Registry) TemplateByName(pkg, module, entity string) (TemplateID, bool) {
 	info, ok := r.byName[nameKey{pkg, module, entity}]
