@@ -365,18 +365,17 @@ func (Vote) DamlIdentifier() daml.Identifier {
 	return PackageDsoGovernance.Identifier(moduleDsoRules, "Vote")
 }
 
-// VoteRequest is Splice.DsoRules:VoteRequest. The action is Splice's
-// ActionRequiringConfirmation variant, kept as a value: sandnet does not
-// execute votes, but serves them as they are (see ActionUpdateSvRewardWeight).
+// VoteRequest is Splice.DsoRules:VoteRequest. sandnet records votes but
+// does not execute their actions.
 type VoteRequest struct {
-	DSO               daml.Party             `daml:"dso"`
-	Requester         string                 `daml:"requester"`
-	Action            daml.Value             `daml:"action"`
-	Reason            Reason                 `daml:"reason"`
-	VoteBefore        daml.Timestamp         `daml:"voteBefore"`
-	Votes             daml.Map[string, Vote] `daml:"votes"`
-	TrackingCid       *daml.ContractID       `daml:"trackingCid"`
-	TargetEffectiveAt *daml.Timestamp        `daml:"targetEffectiveAt"`
+	DSO               daml.Party                  `daml:"dso"`
+	Requester         string                      `daml:"requester"`
+	Action            ActionRequiringConfirmation `daml:"action"`
+	Reason            Reason                      `daml:"reason"`
+	VoteBefore        daml.Timestamp              `daml:"voteBefore"`
+	Votes             daml.Map[string, Vote]      `daml:"votes"`
+	TrackingCid       *daml.ContractID            `daml:"trackingCid"`
+	TargetEffectiveAt *daml.Timestamp             `daml:"targetEffectiveAt"`
 }
 
 // TemplateID implements ledger.Template.
@@ -402,29 +401,6 @@ func (v VoteRequest) Ensure() error {
 }
 
 func (v VoteRequest) dsoParty() daml.Party { return v.DSO }
-
-// ActionUpdateSvRewardWeight builds the ActionRequiringConfirmation value
-// ARC_DsoRules{dsoAction = SRARC_UpdateSvRewardWeight{svParty, newRewardWeight}},
-// the vote Splice's SV UI proposes to change an SV's reward weight.
-func ActionUpdateSvRewardWeight(sv daml.Party, weight int64) daml.Value {
-	id := func(entity string) *daml.Identifier {
-		i := PackageDsoGovernance.Identifier(moduleDsoRules, entity)
-		return &i
-	}
-	return &daml.Variant{
-		ID: id("ActionRequiringConfirmation"), Constructor: "ARC_DsoRules",
-		Value: &daml.Record{ID: id("ActionRequiringConfirmation.ARC_DsoRules"), Fields: []daml.Field{{
-			Label: "dsoAction",
-			Value: &daml.Variant{
-				ID: id("DsoRules_ActionRequiringConfirmation"), Constructor: "SRARC_UpdateSvRewardWeight",
-				Value: &daml.Record{ID: id("DsoRules_UpdateSvRewardWeight"), Fields: []daml.Field{
-					{Label: "svParty", Value: sv},
-					{Label: "newRewardWeight", Value: daml.Int64(weight)},
-				}},
-			},
-		}}},
-	}
-}
 
 // Choice arguments and results
 // ============================
@@ -551,14 +527,13 @@ func (DsoRulesOnboardValidatorResult) DamlIdentifier() daml.Identifier {
 	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_OnboardValidatorResult")
 }
 
-// DsoRulesRequestVote is the argument of DsoRules_RequestVote. Its action
-// is kept as a value (see VoteRequest).
+// DsoRulesRequestVote is the argument of DsoRules_RequestVote.
 type DsoRulesRequestVote struct {
-	Requester          daml.Party      `daml:"requester"`
-	Action             daml.Value      `daml:"action"`
-	Reason             Reason          `daml:"reason"`
-	VoteRequestTimeout *RelTime        `daml:"voteRequestTimeout"`
-	TargetEffectiveAt  *daml.Timestamp `daml:"targetEffectiveAt"`
+	Requester          daml.Party                  `daml:"requester"`
+	Action             ActionRequiringConfirmation `daml:"action"`
+	Reason             Reason                      `daml:"reason"`
+	VoteRequestTimeout *RelTime                    `daml:"voteRequestTimeout"`
+	TargetEffectiveAt  *daml.Timestamp             `daml:"targetEffectiveAt"`
 }
 
 // DamlIdentifier implements daml.Identified.

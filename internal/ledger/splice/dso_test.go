@@ -76,9 +76,9 @@ func TestRequestVote(t *testing.T) {
 				req.Payload.VoteBefore != s.now()+daml.Timestamp(week.Microseconds) {
 				t.Errorf("vote request %+v", req.Payload)
 			}
-			action, ok := req.Payload.Action.(*daml.Variant)
-			if !ok || action.Constructor != "ARC_DsoRules" {
-				t.Errorf("action %v", req.Payload.Action)
+			if a := req.Payload.Action.ARCDsoRules; a == nil || a.DsoAction.SRARCUpdateSvRewardWeight == nil ||
+				a.DsoAction.SRARCUpdateSvRewardWeight.SvParty != sv2.Party {
+				t.Errorf("action %+v", req.Payload.Action)
 			}
 		})
 	}

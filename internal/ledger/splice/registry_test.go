@@ -73,7 +73,7 @@ func TestTemplatesRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, v := range []any{
 		splice.Amulet{}, splice.LockedAmulet{}, splice.AmuletRules{}, splice.OpenMiningRound{},
-		splice.DsoRules{}, splice.DsoBootstrap{Sv1SynchronizerNodes: nil}, splice.VoteRequest{Action: &daml.Record{}},
+		splice.DsoRules{}, splice.DsoBootstrap{Sv1SynchronizerNodes: nil}, splice.VoteRequest{Action: splice.ActionUpdateSvRewardWeight("sv", 1)},
 		splice.SubscriptionPayment{PayData: splice.SubscriptionPayData{PaymentAmount: splice.Amulets(daml.Numeric{})}}, splice.AnsEntry{}, splice.TransferOffer{Amount: splice.Amulets(daml.Numeric{})},
 		splice.SvNodeState{}, splice.TransferResult{CreatedAmulets: []splice.CreatedAmulet{{TransferResultAmulet: new(daml.ContractID)}}},
 	} {

@@ -180,6 +180,11 @@ type OpenMiningRoundFetch struct {
 	P daml.Party `daml:"p"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (OpenMiningRoundFetch) DamlIdentifier() daml.Identifier {
+	return PackageAmulet.Identifier(moduleRound, "OpenMiningRound_Fetch")
+}
+
 // OpenMiningRoundSummary is Splice.Issuance:OpenMiningRoundSummary: the
 // reward coupons registered against a round. sandnet issues no coupons,
 // so the DSO's summaries are all zero.

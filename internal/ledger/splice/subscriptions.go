@@ -503,13 +503,17 @@ func registerSubscriptions(r *ledger.Registry) {
 			return SubscriptionRequestAcceptAndMakePaymentResult{SubscriptionPayment: cid, SenderChange: change}, err
 		})
 	ledger.AddChoice(r, "SubscriptionRequest_Withdraw", true,
-		func(s SubscriptionRequest, _ SubscriptionRequestWithdraw) []daml.Party { return []daml.Party{s.SubscriptionData.Receiver} },
+		func(s SubscriptionRequest, _ SubscriptionRequestWithdraw) []daml.Party {
+			return []daml.Party{s.SubscriptionData.Receiver}
+		},
 		func(tx *ledger.Tx, self daml.ContractID, s SubscriptionRequest, _ SubscriptionRequestWithdraw) (SubscriptionRequestWithdrawResult, error) {
 			cid, err := ledger.Create(tx, TerminatedSubscription{SubscriptionData: s.SubscriptionData, Reference: self})
 			return SubscriptionRequestWithdrawResult{TerminatedSubscription: cid}, err
 		})
 	ledger.AddChoice(r, "SubscriptionRequest_Reject", true,
-		func(s SubscriptionRequest, _ SubscriptionRequestReject) []daml.Party { return []daml.Party{s.SubscriptionData.Sender} },
+		func(s SubscriptionRequest, _ SubscriptionRequestReject) []daml.Party {
+			return []daml.Party{s.SubscriptionData.Sender}
+		},
 		func(tx *ledger.Tx, self daml.ContractID, s SubscriptionRequest, _ SubscriptionRequestReject) (SubscriptionRequestRejectResult, error) {
 			cid, err := ledger.Create(tx, TerminatedSubscription{SubscriptionData: s.SubscriptionData, Reference: self})
 			return SubscriptionRequestRejectResult{TerminatedSubscription: cid}, err
@@ -517,7 +521,9 @@ func registerSubscriptions(r *ledger.Registry) {
 
 	ledger.RegisterTemplate[SubscriptionInitialPayment](r)
 	ledger.AddChoice(r, "SubscriptionInitialPayment_Collect", true,
-		func(p SubscriptionInitialPayment, _ SubscriptionInitialPaymentCollect) []daml.Party { return p.Signatories() },
+		func(p SubscriptionInitialPayment, _ SubscriptionInitialPaymentCollect) []daml.Party {
+			return p.Signatories()
+		},
 		func(tx *ledger.Tx, _ daml.ContractID, p SubscriptionInitialPayment, arg SubscriptionInitialPaymentCollect) (SubscriptionInitialPaymentCollectResult, error) {
 			var res SubscriptionInitialPaymentCollectResult
 			if err := requireSameRound(tx, arg.TransferContext.OpenMiningRound, p.SubscriptionData, p.Round, "subscription request"); err != nil {
@@ -548,7 +554,9 @@ func registerSubscriptions(r *ledger.Registry) {
 			return SubscriptionInitialPaymentRejectResult{AmuletSum: sum}, err
 		})
 	ledger.AddChoice(r, "SubscriptionInitialPayment_Expire", true,
-		func(_ SubscriptionInitialPayment, arg SubscriptionInitialPaymentExpire) []daml.Party { return []daml.Party{arg.Actor} },
+		func(_ SubscriptionInitialPayment, arg SubscriptionInitialPaymentExpire) []daml.Party {
+			return []daml.Party{arg.Actor}
+		},
 		func(tx *ledger.Tx, _ daml.ContractID, p SubscriptionInitialPayment, arg SubscriptionInitialPaymentExpire) (SubscriptionInitialPaymentExpireResult, error) {
 			if err := requireSignatory(tx, arg.Actor, p); err != nil {
 				return SubscriptionInitialPaymentExpireResult{}, err
@@ -587,7 +595,9 @@ func registerSubscriptions(r *ledger.Registry) {
 			return SubscriptionIdleStateMakePaymentResult{SubscriptionPayment: cid, SenderChange: change}, err
 		})
 	ledger.AddChoice(r, "SubscriptionIdleState_ExpireSubscription", true,
-		func(_ SubscriptionIdleState, arg SubscriptionIdleStateExpireSubscription) []daml.Party { return []daml.Party{arg.Actor} },
+		func(_ SubscriptionIdleState, arg SubscriptionIdleStateExpireSubscription) []daml.Party {
+			return []daml.Party{arg.Actor}
+		},
 		func(tx *ledger.Tx, _ daml.ContractID, s SubscriptionIdleState, arg SubscriptionIdleStateExpireSubscription) (SubscriptionIdleStateExpireSubscriptionResult, error) {
 			if err := requireSignatory(tx, arg.Actor, s); err != nil {
 				return SubscriptionIdleStateExpireSubscriptionResult{}, err
@@ -632,7 +642,9 @@ func registerSubscriptions(r *ledger.Registry) {
 			return res, err
 		})
 	ledger.AddChoice(r, "SubscriptionPayment_Reject", true,
-		func(p SubscriptionPayment, _ SubscriptionPaymentReject) []daml.Party { return []daml.Party{p.SubscriptionData.Receiver} },
+		func(p SubscriptionPayment, _ SubscriptionPaymentReject) []daml.Party {
+			return []daml.Party{p.SubscriptionData.Receiver}
+		},
 		func(tx *ledger.Tx, _ daml.ContractID, p SubscriptionPayment, arg SubscriptionPaymentReject) (SubscriptionPaymentRejectResult, error) {
 			var res SubscriptionPaymentRejectResult
 			if err := requireMatchingSubscription(tx, p.Subscription, p.SubscriptionData, p.Reference); err != nil {
@@ -646,7 +658,9 @@ func registerSubscriptions(r *ledger.Registry) {
 			return res, err
 		})
 	ledger.AddChoice(r, "SubscriptionPayment_Expire", true,
-		func(_ SubscriptionPayment, arg SubscriptionPaymentExpire) []daml.Party { return []daml.Party{arg.Actor} },
+		func(_ SubscriptionPayment, arg SubscriptionPaymentExpire) []daml.Party {
+			return []daml.Party{arg.Actor}
+		},
 		func(tx *ledger.Tx, _ daml.ContractID, p SubscriptionPayment, arg SubscriptionPaymentExpire) (SubscriptionPaymentExpireResult, error) {
 			var res SubscriptionPaymentExpireResult
 			if err := requireSignatory(tx, arg.Actor, p); err != nil {

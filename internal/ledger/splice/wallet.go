@@ -623,17 +623,23 @@ func registerWallet(r *ledger.Registry) {
 		},
 		completeAcceptedTransferOffer)
 	ledger.AddChoice(r, "AcceptedTransferOffer_Withdraw", true,
-		func(o AcceptedTransferOffer, _ AcceptedTransferOfferWithdraw) []daml.Party { return []daml.Party{o.Receiver} },
+		func(o AcceptedTransferOffer, _ AcceptedTransferOfferWithdraw) []daml.Party {
+			return []daml.Party{o.Receiver}
+		},
 		func(_ *ledger.Tx, _ daml.ContractID, o AcceptedTransferOffer, _ AcceptedTransferOfferWithdraw) (AcceptedTransferOfferWithdrawResult, error) {
 			return AcceptedTransferOfferWithdrawResult{TrackingInfo: o.trackingInfo()}, nil
 		})
 	ledger.AddChoice(r, "AcceptedTransferOffer_Abort", true,
-		func(o AcceptedTransferOffer, _ AcceptedTransferOfferAbort) []daml.Party { return []daml.Party{o.Sender} },
+		func(o AcceptedTransferOffer, _ AcceptedTransferOfferAbort) []daml.Party {
+			return []daml.Party{o.Sender}
+		},
 		func(_ *ledger.Tx, _ daml.ContractID, o AcceptedTransferOffer, _ AcceptedTransferOfferAbort) (AcceptedTransferOfferAbortResult, error) {
 			return AcceptedTransferOfferAbortResult{TrackingInfo: o.trackingInfo()}, nil
 		})
 	ledger.AddChoice(r, "AcceptedTransferOffer_Expire", true,
-		func(_ AcceptedTransferOffer, arg AcceptedTransferOfferExpire) []daml.Party { return []daml.Party{arg.Actor} },
+		func(_ AcceptedTransferOffer, arg AcceptedTransferOfferExpire) []daml.Party {
+			return []daml.Party{arg.Actor}
+		},
 		func(tx *ledger.Tx, _ daml.ContractID, o AcceptedTransferOffer, arg AcceptedTransferOfferExpire) (AcceptedTransferOfferExpireResult, error) {
 			if err := requireExpired(tx, o.ExpiresAt); err != nil {
 				return AcceptedTransferOfferExpireResult{}, err
@@ -759,7 +765,9 @@ func registerWalletInstall(r *ledger.Registry) {
 			return WalletSubscriptionRequestRejectResult(res), err
 		})
 	ledger.AddChoice(r, "WalletAppInstall_SubscriptionIdleState_CancelSubscription", false,
-		func(w WalletAppInstall, _ WalletSubscriptionIdleStateCancelSubscription) []daml.Party { return validator(w) },
+		func(w WalletAppInstall, _ WalletSubscriptionIdleStateCancelSubscription) []daml.Party {
+			return validator(w)
+		},
 		func(tx *ledger.Tx, _ daml.ContractID, _ WalletAppInstall, arg WalletSubscriptionIdleStateCancelSubscription) (WalletSubscriptionIdleStateCancelSubscriptionResult, error) {
 			res, err := ledger.Exercise[SubscriptionIdleStateCancelSubscriptionResult](tx, arg.Cid, "SubscriptionIdleState_CancelSubscription", SubscriptionIdleStateCancelSubscription{})
 			return WalletSubscriptionIdleStateCancelSubscriptionResult(res), err
