@@ -119,7 +119,7 @@ func checkExpectedDso(actual daml.Party, expected *daml.Party) error {
 	case expected == nil:
 		return abort("Expected DSO party not set by caller. Please change your code to set it as a prudent security measure.")
 	case *expected != actual:
-		return abort("DSO party expected by caller " + strconv.Quote(string(*expected)) + " does not match actual DSO party " + strconv.Quote(string(actual)))
+		return abort("DSO party expected by caller " + showParty(*expected) + " does not match actual DSO party " + showParty(actual))
 	}
 	return nil
 }
