@@ -523,17 +523,23 @@ func TestSubscriptionPaymentChoices(t *testing.T) {
 		returned bool // alice got her amulet back
 	}{
 		{name: "the sender expires it before the lock expires", actAs: alice, choice: "SubscriptionPayment_Expire",
-			arg:  func(c splice.AppTransferContext) any { return splice.SubscriptionPaymentExpire{Actor: alice, TransferContext: c} },
+			arg: func(c splice.AppTransferContext) any {
+				return splice.SubscriptionPaymentExpire{Actor: alice, TransferContext: c}
+			},
 			want: damlFailure("stdlib.daml.com/deadline-not-exceeded", "Ledger time is before deadline 'Lock.expiresAt'")},
 		{name: "a party that is not a signatory expires it", actAs: s.Validator.Party, choice: "SubscriptionPayment_Expire",
-			arg:  func(c splice.AppTransferContext) any { return splice.SubscriptionPaymentExpire{Actor: s.Validator.Party, TransferContext: c} },
+			arg: func(c splice.AppTransferContext) any {
+				return splice.SubscriptionPaymentExpire{Actor: s.Validator.Party, TransferContext: c}
+			},
 			want: requirement("Actor '" + string(s.Validator.Party) + "' is a signatory")},
 		{name: "the sender rejects it", actAs: alice, choice: "SubscriptionPayment_Reject",
 			arg: func(c splice.AppTransferContext) any { return splice.SubscriptionPaymentReject{TransferContext: c} }, want: unauthorized},
 		{name: "the receiver rejects it", asDSO: true, choice: "SubscriptionPayment_Reject",
 			arg: func(c splice.AppTransferContext) any { return splice.SubscriptionPaymentReject{TransferContext: c} }, returned: true},
 		{name: "the sender expires it after the lock expired", wait: time.Hour, actAs: alice, choice: "SubscriptionPayment_Expire",
-			arg: func(c splice.AppTransferContext) any { return splice.SubscriptionPaymentExpire{Actor: alice, TransferContext: c} }, returned: true},
+			arg: func(c splice.AppTransferContext) any {
+				return splice.SubscriptionPaymentExpire{Actor: alice, TransferContext: c}
+			}, returned: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := payment(t)
@@ -645,14 +651,22 @@ func TestSubscriptionInitialPaymentChoices(t *testing.T) {
 			want: failure{code: ledger.CodeUnhandledException, text: "matches round at collection"}},
 		{name: "collected", asDSO: true, choice: "SubscriptionInitialPayment_Collect"},
 		{name: "rejected by the sender", choice: "SubscriptionInitialPayment_Reject",
-			arg: func(c splice.AppTransferContext) any { return splice.SubscriptionInitialPaymentReject{TransferContext: c} }, want: unauthorized},
+			arg: func(c splice.AppTransferContext) any {
+				return splice.SubscriptionInitialPaymentReject{TransferContext: c}
+			}, want: unauthorized},
 		{name: "rejected by the receiver", asDSO: true, choice: "SubscriptionInitialPayment_Reject",
-			arg: func(c splice.AppTransferContext) any { return splice.SubscriptionInitialPaymentReject{TransferContext: c} }},
+			arg: func(c splice.AppTransferContext) any {
+				return splice.SubscriptionInitialPaymentReject{TransferContext: c}
+			}},
 		{name: "expired by the sender too early", choice: "SubscriptionInitialPayment_Expire",
-			arg:  func(c splice.AppTransferContext) any { return splice.SubscriptionInitialPaymentExpire{Actor: alice, TransferContext: c} },
+			arg: func(c splice.AppTransferContext) any {
+				return splice.SubscriptionInitialPaymentExpire{Actor: alice, TransferContext: c}
+			},
 			want: damlFailure("stdlib.daml.com/deadline-not-exceeded", "Lock.expiresAt")},
 		{name: "expired by the sender", wait: time.Hour, choice: "SubscriptionInitialPayment_Expire",
-			arg: func(c splice.AppTransferContext) any { return splice.SubscriptionInitialPaymentExpire{Actor: alice, TransferContext: c} }},
+			arg: func(c splice.AppTransferContext) any {
+				return splice.SubscriptionInitialPaymentExpire{Actor: alice, TransferContext: c}
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, context := pay(t, "name"+itoa(i)+".unverified.cns")
