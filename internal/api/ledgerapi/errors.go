@@ -344,9 +344,13 @@ func writeErrorBody(w http.ResponseWriter, status int, body JsCantonError) {
 
 // traceID is the W3C trace id of the request, Canton's tid.
 func traceID(r *http.Request) string {
-	tp := web.TraceFrom(r.Context()).TraceParent
-	if len(tp) >= 35 {
-		return tp[3:35]
+	return traceIDOf(web.TraceFrom(r.Context()).TraceParent)
+}
+
+// traceIDOf is the trace id of a W3C traceparent.
+func traceIDOf(traceParent string) string {
+	if len(traceParent) >= 35 {
+		return traceParent[3:35]
 	}
-	return tp
+	return traceParent
 }

@@ -75,7 +75,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"DELETE /v2/users/{user-id}", "GET /docs/asyncapi", "GET /docs/openapi", "GET /v2/authenticated-user",
 		"GET /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET /v2/state/connected-synchronizers", "GET /v2/state/latest-pruned-offsets", "GET /v2/state/ledger-end",
 		"GET /v2/users", "GET /v2/users/{user-id}", "GET /v2/users/{user-id}/rights", "GET /v2/version", "PATCH /v2/users/{user-id}",
-		"PATCH /v2/users/{user-id}/rights", "POST /v2/state/active-contracts", "POST /v2/updates", "POST /v2/updates/flats", "POST /v2/updates/trees", "POST /v2/users", "POST /v2/users/{user-id}/rights",
+		"PATCH /v2/users/{user-id}/rights", "POST /v2/commands/command-completions", "POST /v2/commands/completions", "POST /v2/state/active-contracts", "POST /v2/updates", "POST /v2/updates/flats", "POST /v2/updates/trees", "POST /v2/users", "POST /v2/users/{user-id}/rights",
 	}
 	if !slices.Equal(ops, want) {
 		t.Errorf("the document's operations are %q, want %q", ops, want)

@@ -63,17 +63,27 @@ func (h *Handler) updatesList(w http.ResponseWriter, r *http.Request, trees bool
 	if !q.plan.openEnded {
 		return h.boundedList(w, r, q.plan, take)
 	}
+	out := newListBody(w, math.MaxInt)
+	l := &lister{h: h, plan: q.plan, take: take, emit: out.add}
+	return h.openEndedList(r.Context(), params, out, l, q.plan.begin, q.ledgerEnd, q.committed)
+}
+
+// openEndedList answers an open-ended list: f, whose elements go to out,
+// followed from begin (the ledger end end, read after the commit signal
+// committed was taken) until it has its elements or none came for the
+// idle timeout (stream_idle_timeout_ms, or the node's list wait time).
+// Since what it returns is only known at its end, it is collected and
+// sent whole, or refused with 413 when it is over the node limit.
+func (h *Handler) openEndedList(ctx context.Context, params listParams, out *listBody, f follower, begin, end ledger.Offset, committed <-chan struct{}) error {
 	idle := h.cfg.ListWaitTime
 	if params.IdleTimeout != nil {
 		idle = time.Duration(min(*params.IdleTimeout, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
 	}
-	out := newListBody(w, math.MaxInt)
-	l := &lister{h: h, plan: q.plan, take: take, emit: out.add}
-	if err := h.follow(r.Context(), l, q.plan.begin, q.ledgerEnd, q.committed, idle); err != nil {
+	if err := h.follow(ctx, f, begin, end, committed, idle); err != nil {
 		return err
 	}
-	if l.n > h.cfg.MaxListElements {
-		return overLimit(l.n, h.cfg.MaxListElements)
+	if n := f.emitted(); n > h.cfg.MaxListElements {
+		return overLimit(n, h.cfg.MaxListElements)
 	}
 	return out.finish()
 }
