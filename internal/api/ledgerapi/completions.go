@@ -191,21 +191,11 @@ func (h *Handler) prepareCompletions(r *http.Request, body []byte, byUser bool) 
 // completionsList serves the two lists.
 func (h *Handler) completionsList(byUser bool) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		params, err := parseListParams(r.URL.Query())
-		if err != nil {
+		q, params, take, err := readList(h, w, r, func(r *http.Request, body []byte) (*completionsQuery, error) {
+			return h.prepareCompletions(r, body, byUser)
+		})
+		if err != nil || take == 0 {
 			return err
-		}
-		body, err := readBody(r)
-		if err != nil {
-			return err
-		}
-		q, err := h.prepareCompletions(r, body, byUser)
-		if err != nil {
-			return err
-		}
-		take, ok := h.listTake(params)
-		if !ok {
-			return writeList(w, nil)
 		}
 		out := newListBody(w, math.MaxInt)
 		l := &completionLister{h: h, q: q, take: take, emit: out.add}

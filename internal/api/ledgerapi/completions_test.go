@@ -8,10 +8,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,10 +179,7 @@ func TestCompletions(t *testing.T) {
 		{name: "command-completions: any party needs the right", path: getCompletionsPath + now, user: "alice", body: `{"beginExclusive":{begin}}`, status: 403},
 		{name: "command-completions: a negative offset", path: getCompletionsPath + now, user: "alice", body: `{"parties":["{alice}"],"beginExclusive":-1}`, status: 400, code: "NEGATIVE_OFFSET"},
 	}
-	var (
-		mu  sync.Mutex
-		ran int
-	)
+	var ran atomic.Int32
 	t.Run("cases", func(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -192,43 +188,18 @@ func TestCompletions(t *testing.T) {
 				if target == "" {
 					target = completionsPath + now
 				}
-				authz := ""
-				if !tc.noToken {
-					authz = bearer(t, tc.user)
-				}
+				authz := caseToken(t, tc.noToken, tc.user)
 				body := expand(tc.body)
-				rec := httptest.NewRecorder()
-				e.handler(tc.opts).ServeHTTP(rec, newRequest(http.MethodPost, target, authz, body))
-				mu.Lock()
-				ran++
-				mu.Unlock()
-				if rec.Code != tc.status {
-					t.Fatalf("status = %d, want %d: %.3000s", rec.Code, tc.status, rec.Body)
-				}
-				switch {
-				case rec.Code == http.StatusOK:
-				case rec.Code == http.StatusBadRequest && tc.code == "":
-					if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-						t.Errorf("Content-Type = %q, want text/plain", ct)
-					}
-				default:
-					checkError(t, rec, tc.code)
-				}
+				rec := e.answerCase(t, tc.opts, newRequest(http.MethodPost, target, authz, body), tc.status, tc.code, &ran)
 				golden.Check(t, tc.name, entryOf(t, rec))
-				reqErr := s.Validate(t, newRequest(http.MethodPost, target, authz, body), rec)
-				switch {
-				case tc.offSpec && reqErr == nil:
-					t.Errorf("the document allows this request, but the case says it does not")
-				case !tc.offSpec && reqErr != nil:
-					t.Errorf("request does not conform to the document: %v", reqErr)
-				}
+				checkConformance(t, s, newRequest(http.MethodPost, target, authz, body), rec, tc.offSpec)
 				if tc.check != nil {
 					tc.check(t, rec)
 				}
 			})
 		}
 	})
-	golden.Finish(t, ran == len(cases))
+	golden.Finish(t, int(ran.Load()) == len(cases))
 }
 
 // checkErrorInfo checks a rejected completion's ErrorInfo: its reason,
@@ -406,16 +377,7 @@ func FuzzCompletionsRequest(f *testing.F) {
 	}
 	h := e.handler(options{authNone: true, max: 5, wait: time.Millisecond})
 	f.Fuzz(func(t *testing.T, body, query string, getCompletions bool) {
-		q, err := url.ParseQuery(query)
-		if err != nil {
-			t.Skip()
-		}
-		// An open-ended list waits for its idle timeout: keep it short.
-		for _, v := range q["stream_idle_timeout_ms"] {
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 5 {
-				t.Skip()
-			}
-		}
+		q := shortListQuery(t, query)
 		path := completionsPath
 		if getCompletions {
 			path = getCompletionsPath

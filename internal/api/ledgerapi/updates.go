@@ -44,21 +44,11 @@ func (h *Handler) updateTrees(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) updatesList(w http.ResponseWriter, r *http.Request, trees bool) error {
-	params, err := parseListParams(r.URL.Query())
-	if err != nil {
+	q, params, take, err := readList(h, w, r, func(r *http.Request, body []byte) (*updatesQuery, error) {
+		return h.prepareUpdates(r, body, trees)
+	})
+	if err != nil || take == 0 {
 		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	q, err := h.prepareUpdates(r, body, trees)
-	if err != nil {
-		return err
-	}
-	take, ok := h.listTake(params)
-	if !ok {
-		return writeList(w, nil)
 	}
 	if !q.plan.openEnded {
 		return h.boundedList(w, r, q.plan, take)
