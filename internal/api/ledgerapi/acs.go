@@ -308,21 +308,9 @@ func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error 
 // size of the snapshot is known before anything is rendered, so the 413 is
 // decided first and the list is then streamed as it is rendered.
 func (h *Handler) activeContractsList(w http.ResponseWriter, r *http.Request) error {
-	params, err := parseListParams(r.URL.Query())
-	if err != nil {
+	q, _, take, err := readList(h, w, r, h.prepareActiveContracts)
+	if err != nil || take == 0 {
 		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	q, err := h.prepareActiveContracts(r, body)
-	if err != nil {
-		return err
-	}
-	take, ok := h.listTake(params)
-	if !ok {
-		return writeList(w, nil)
 	}
 	snap, err := h.activeContracts(r.Context(), q)
 	if err != nil {

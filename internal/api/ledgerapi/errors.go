@@ -43,6 +43,7 @@ const (
 	codeConcurrentUserEdit   = "CONCURRENT_USER_UPDATE_DETECTED"
 	codeStaleStreamAuth      = "STALE_STREAM_AUTHORIZATION"
 	codeAccessTokenExpired   = "ACCESS_TOKEN_EXPIRED"
+	codeInvalidToken         = "INVALID_TOKEN"
 )
 
 // Canton's error categories (ErrorCategory.asInt) and the gRPC status codes
@@ -82,6 +83,10 @@ type errorClass struct {
 	retry    string
 }
 
+// definiteAnswers are the codes whose errors are definite answers: the
+// submission they refuse will never be committed.
+var definiteAnswers = map[string]bool{ledger.CodeDuplicateCommand: true}
+
 // codeClass classifies the codes this API produces.
 var codeClass = map[string]errorClass{
 	codeInvalidArgument:      {catInvalidIndependent, grpcInvalidArgument, ""},
@@ -120,10 +125,16 @@ var codeClass = map[string]errorClass{
 	"DAML_FAILURE":                      {catInvalidGivenState, grpcFailedPrecondition, ""},
 	"DAML_INTERPRETATION_ERROR":         {catInvalidGivenState, grpcFailedPrecondition, ""},
 	"WRONGLY_TYPED_CONTRACT":            {catInvalidGivenState, grpcFailedPrecondition, ""},
-	"LOCAL_VERDICT_LOCKED_CONTRACTS":    {catContention, grpcAborted, retryOneSecond},
-	"LOCAL_VERDICT_INACTIVE_CONTRACTS":  {catResourceMissing, grpcNotFound, ""},
-	"DUPLICATE_COMMAND":                 {catResourceExists, grpcAlreadyExists, ""},
-	"SUBMISSION_ALREADY_IN_FLIGHT":      {catContention, grpcAborted, retryOneSecond},
+
+	codeInvalidToken: {catInvalidIndependent, grpcInvalidArgument, ""},
+	// The outcomes of a submission (ledger.Completion): a change in
+	// flight and a contract another command took first (locked) may be
+	// retried; a contract archived since the command was interpreted is
+	// missing.
+	ledger.CodeDuplicateCommand:   {catResourceExists, grpcAlreadyExists, ""},
+	ledger.CodeSubmissionInFlight: {catContention, grpcAborted, retryOneSecond},
+	ledger.CodeLockedContracts:    {catContention, grpcAborted, retryOneSecond},
+	ledger.CodeInactiveContracts:  {catResourceMissing, grpcNotFound, ""},
 }
 
 // kindClass classifies faults that carry no code of this API (engine
@@ -287,26 +298,11 @@ func (h *Handler) errorResponse(r *http.Request, err error) (status int, _ *JsCa
 		}
 		return status, &body, ""
 	}
-	code, class := f.Code, codeClass[f.Code]
-	cause := f.Message
-	if !knownCode {
-		k := kindClass[f.Kind]
-		if code == "" {
-			code = k.code
-		}
-		class = k.class
-		if code == codeInvalidArgument && !strings.HasPrefix(cause, invalidArgumentCausePrefix) {
-			cause = invalidArgumentCausePrefix + cause
-		}
-	}
-	definite := false
+	code, class, cause := classify(f)
+	definite := definiteAnswers[code]
 	body.Code, body.Cause = code, cause
 	body.TraceID = &tid
-	body.Context["category"] = strconv.Itoa(class.category)
-	body.Context["definite_answer"] = strconv.FormatBool(definite)
-	body.Context["participant"] = h.cfg.ParticipantName
-	body.Context["tid"] = tid
-	maps.Copy(body.Context, f.Context)
+	body.Context = h.errorContext(code, class, f.Context, tid)
 	if f.Resources != nil {
 		body.Resources = f.Resources
 	}
@@ -325,6 +321,38 @@ func (h *Handler) errorResponse(r *http.Request, err error) (status int, _ *JsCa
 	return status, &body, ""
 }
 
+// classify returns the code, class and cause Canton answers a fault that
+// is not redacted with: its own code's class, or that of its kind (and the
+// kind's code when it has none).
+func classify(f *fault.Error) (code string, class errorClass, cause string) {
+	code, cause = f.Code, f.Message
+	if c, ok := codeClass[code]; ok {
+		return code, c, cause
+	}
+	k := kindClass[f.Kind]
+	if code == "" {
+		code = k.code
+	}
+	if code == codeInvalidArgument && !strings.HasPrefix(cause, invalidArgumentCausePrefix) {
+		cause = invalidArgumentCausePrefix + cause
+	}
+	return code, k.class, cause
+}
+
+// errorContext is the context Canton gives an error: its category,
+// whether it is a definite answer, the participant, the trace id and the
+// error's own entries.
+func (h *Handler) errorContext(code string, class errorClass, own map[string]string, tid string) map[string]string {
+	ctx := map[string]string{
+		"category":        strconv.Itoa(class.category),
+		"definite_answer": strconv.FormatBool(definiteAnswers[code]),
+		"participant":     h.cfg.ParticipantName,
+		"tid":             tid,
+	}
+	maps.Copy(ctx, own)
+	return ctx
+}
+
 func writeErrorBody(w http.ResponseWriter, status int, body JsCantonError) {
 	b, err := marshal(body)
 	if err != nil {
@@ -336,9 +364,13 @@ func writeErrorBody(w http.ResponseWriter, status int, body JsCantonError) {
 
 // traceID is the W3C trace id of the request, Canton's tid.
 func traceID(r *http.Request) string {
-	tp := web.TraceFrom(r.Context()).TraceParent
-	if len(tp) >= 35 {
-		return tp[3:35]
+	return traceIDOf(web.TraceFrom(r.Context()).TraceParent)
+}
+
+// traceIDOf is the trace id of a W3C traceparent.
+func traceIDOf(traceParent string) string {
+	if len(traceParent) >= 35 {
+		return traceParent[3:35]
 	}
-	return tp
+	return traceParent
 }

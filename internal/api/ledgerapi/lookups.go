@@ -355,27 +355,6 @@ func decodeGetTransactionRequest(r *http.Request, byID bool) (*getTransactionReq
 	return req, nil
 }
 
-// stringList decodes an array of strings; absent or null is empty.
-func (d *decoder) stringList(path string, obj map[string]any, name string) []string {
-	p := join(path, name)
-	var out []string
-	switch v := obj[name].(type) {
-	case nil:
-	case []any:
-		for i, item := range v {
-			s, ok := item.(string)
-			if !ok {
-				d.fail(p+"["+strconv.Itoa(i)+"]", "expected a string, got %s", describe(item))
-				return nil
-			}
-			out = append(out, s)
-		}
-	default:
-		d.fail(p, "expected an array, got %s", describe(v))
-	}
-	return out
-}
-
 // POST /v2/updates/transaction-by-id and transaction-by-offset
 // (deprecated): the transaction as a transaction format shows it, or, for
 // requesting parties, as the ACS_DELTA shape shows it to them.

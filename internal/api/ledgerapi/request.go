@@ -297,6 +297,28 @@ func (d *decoder) stringMember(path string, obj map[string]any, name string) (st
 	}
 }
 
+// stringList reads a member that is an array of strings; absent or null
+// is an empty list (never nil).
+func (d *decoder) stringList(path string, obj map[string]any, name string) []string {
+	p := join(path, name)
+	out := []string{}
+	switch v := obj[name].(type) {
+	case nil:
+	case []any:
+		for i, item := range v {
+			s, ok := item.(string)
+			if !ok {
+				d.fail(fmt.Sprintf("%s[%d]", p, i), "expected a string, got %s", describe(item))
+				break
+			}
+			out = append(out, s)
+		}
+	default:
+		d.fail(p, "expected an array, got %s", describe(v))
+	}
+	return out
+}
+
 func (d *decoder) request(root any) *getUpdatesRequest {
 	obj, ok := root.(map[string]any)
 	if !ok {
@@ -448,22 +470,7 @@ func (d *decoder) updateFormat(path string, obj map[string]any) *updateFormat {
 		tp := join(path, "includeTopologyEvents")
 		tf := &topologyFormat{}
 		if pa, ok := d.member(tp, t, "includeParticipantAuthorizationEvents"); ok {
-			pp := join(tp, "includeParticipantAuthorizationEvents.parties")
-			parties := []string{}
-			switch v := pa["parties"].(type) {
-			case nil:
-			case []any:
-				for i, item := range v {
-					s, ok := item.(string)
-					if !ok {
-						d.fail(fmt.Sprintf("%s[%d]", pp, i), "expected a string, got %s", describe(item))
-						break
-					}
-					parties = append(parties, s)
-				}
-			default:
-				d.fail(pp, "expected an array, got %s", describe(v))
-			}
+			parties := d.stringList(join(tp, "includeParticipantAuthorizationEvents"), pa, "parties")
 			tf.PartyAuth = &parties
 		}
 		u.Topology = tf
