@@ -280,17 +280,7 @@ func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error 
 		if a == nil {
 			continue
 		}
-		ev, err := s.pr.created(a.offset, a.node, a.contract, a.match, true)
-		if err != nil {
-			return err
-		}
-		b, err := marshal(JsGetActiveContractsResponse{
-			WorkflowID: a.workflowID,
-			ContractEntry: ContractEntry{JsActiveContract: &JsActiveContract{
-				CreatedEvent: ev.CreatedEvent, SynchronizerID: string(a.synchronizer),
-				ReassignmentCounter: a.contract.ReassignmentCounter,
-			}},
-		})
+		b, err := s.render(a)
 		if err != nil {
 			return err
 		}
@@ -300,6 +290,21 @@ func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error 
 		n++
 	}
 	return nil
+}
+
+// render renders one active contract of the snapshot.
+func (s *activeSnapshot) render(a *activeEntry) (json.RawMessage, error) {
+	ev, err := s.pr.created(a.offset, a.node, a.contract, a.match, true)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(JsGetActiveContractsResponse{
+		WorkflowID: a.workflowID,
+		ContractEntry: ContractEntry{JsActiveContract: &JsActiveContract{
+			CreatedEvent: ev.CreatedEvent, SynchronizerID: string(a.synchronizer),
+			ReassignmentCounter: a.contract.ReassignmentCounter,
+		}},
+	})
 }
 
 // POST /v2/state/active-contracts: the snapshot as a list, under the same
