@@ -60,11 +60,7 @@ func decodeGetActiveContractsRequest(body []byte) (*getActiveContractsRequest, e
 	}
 	d := &decoder{}
 	req := &getActiveContractsRequest{}
-	at, ok := d.int64Member("", obj, "activeAtOffset")
-	if !ok && d.err == nil {
-		d.fail("activeAtOffset", "missing required field")
-	}
-	req.ActiveAtOffset = at
+	req.ActiveAtOffset = d.requiredInt64(obj, "activeAtOffset")
 	if f, ok := d.member("", obj, "filter"); ok {
 		req.Filter = d.eventFormat("filter", f, false)
 	}
