@@ -60,11 +60,7 @@ func decodeGetActiveContractsRequest(body []byte) (*getActiveContractsRequest, e
 	}
 	d := &decoder{}
 	req := &getActiveContractsRequest{}
-	at, ok := d.int64Member("", obj, "activeAtOffset")
-	if !ok && d.err == nil {
-		d.fail("activeAtOffset", "missing required field")
-	}
-	req.ActiveAtOffset = at
+	req.ActiveAtOffset = d.requiredInt64(obj, "activeAtOffset")
 	if f, ok := d.member("", obj, "filter"); ok {
 		req.Filter = d.eventFormat("filter", f, false)
 	}
@@ -280,17 +276,7 @@ func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error 
 		if a == nil {
 			continue
 		}
-		ev, err := s.pr.created(a.offset, a.node, a.contract, a.match, true)
-		if err != nil {
-			return err
-		}
-		b, err := marshal(JsGetActiveContractsResponse{
-			WorkflowID: a.workflowID,
-			ContractEntry: ContractEntry{JsActiveContract: &JsActiveContract{
-				CreatedEvent: ev.CreatedEvent, SynchronizerID: string(a.synchronizer),
-				ReassignmentCounter: a.contract.ReassignmentCounter,
-			}},
-		})
+		b, err := s.render(a)
 		if err != nil {
 			return err
 		}
@@ -300,6 +286,21 @@ func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error 
 		n++
 	}
 	return nil
+}
+
+// render renders one active contract of the snapshot.
+func (s *activeSnapshot) render(a *activeEntry) (json.RawMessage, error) {
+	ev, err := s.pr.created(a.offset, a.node, a.contract, a.match, true)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(JsGetActiveContractsResponse{
+		WorkflowID: a.workflowID,
+		ContractEntry: ContractEntry{JsActiveContract: &JsActiveContract{
+			CreatedEvent: ev.CreatedEvent, SynchronizerID: string(a.synchronizer),
+			ReassignmentCounter: a.contract.ReassignmentCounter,
+		}},
+	})
 }
 
 // POST /v2/state/active-contracts: the snapshot as a list, under the same

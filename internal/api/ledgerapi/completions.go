@@ -422,7 +422,7 @@ func (h *Handler) rejection(f *fault.Error, submissionID, tid string) *JsStatus 
 		Message: fmt.Sprintf("%s(%d,%.8s): %s", code, class.category, correlation, cause),
 		Details: []ProtoAny{errorInfo(code, h.errorContext(code, class, f.Context, tid))},
 	}
-	if class.retry != "" {
+	if retryOf(class.category) != "" {
 		st.Details = append(st.Details, retryInfo(1))
 	}
 	request := submissionID

@@ -51,11 +51,13 @@ const (
 const (
 	catTransientServerFailure   = 1
 	catContention               = 2
+	catDeadlineExceeded         = 3
 	catInvalidIndependent       = 8
 	catInvalidGivenState        = 9
 	catResourceExists           = 10
 	catResourceMissing          = 11
 	catSeekAfterEnd             = 12
+	catUnsupportedOperation     = 14
 	grpcInvalidArgument         = 3
 	grpcNotFound                = 5
 	grpcAlreadyExists           = 6
@@ -63,6 +65,7 @@ const (
 	grpcFailedPrecondition      = 9
 	grpcAborted                 = 10
 	grpcOutOfRange              = 11
+	grpcUnimplemented           = 12
 	grpcInternal                = 13
 	grpcUnavailable             = 14
 	grpcUnauthenticated         = 16
@@ -76,11 +79,22 @@ const (
 	contextLedgerAPIErrorUnauth = "invalid token"
 )
 
-// errorClass is what Canton attaches to an error code.
+// errorClass is what Canton attaches to an error code: its category and
+// the gRPC code of that category.
 type errorClass struct {
 	category int
 	grpc     int
-	retry    string
+}
+
+// retryOf is the retry delay Canton's error categories carry: a second
+// for transient failures, contention, an unknown request state and a read
+// beyond the ledger end; none for the others.
+func retryOf(category int) string {
+	switch category {
+	case catTransientServerFailure, catContention, catDeadlineExceeded, catSeekAfterEnd:
+		return retryOneSecond
+	}
+	return ""
 }
 
 // definiteAnswers are the codes whose errors are definite answers: the
@@ -89,52 +103,69 @@ var definiteAnswers = map[string]bool{ledger.CodeDuplicateCommand: true}
 
 // codeClass classifies the codes this API produces.
 var codeClass = map[string]errorClass{
-	codeInvalidArgument:      {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeInvalidField:         {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeMissingField:         {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeNegativeOffset:       {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeNonPositiveOffset:    {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeDescendingMissingEnd: {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeOffsetAfterLedgerEnd: {catSeekAfterEnd, grpcOutOfRange, retryOneSecond},
-	codeOffsetOutOfRange:     {catInvalidGivenState, grpcFailedPrecondition, ""},
-	codePrunedDataAccessed:   {catInvalidGivenState, grpcFailedPrecondition, ""},
-	codePackageNamesNotFound: {catResourceMissing, grpcNotFound, ""},
-	codeNoTemplatesForName:   {catResourceMissing, grpcNotFound, ""},
-	codeNoInterfaceForName:   {catResourceMissing, grpcNotFound, ""},
-	codeMaxListElements:      {catContention, grpcAborted, retryOneSecond},
-	codeUserNotFound:         {catResourceMissing, grpcNotFound, ""},
-	codeUserAlreadyExists:    {catResourceExists, grpcAlreadyExists, ""},
-	codeConcurrentUserEdit:   {catContention, grpcAborted, ""},
+	codeInvalidArgument:      {catInvalidIndependent, grpcInvalidArgument},
+	codeInvalidField:         {catInvalidIndependent, grpcInvalidArgument},
+	codeMissingField:         {catInvalidIndependent, grpcInvalidArgument},
+	codeNegativeOffset:       {catInvalidIndependent, grpcInvalidArgument},
+	codeNonPositiveOffset:    {catInvalidIndependent, grpcInvalidArgument},
+	codeDescendingMissingEnd: {catInvalidIndependent, grpcInvalidArgument},
+	codeOffsetAfterLedgerEnd: {catSeekAfterEnd, grpcOutOfRange},
+	codeOffsetOutOfRange:     {catInvalidGivenState, grpcFailedPrecondition},
+	codePrunedDataAccessed:   {catInvalidGivenState, grpcFailedPrecondition},
+	codePackageNamesNotFound: {catResourceMissing, grpcNotFound},
+	codeNoTemplatesForName:   {catResourceMissing, grpcNotFound},
+	codeNoInterfaceForName:   {catResourceMissing, grpcNotFound},
+	codeMaxListElements:      {catContention, grpcAborted},
+	codeUserNotFound:         {catResourceMissing, grpcNotFound},
+	codeUserAlreadyExists:    {catResourceExists, grpcAlreadyExists},
+	codeConcurrentUserEdit:   {catContention, grpcAborted},
 	// A running stream whose authorization no longer holds: the client
 	// may reconnect, with a fresh token or its new rights.
-	codeStaleStreamAuth:    {catContention, grpcAborted, retryOneSecond},
-	codeAccessTokenExpired: {catContention, grpcAborted, retryOneSecond},
+	codeStaleStreamAuth:    {catContention, grpcAborted},
+	codeAccessTokenExpired: {catContention, grpcAborted},
+
+	codeUpdateNotFound:              {catResourceMissing, grpcNotFound},
+	codeContractEventsNotFound:      {catResourceMissing, grpcNotFound},
+	codeContractPayloadNotFound:     {catResourceMissing, grpcNotFound},
+	codePackageNotFound:             {catResourceMissing, grpcNotFound},
+	codeProtoDeserialization:        {catInvalidIndependent, grpcInvalidArgument},
+	codeUnsupportedPackageOperation: {catUnsupportedOperation, grpcUnimplemented},
+	codePartyNotFound:               {catResourceMissing, grpcNotFound},
+	codeInvalidPartyDetailsUpdate:   {catInvalidIndependent, grpcInvalidArgument},
+	codeConcurrentPartyUpdate:       {catContention, grpcAborted},
+	codeMaxPartyAnnotationsSize:     {catInvalidGivenState, grpcFailedPrecondition},
+	codeNotConnectedToSynchronizer:  {catInvalidGivenState, grpcFailedPrecondition},
+	codeIDPNotFound:                 {catResourceMissing, grpcNotFound},
+	codeIDPAlreadyExists:            {catResourceExists, grpcAlreadyExists},
+	codeIDPIssuerAlreadyExists:      {catResourceExists, grpcAlreadyExists},
+	codeTooManyIDPs:                 {catInvalidGivenState, grpcFailedPrecondition},
+	codeInvalidIDPUpdateRequest:     {catInvalidIndependent, grpcInvalidArgument},
 
 	// The codes of command submission, as Canton classifies them. The
 	// engine names them (internal/ledger); the classes live here, with
 	// the rest of the API's mapping.
-	codeCommandPreprocessingFailed:      {catInvalidIndependent, grpcInvalidArgument, ""},
-	"DAML_AUTHORIZATION_ERROR":          {catInvalidIndependent, grpcInvalidArgument, ""},
-	"TEMPLATE_PRECONDITION_VIOLATED":    {catInvalidIndependent, grpcInvalidArgument, ""},
-	"TEMPLATES_OR_INTERFACES_NOT_FOUND": {catResourceMissing, grpcNotFound, ""},
-	"CONTRACT_NOT_FOUND":                {catResourceMissing, grpcNotFound, ""},
-	"CONTRACT_NOT_ACTIVE":               {catResourceMissing, grpcNotFound, ""},
-	"PARTY_NOT_KNOWN_ON_LEDGER":         {catResourceMissing, grpcNotFound, ""},
-	"UNKNOWN_INFORMEES":                 {catResourceMissing, grpcNotFound, ""},
-	"UNHANDLED_EXCEPTION":               {catInvalidGivenState, grpcFailedPrecondition, ""},
-	"DAML_FAILURE":                      {catInvalidGivenState, grpcFailedPrecondition, ""},
-	"DAML_INTERPRETATION_ERROR":         {catInvalidGivenState, grpcFailedPrecondition, ""},
-	"WRONGLY_TYPED_CONTRACT":            {catInvalidGivenState, grpcFailedPrecondition, ""},
+	codeCommandPreprocessingFailed:      {catInvalidIndependent, grpcInvalidArgument},
+	"DAML_AUTHORIZATION_ERROR":          {catInvalidIndependent, grpcInvalidArgument},
+	"TEMPLATE_PRECONDITION_VIOLATED":    {catInvalidIndependent, grpcInvalidArgument},
+	"TEMPLATES_OR_INTERFACES_NOT_FOUND": {catResourceMissing, grpcNotFound},
+	"CONTRACT_NOT_FOUND":                {catResourceMissing, grpcNotFound},
+	"CONTRACT_NOT_ACTIVE":               {catResourceMissing, grpcNotFound},
+	"PARTY_NOT_KNOWN_ON_LEDGER":         {catResourceMissing, grpcNotFound},
+	"UNKNOWN_INFORMEES":                 {catResourceMissing, grpcNotFound},
+	"UNHANDLED_EXCEPTION":               {catInvalidGivenState, grpcFailedPrecondition},
+	"DAML_FAILURE":                      {catInvalidGivenState, grpcFailedPrecondition},
+	"DAML_INTERPRETATION_ERROR":         {catInvalidGivenState, grpcFailedPrecondition},
+	"WRONGLY_TYPED_CONTRACT":            {catInvalidGivenState, grpcFailedPrecondition},
 
-	codeInvalidToken: {catInvalidIndependent, grpcInvalidArgument, ""},
+	codeInvalidToken: {catInvalidIndependent, grpcInvalidArgument},
 	// The outcomes of a submission (ledger.Completion): a change in
 	// flight and a contract another command took first (locked) may be
 	// retried; a contract archived since the command was interpreted is
 	// missing.
-	ledger.CodeDuplicateCommand:   {catResourceExists, grpcAlreadyExists, ""},
-	ledger.CodeSubmissionInFlight: {catContention, grpcAborted, retryOneSecond},
-	ledger.CodeLockedContracts:    {catContention, grpcAborted, retryOneSecond},
-	ledger.CodeInactiveContracts:  {catResourceMissing, grpcNotFound, ""},
+	ledger.CodeDuplicateCommand:   {catResourceExists, grpcAlreadyExists},
+	ledger.CodeSubmissionInFlight: {catContention, grpcAborted},
+	ledger.CodeLockedContracts:    {catContention, grpcAborted},
+	ledger.CodeInactiveContracts:  {catResourceMissing, grpcNotFound},
 }
 
 // kindClass classifies faults that carry no code of this API (engine
@@ -143,14 +174,14 @@ var kindClass = map[fault.Kind]struct {
 	code  string
 	class errorClass
 }{
-	fault.InvalidArgument:    {codeInvalidArgument, errorClass{catInvalidIndependent, grpcInvalidArgument, ""}},
-	fault.NotFound:           {"NOT_FOUND", errorClass{catResourceMissing, grpcNotFound, ""}},
-	fault.AlreadyExists:      {"ALREADY_EXISTS", errorClass{catResourceExists, grpcAlreadyExists, ""}},
-	fault.FailedPrecondition: {"FAILED_PRECONDITION", errorClass{catInvalidGivenState, grpcFailedPrecondition, ""}},
-	fault.DamlPrecondition:   {"DAML_INTERPRETATION_ERROR", errorClass{catInvalidGivenState, grpcFailedPrecondition, ""}},
-	fault.Aborted:            {"ABORTED", errorClass{catContention, grpcAborted, retryOneSecond}},
-	fault.Unavailable:        {"SERVICE_NOT_RUNNING", errorClass{catTransientServerFailure, grpcUnavailable, retryOneSecond}},
-	fault.OutOfRange:         {codeOffsetAfterLedgerEnd, errorClass{catSeekAfterEnd, grpcOutOfRange, retryOneSecond}},
+	fault.InvalidArgument:    {codeInvalidArgument, errorClass{catInvalidIndependent, grpcInvalidArgument}},
+	fault.NotFound:           {"NOT_FOUND", errorClass{catResourceMissing, grpcNotFound}},
+	fault.AlreadyExists:      {"ALREADY_EXISTS", errorClass{catResourceExists, grpcAlreadyExists}},
+	fault.FailedPrecondition: {"FAILED_PRECONDITION", errorClass{catInvalidGivenState, grpcFailedPrecondition}},
+	fault.DamlPrecondition:   {"DAML_INTERPRETATION_ERROR", errorClass{catInvalidGivenState, grpcFailedPrecondition}},
+	fault.Aborted:            {"ABORTED", errorClass{catContention, grpcAborted}},
+	fault.Unavailable:        {"SERVICE_NOT_RUNNING", errorClass{catTransientServerFailure, grpcUnavailable}},
+	fault.OutOfRange:         {codeOffsetAfterLedgerEnd, errorClass{catSeekAfterEnd, grpcOutOfRange}},
 }
 
 // httpStatusOf maps a gRPC code to the HTTP status Canton's JSON API
@@ -169,6 +200,8 @@ func httpStatusOf(grpc int) int {
 		return http.StatusConflict
 	case grpcUnavailable:
 		return http.StatusServiceUnavailable
+	case grpcUnimplemented:
+		return http.StatusNotImplemented
 	default:
 		return http.StatusInternalServerError
 	}
@@ -309,8 +342,7 @@ func (h *Handler) errorResponse(r *http.Request, err error) (status int, _ *JsCa
 	body.ErrorCategory = class.category
 	grpc := class.grpc
 	body.GRPCCodeValue = &grpc
-	if class.retry != "" {
-		retry := class.retry
+	if retry := retryOf(class.category); retry != "" {
 		body.RetryInfo = &retry
 	}
 	body.DefiniteAnswer = &definite

@@ -1,13 +1,14 @@
 // Package ledgerapi serves a participant's JSON Ledger API v2 as Canton 3.5
 // does: the updates list (POST /v2/updates, its deprecated twin
 // /v2/updates/flats and the deprecated trees list /v2/updates/trees), the
-// active contracts at an offset, the command completions
-// (/v2/commands/completions and command-completions), their websocket
-// streams, the ledger end,
-// the connected synchronizers, the version, user management (/v2/users) and
-// the parties the participant knows (/v2/parties), with Canton's request
-// rules, response encodings, errors and authorization, so that unmodified
-// Canton clients work against sandnet. A path under /v2 that no route
+// active contracts at an offset, the command submission and completion
+// services (/v2/commands), their websocket streams, the ledger end,
+// the connected synchronizers, the version, user management (/v2/users),
+// party management (/v2/parties), identity provider configurations
+// (/v2/idps), point lookups of updates and contracts, the paged reads and
+// the packages surface, with Canton's request rules, response encodings,
+// errors and authorization, so that unmodified Canton clients work against
+// sandnet. A path under /v2 that no route
 // serves is answered with Canton's 404 for unknown routes.
 //
 // One Handler serves one participant. cmd/sandnet mounts the validator's

@@ -234,7 +234,7 @@ func (e *env) expand(s string) string {
 
 func newRequest(method, target, authz, body string) *http.Request {
 	var rd io.Reader
-	withBody := method == http.MethodPost || method == http.MethodPatch
+	withBody := method == http.MethodPost || method == http.MethodPatch || body != ""
 	if withBody {
 		rd = strings.NewReader(body)
 	}

@@ -270,6 +270,24 @@ func (d *decoder) int64Member(path string, obj map[string]any, name string) (int
 	return 0, false
 }
 
+// requiredString reads a string member of a body that must be there.
+func (d *decoder) requiredString(obj map[string]any, name string) string {
+	v, ok := d.stringMember("", obj, name)
+	if !ok && d.err == nil {
+		d.fail(name, "missing required field")
+	}
+	return v
+}
+
+// requiredInt64 reads an int64 member of a body that must be there.
+func (d *decoder) requiredInt64(obj map[string]any, name string) int64 {
+	v, ok := d.int64Member("", obj, name)
+	if !ok && d.err == nil {
+		d.fail(name, "missing required field")
+	}
+	return v
+}
+
 // boolMember reads a boolean member; ok is false when it is absent or null.
 func (d *decoder) boolMember(path string, obj map[string]any, name string) (bool, bool) {
 	switch v := obj[name].(type) {
@@ -326,11 +344,7 @@ func (d *decoder) request(root any) *getUpdatesRequest {
 		return nil
 	}
 	req := &getUpdatesRequest{}
-	begin, ok := d.int64Member("", obj, "beginExclusive")
-	if !ok && d.err == nil {
-		d.fail("beginExclusive", "missing required field")
-	}
-	req.BeginExclusive = begin
+	req.BeginExclusive = d.requiredInt64(obj, "beginExclusive")
 	if end, ok := d.int64Member("", obj, "endInclusive"); ok {
 		req.EndInclusive = &end
 	}
