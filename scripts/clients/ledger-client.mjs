@@ -418,9 +418,13 @@ await check('GAP', 'POST /v2/state/active-contracts (ACS snapshot, used by the w
     r.forEach((x, j) => checkSchema('JsGetActiveContractsResponse', x, `/v2/state/active-contracts[${j}]`))
     return `${r.length} active Holdings`
 })
-await check('GAP', 'awaitCompletion / POST /v2/commands/completions', async () => {
+await check('MUST', 'awaitCompletion / POST /v2/commands/completions', async () => {
     const r = await alice.post('/v2/commands/completions', { userId: 'alice', parties: [alicePartyId], beginExclusive: 0 }, { query: { limit: '10', stream_idle_timeout_ms: '300' } })
     assert(Array.isArray(r), JSON.stringify(r).slice(0, 200))
+    r.forEach((x, j) => checkSchema('CompletionStreamResponse', x, `/v2/commands/completions[${j}]`))
+    // The seeding's taps for alice were her user's commands.
+    assert(r.some((x) => x.completionResponse?.Completion?.value?.status?.code === 0), 'no accepted completion')
+    return `${r.length} elements`
 })
 await check('GAP', 'POST /v2/updates/trees (deprecated, still in the 3.5 client)', async () => {
     const r = await alice.post('/v2/updates/trees', { beginExclusive: 0, endInclusive: ledgerEnd, filter: TransactionFilterBySetup({ templateIds: [], includeWildcard: true, partyId: alicePartyId }), verbose: false })

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
@@ -230,4 +232,59 @@ func TestSubmitAndWait(t *testing.T) {
 		}
 	})
 	golden.Finish(t, ran == len(cases))
+}
+
+// FuzzSubmitAndWait posts arbitrary bodies to the command endpoints of a
+// network of the fuzzer's own (commands commit): nothing may answer a 5xx,
+// and every refusal is Canton's (text/plain for undecodable input, a
+// JsCantonError otherwise).
+func FuzzSubmitAndWait(f *testing.F) {
+	e := newEnv(f)
+	seeds := []string{
+		createPing("f1", "{alice}", "{alice}", "{bob}"),
+		createPing("f2", "{alice}", "{bob}", "{alice}"),
+		strings.Replace(createPing("f3", "{alice}", "{alice}", "{bob}"), `"id":"f3"`, `"id":"f3","x":[1,{"y":null}]`, 1),
+		exercise("f4", "{bob}", pingTemplate, "00"+strings.Repeat("ab", 32), "Respond", `{}`),
+		exercise("f5", "{alice}", "#splice-amulet:Splice.AmuletRules:AmuletRules", "00", "AmuletRules_DevNet_Tap", `{"receiver":"{alice}","amount":"1e5","openRound":"00"}`),
+		`{"commands":[{"CreateAndExerciseCommand":{"templateId":"` + pingTemplate + `","createArguments":{"id":"x","initiator":"{alice}","responder":"{alice}"},"choice":"Respond","choiceArgument":null}}],"commandId":"f6","actAs":["{alice}"],"userId":"alice","deduplicationPeriod":{"DeduplicationDuration":{"value":{"seconds":-1}}}}`,
+		`{"commands":[],"commandId":"","actAs":[]}`,
+		`{"commands":[{"ExerciseByKeyCommand":{"templateId":"a:b:c","contractKey":1,"choice":"c","choiceArgument":[]}}],"commandId":"f7","actAs":["{alice}"],"disclosedContracts":[{"createdEventBlob":"!!"}]}`,
+		`{"commands":{"commandId":"f8"},"transactionFormat":{"eventFormat":{},"transactionShape":"UNRECOGNIZED"}}`,
+		`[]`, `null`, ``,
+	}
+	for _, s := range seeds {
+		for _, path := range []string{"/v2/commands/submit-and-wait", "/v2/commands/submit-and-wait-for-transaction", "/v2/commands/async/submit"} {
+			f.Add(path, e.expand(s))
+		}
+	}
+	paths := []string{"/v2/commands/submit-and-wait", "/v2/commands/submit-and-wait-for-transaction",
+		"/v2/commands/submit-and-wait-for-transaction-tree", "/v2/commands/async/submit"}
+	h := e.handler(options{authNone: true})
+	f.Fuzz(func(t *testing.T, path, body string) {
+		if !slices.Contains(paths, path) {
+			path = paths[len(path)%len(paths)]
+		}
+		body = strings.Replace(body, `"actAs"`, `"userId":"alice","actAs"`, 1)
+		rec := httptest.NewRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(rec, newRequest(http.MethodPost, path, "", body))
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer in 10 s for %s %q", path, body)
+		}
+		if rec.Code >= 500 {
+			t.Fatalf("status %d for %s %q: %s", rec.Code, path, body, rec.Body)
+		}
+		ct := rec.Header().Get("Content-Type")
+		if rec.Code == http.StatusBadRequest && strings.HasPrefix(ct, "text/plain") {
+			return
+		}
+		if rec.Code != http.StatusOK && ct != "application/json" {
+			t.Fatalf("a %d with Content-Type %q: %s", rec.Code, ct, rec.Body)
+		}
+	})
 }
