@@ -100,7 +100,7 @@ func (p *jsonParser) intern(b []byte) string {
 	}
 	s := string(b)
 	if p.interned == nil {
-		p.interned = make(map[string]string, 64)
+		p.interned = make(map[string]string, firstSlab)
 	}
 	if len(p.interned) < maxInternedCount {
 		p.interned[s] = s
@@ -108,11 +108,23 @@ func (p *jsonParser) intern(b []byte) string {
 	return s
 }
 
-const slabSize = 256
+// Slabs grow from firstSlab entries, doubling up to slabSize: a large
+// document is still parsed in a few allocations, and a small one (a
+// command's argument of three fields) no longer costs a 22 KiB slab.
+const (
+	firstSlab = 8
+	slabSize  = 256
+)
+
+// nextSlab is the capacity of the slab after one of capacity last, to hold
+// at least need entries.
+func nextSlab(last, need int) int {
+	return max(need, min(slabSize, max(firstSlab, 2*last)))
+}
 
 func (p *jsonParser) keepMembers(m []jsonMember) []jsonMember {
 	if len(p.memberSlab)+len(m) > cap(p.memberSlab) {
-		p.memberSlab = make([]jsonMember, 0, max(slabSize, len(m)))
+		p.memberSlab = make([]jsonMember, 0, nextSlab(cap(p.memberSlab), len(m)))
 	}
 	n := len(p.memberSlab)
 	p.memberSlab = append(p.memberSlab, m...)
@@ -121,7 +133,7 @@ func (p *jsonParser) keepMembers(m []jsonMember) []jsonMember {
 
 func (p *jsonParser) keepElems(e []jsonValue) []jsonValue {
 	if len(p.elemSlab)+len(e) > cap(p.elemSlab) {
-		p.elemSlab = make([]jsonValue, 0, max(slabSize, len(e)))
+		p.elemSlab = make([]jsonValue, 0, nextSlab(cap(p.elemSlab), len(e)))
 	}
 	n := len(p.elemSlab)
 	p.elemSlab = append(p.elemSlab, e...)
@@ -130,7 +142,7 @@ func (p *jsonParser) keepElems(e []jsonValue) []jsonValue {
 
 // parseJSON parses one JSON document. Errors say at which byte offset.
 func parseJSON(data []byte) (jsonValue, error) {
-	p := jsonParser{data: data, members: make([]jsonMember, 0, 32), elems: make([]jsonValue, 0, 32)}
+	p := jsonParser{data: data, members: make([]jsonMember, 0, firstSlab), elems: make([]jsonValue, 0, firstSlab)}
 	p.skipSpace()
 	v, err := p.value()
 	if err != nil {
