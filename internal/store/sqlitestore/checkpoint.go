@@ -39,9 +39,9 @@ type checkpointer struct {
 }
 
 // startCheckpointer opens the checkpointer's connection to the database at
-// path and starts it.
-func startCheckpointer(ctx context.Context, path string) (*checkpointer, error) {
-	db, err := sql.Open("sqlite", dsn(path))
+// path, with the writer's synchronous setting, and starts it.
+func startCheckpointer(ctx context.Context, path, synchronous string) (*checkpointer, error) {
+	db, err := sql.Open("sqlite", dsn(path, "_pragma=synchronous("+synchronous+")"))
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func (c *conns) open(ctx context.Context, name, path, migrationsDir, synchronous
 	}
 	c.rc = newStmtCache(c.r, true)
 	c.read = runner{db: c.r, cache: c.rc}
-	if c.cp, err = startCheckpointer(ctx, path); err != nil {
+	if c.cp, err = startCheckpointer(ctx, path, synchronous); err != nil {
 		return fmt.Errorf("open %s %s: %w", name, path, err)
 	}
 	ok = true
