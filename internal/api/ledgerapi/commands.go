@@ -282,10 +282,18 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 	if jc.MinLedgerTimeAbs != "" && jc.MinLedgerTimeRel != nil {
 		return nil, invalidArgument("min_ledger_time_abs and min_ledger_time_rel are both set")
 	}
+	var minLedgerTime daml.Timestamp
 	if jc.MinLedgerTimeAbs != "" {
-		if _, err := daml.ParseTimestamp(jc.MinLedgerTimeAbs); err != nil {
+		if minLedgerTime, err = daml.ParseTimestamp(jc.MinLedgerTimeAbs); err != nil {
 			return nil, invalidField("min_ledger_time_abs", "%s is not a timestamp", fault.Quote(jc.MinLedgerTimeAbs))
 		}
+	}
+	var minLedgerTimeRel time.Duration
+	if jc.MinLedgerTimeRel != nil {
+		if *jc.MinLedgerTimeRel < 0 {
+			return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
+		}
+		minLedgerTimeRel = *jc.MinLedgerTimeRel
 	}
 	// Rights: acting needs CanActAs for every actAs party, reading
 	// CanReadAs (or CanActAs, or CanReadAsAnyParty) for every readAs party.
@@ -314,6 +322,7 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 			ActAs: actAs, ReadAs: readAs,
 			CommandID: jc.CommandID, WorkflowID: jc.WorkflowID,
 			SubmissionID: jc.SubmissionID, Deduplication: jc.Deduplication,
+			MinLedgerTime: minLedgerTime, MinLedgerTimeRel: minLedgerTimeRel,
 			Disclosed:    disclosed,
 			Synchronizer: ledger.SynchronizerID(jc.SynchronizerID),
 			TraceContext: ledger.TraceContext{TraceParent: trace.TraceParent, TraceState: trace.TraceState},

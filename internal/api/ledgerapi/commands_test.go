@@ -133,6 +133,13 @@ func TestSubmitAndWait(t *testing.T) {
 		{name: "submit asynchronously, refused at interpretation", path: "/v2/commands/async/submit", user: "alice",
 			body: createPing("c1", "{alice}", "{bob}", "{alice}"), status: 400, code: "DAML_AUTHORIZATION_ERROR"},
 
+		{name: "a minimum ledger time ahead", path: "/v2/commands/submit-and-wait-for-transaction", user: "alice",
+			body: `{"commands":` + strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"minLedgerTimeRel":{"seconds":30},"actAs"`, 1) + `}`, status: 200},
+		{name: "a minimum ledger time passed", path: "/v2/commands/submit-and-wait-for-transaction", user: "alice",
+			body: `{"commands":` + strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"minLedgerTimeAbs":"2020-01-01T00:00:00Z","actAs"`, 1) + `}`, status: 200},
+		{name: "both minimum ledger times", path: "/v2/commands/submit-and-wait", user: "alice",
+			body: strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"minLedgerTimeAbs":"2020-01-01T00:00:00Z","minLedgerTimeRel":{"seconds":1},"actAs"`, 1), status: 400, code: "INVALID_ARGUMENT"},
+
 		// Refusals before interpretation.
 		{name: "malformed JSON", path: "/v2/commands/submit-and-wait", user: "alice", body: `{"commands":`, status: 400},
 		{name: "a command of two kinds", path: "/v2/commands/submit-and-wait", user: "alice",
