@@ -115,7 +115,7 @@ WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDE
 			"MERGE (UNION)", byPartyCompletion, byPartyCompletion, byCompletion),
 		completionsPlan("completions, user and parties", ledger.CompletionQuery{UserID: "alice", Parties: []daml.Party{dso, "alice::1220"}, Until: 100},
 			"MERGE (UNION)", byUserPartyCompletion, byUserPartyCompletion, byCompletion),
-		stmt("last acceptance", completions.Statements()[4], []any{"p", "change"},
+		stmt("last acceptance", completions.LastAcceptanceStatement(), []any{"p", "change"},
 			"SEARCH p USING COVERING INDEX sqlite_autoindex_participants_1 (id=?)", "SEARCH d USING PRIMARY KEY (participant=? AND change_id=?)"),
 		stmt("contract", `SELECT body, archived_update_id IS NULL FROM contracts WHERE contract_id = ?`, []any{"00ab"}, byID),
 		stmt("transaction", `SELECT body FROM transactions WHERE update_id = ?`, []any{"1220"},
