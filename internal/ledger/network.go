@@ -30,6 +30,9 @@ type Config struct {
 	// MaxDeduplicationDuration is the deduplication period of a command
 	// that sets none (DefaultMaxDeduplicationDuration when 0).
 	MaxDeduplicationDuration time.Duration
+	// UserCacheTTL bounds how long CachedUser serves a user before reading
+	// it again (DefaultUserCacheTTL when 0).
+	UserCacheTTL time.Duration
 }
 
 // Observer receives the engine's measurements. The engine knows nothing of
@@ -79,6 +82,8 @@ type Network struct {
 	flights  map[string]*inFlight
 	// seeds derives the submissions' seeds (ids.go).
 	seeds *submissionSeeds
+	// users caches the users that authorize requests (usercache.go).
+	users *userCache
 }
 
 // Open starts a network over a store. It loads the clock offset and the
@@ -100,6 +105,7 @@ func Open(ctx context.Context, store Store, registry *Registry, cfg Config) (*Ne
 	n := &Network{
 		store: store, registry: registry, seed: cfg.Seed, maxBatch: cfg.MaxBatch, log: cfg.Logger, observer: cfg.Observer,
 		maxDedup: cfg.MaxDeduplicationDuration, flights: map[string]*inFlight{},
+		users:       newUserCache(cfg.UserCacheTTL),
 		clock:       NewClock(cfg.Wall, head.ClockOffset),
 		submissions: make(chan *pending),
 		committed:   NewSignal(),

@@ -6,9 +6,14 @@ import (
 	"github.com/sandnet/sandnet/internal/fault"
 )
 
+// The changes of users drop the user from the cache of CachedUser once
+// they are committed (deferred), so that a right revoked here takes effect
+// for the next request.
+
 // PutUser creates or replaces a ledger API user of a participant, with its
 // rights.
 func (n *Network) PutUser(ctx context.Context, u User) error {
+	defer n.users.invalidate(userKey{u.Participant, u.ID})
 	return n.store.Write(ctx, func(w WriteTx) error { return w.PutUser(ctx, u) })
 }
 
@@ -16,6 +21,7 @@ func (n *Network) PutUser(ctx context.Context, u User) error {
 // already is a fault.AlreadyExists. The check and the write are one write
 // transaction, which no other writer interleaves.
 func (n *Network) CreateUser(ctx context.Context, u User) error {
+	defer n.users.invalidate(userKey{u.Participant, u.ID})
 	return n.store.Write(ctx, func(w WriteTx) error {
 		if _, err := n.store.User(ctx, u.Participant, u.ID); err == nil {
 			return fault.New(fault.AlreadyExists, "user %s exists", fault.Quote(u.ID))
@@ -31,6 +37,7 @@ func (n *Network) CreateUser(ctx context.Context, u User) error {
 // bumped) unless change fails. An unknown user is a fault.NotFound. It
 // returns the user as stored.
 func (n *Network) UpdateUser(ctx context.Context, p ParticipantID, id string, change func(*User) error) (*User, error) {
+	defer n.users.invalidate(userKey{p, id})
 	err := n.store.Write(ctx, func(w WriteTx) error {
 		u, err := n.store.User(ctx, p, id)
 		if err != nil {
@@ -50,5 +57,6 @@ func (n *Network) UpdateUser(ctx context.Context, p ParticipantID, id string, ch
 
 // DeleteUser removes a user; an unknown user is a fault.NotFound.
 func (n *Network) DeleteUser(ctx context.Context, p ParticipantID, id string) error {
+	defer n.users.invalidate(userKey{p, id})
 	return n.store.Write(ctx, func(w WriteTx) error { return w.DeleteUser(ctx, p, id) })
 }

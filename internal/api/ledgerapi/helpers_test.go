@@ -94,12 +94,14 @@ type env struct {
 	store  io.Closer
 }
 
-func openEnv(ctx context.Context, dir string) (*env, error) {
+// openEnv opens a seeded network in dir; obs, when not nil, observes the
+// sequencer's batches (the benchmarks count them).
+func openEnv(ctx context.Context, dir string, obs ledger.Observer) (*env, error) {
 	st, err := sqlitestore.OpenLedger(ctx, filepath.Join(dir, "ledger.db"))
 	if err != nil {
 		return nil, err
 	}
-	net, err := ledger.Open(ctx, st, builtin.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return epoch }})
+	net, err := ledger.Open(ctx, st, builtin.NewRegistry(), ledger.Config{Seed: "test", Wall: func() time.Time { return epoch }, Observer: obs})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -151,7 +153,7 @@ var sharedEnv = sync.OnceValues(func() (*env, error) {
 		return nil, err
 	}
 	sharedDir = dir
-	return openEnv(context.Background(), dir)
+	return openEnv(context.Background(), dir, nil)
 })
 
 func TestMain(m *testing.M) {
@@ -177,7 +179,13 @@ func shared(t testing.TB) *env {
 // newEnv is a network of the test's own, for tests that commit.
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	e, err := openEnv(context.Background(), t.TempDir())
+	return newObservedEnv(t, nil)
+}
+
+// newObservedEnv is newEnv with an observer of the sequencer's batches.
+func newObservedEnv(t testing.TB, obs ledger.Observer) *env {
+	t.Helper()
+	e, err := openEnv(context.Background(), t.TempDir(), obs)
 	if err != nil {
 		t.Fatal(err)
 	}

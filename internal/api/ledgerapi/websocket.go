@@ -244,8 +244,10 @@ const streamRecheck = time.Second
 // exists, is deactivated, or has lost a right the stream's format reads
 // with ends it with STALE_STREAM_AUTHORIZATION. The user is resolved
 // again before an element is sent after a commit and every
-// streamRecheck; the expiry is a timer, and is also checked before each
-// element, so none is sent after it.
+// streamRecheck, from the engine's user cache (so a change made by
+// another process sharing the database is noticed within two seconds);
+// the expiry is a timer, and is also checked before each element, so none
+// is sent after it.
 type streamGuard struct {
 	h       *Handler
 	sub     string
@@ -288,7 +290,7 @@ func (g *streamGuard) check(ctx context.Context) error {
 	if now := time.Now(); !g.expires.IsZero() && !now.Before(g.expires) {
 		return accessTokenExpired(g.expires, now)
 	}
-	u, err := g.h.cfg.Ledger.User(ctx, g.h.cfg.Participant, g.sub)
+	u, err := g.h.cfg.Ledger.CachedUser(ctx, g.h.cfg.Participant, g.sub)
 	switch {
 	case err != nil && fault.Is(err, fault.NotFound):
 		return staleStreamAuthorization()

@@ -38,6 +38,12 @@
 // benchmarks for the measured difference). TestKill9KeepsCommitted checks
 // the process-crash guarantee with a real SIGKILL.
 //
+// Checkpoints run on a connection of their own after commits, PASSIVE so
+// that they never hold the writer, rather than inside the commit that
+// fills the WAL past 1,000 pages as SQLite does by default; the writer
+// keeps an automatic checkpoint at 10,000 pages as a backstop that bounds
+// the WAL (checkpoint.go).
+//
 // # One process per file
 //
 // The store takes an exclusive flock on "<path>.lock" before it touches the

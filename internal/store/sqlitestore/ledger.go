@@ -115,6 +115,7 @@ func (l *Ledger) Write(ctx context.Context, fn func(ledger.WriteTx) error) (err 
 		return interpret(err)
 	}
 	committed = true
+	l.committed()
 	return nil
 }
 

@@ -20,6 +20,9 @@ type conns struct {
 	w    *sql.DB // exactly one connection, BEGIN IMMEDIATE
 	r    *sql.DB // read-only snapshots
 	lock *fileLock
+	// cp checkpoints the WAL off the commit path (checkpoint.go); every
+	// commit on w tells it.
+	cp *checkpointer
 
 	wc   *stmtCache // the store's write statements, prepared on w at open
 	rc   *stmtCache // prepared on r on first use
@@ -53,7 +56,7 @@ func (c *conns) open(ctx context.Context, name, path, migrationsDir, synchronous
 	// writer.
 	c.w, err = sql.Open("sqlite", dsn(path,
 		"_pragma=journal_mode(WAL)", "_pragma=synchronous("+synchronous+")", "_pragma=foreign_keys(1)",
-		"_txlock=immediate"))
+		"_txlock=immediate", fmt.Sprintf("_pragma=wal_autocheckpoint(%d)", backstopCheckpointPages)))
 	if err != nil {
 		return fmt.Errorf("open %s %s: %w", name, path, err)
 	}
@@ -81,6 +84,9 @@ func (c *conns) open(ctx context.Context, name, path, migrationsDir, synchronous
 	}
 	c.rc = newStmtCache(c.r, true)
 	c.read = runner{db: c.r, cache: c.rc}
+	if c.cp, err = startCheckpointer(ctx, path); err != nil {
+		return fmt.Errorf("open %s %s: %w", name, path, err)
+	}
 	ok = true
 	return nil
 }
@@ -93,10 +99,17 @@ func (c *conns) optimize() {
 	}
 }
 
-// closeDBs closes the statement caches, the read pool, the write
-// connection and then releases the file lock, in that order.
+// committed is called after every commit on the write connection.
+func (c *conns) committed() { c.cp.committed() }
+
+// closeDBs stops the checkpointer and closes the statement caches, the
+// read pool, the write connection and then releases the file lock, in that
+// order.
 func (c *conns) closeDBs() error {
 	var errs []error
+	if c.cp != nil {
+		errs = append(errs, c.cp.close())
+	}
 	for _, sc := range []*stmtCache{c.rc, c.wc} {
 		if sc != nil {
 			errs = append(errs, sc.close())

@@ -78,7 +78,11 @@ func (s *Scan) write(ctx context.Context, fn func(w runner) error) error {
 	if err := fn(runner{db: s.w, tx: tx, cache: s.wc}); err != nil {
 		return err
 	}
-	return interpret(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return interpret(err)
+	}
+	s.committed()
+	return nil
 }
 
 // readTx runs fn in one read transaction, so that its queries see one

@@ -122,7 +122,11 @@ func (s *Validator) Ingest(ctx context.Context, prev, next ledger.Offset, events
 			return interpret(err)
 		}
 	}
-	return interpret(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return interpret(err)
+	}
+	s.committed()
+	return nil
 }
 
 // validatorCursorMoved is the error of an Ingest whose prev is not the
