@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds sandnet, starts it on a port the system picks, with a throwaway data dir, runs the
 # Canton Network TypeScript client checks against it (ledger-client.mjs: the
-# ledger clients on the JSON Ledger API; scan-client.mjs: Splice's ScanClient
+# ledger clients on the JSON Ledger API's reads; ledger-commands.mjs: the
+# ledger client submitting commands, as a new user would: parties, a Ping,
+# amulet taps and a merge, the results by update id, completions and
+# Canton's errors; scan-client.mjs: Splice's ScanClient
 # on /api/scan; wallet-sdk.mjs: the wallet SDK, @canton-network/wallet-sdk,
 # as a wallet developer drives it; validator-client.mjs: Splice's
 # ValidatorInternalClient and ScanProxyClient on /api/validator, last, as it
@@ -63,7 +66,7 @@ fi
 # scripts failed (a MUST check or a schema error). A failed GAP check, a
 # known gap, is listed as FAIL GAP by its script and fails nothing.
 failed=()
-scripts=(ledger-client.mjs scan-client.mjs wallet-sdk.mjs validator-client.mjs)
+scripts=(ledger-client.mjs ledger-commands.mjs scan-client.mjs wallet-sdk.mjs validator-client.mjs)
 for script in "${scripts[@]}"; do
 	echo "--- $script"
 	(cd "$here" && node "${node_flags[@]}" "$script") || failed+=("$script")
