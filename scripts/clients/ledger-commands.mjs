@@ -185,6 +185,21 @@ await check('MUST', 'submit-and-wait: the responder exercises Respond; the Ping 
     return `update ${r.updateId.slice(0, 16)}…`
 })
 
+await check('MUST', 'submit-and-wait-for-transaction (LEDGER_EFFECTS) and the deprecated -tree: a Ping created, then aborted by its responder (AbortPing)', async () => {
+    const created = ok(await post(initiator.client, '/v2/commands/submit-and-wait-for-transaction', {
+        commands: commands(initiator.party, [createPing(initiator.party, responder.party)]),
+        transactionFormat: transactionFormat(initiator.party, 'TRANSACTION_SHAPE_LEDGER_EFFECTS'),
+    }), 'JsSubmitAndWaitForTransactionResponse', 'submit-and-wait-for-transaction').transaction
+    const [c] = createdOf(created)
+    assert(c?.templateId.endsWith(':Canton.Internal.Ping:Ping') && c.createdEventBlob, show(created.events, 300))
+    const tree = ok(await post(responder.client, '/v2/commands/submit-and-wait-for-transaction-tree',
+        commands(responder.party, [exercise(PING, c.contractId, 'AbortPing', { anyone: responder.party })])),
+    'JsSubmitAndWaitForTransactionTreeResponse', 'submit-and-wait-for-transaction-tree').transactionTree
+    const ex = Object.values(tree?.eventsById ?? {}).map((e) => e.ExercisedTreeEvent?.value).filter(Boolean)
+    assert(ex.length === 1 && ex[0].choice === 'AbortPing' && ex[0].consuming && ex[0].contractId === c.contractId, show(tree, 300))
+    return `offsets ${created.offset}, ${tree.offset}`
+})
+
 // ---------------------------------------------------------------- errors
 await check('MUST', 'a duplicate (same commandId and actAs): 409 DUPLICATE_COMMAND, naming the earlier completion offset', async () => {
     const e = refused(await post(initiator.client, '/v2/commands/submit-and-wait', pingCommand), 409, ['DUPLICATE_COMMAND'], 'duplicate')
