@@ -12,6 +12,7 @@
 # when any fails; all always run.
 #
 #   bash scripts/clients/run.sh            # VERBOSE=1 for client warnings, stacks and the websocket log
+#   SANDNET=path/to/sandnet bash scripts/clients/run.sh   # a prebuilt binary
 #
 # Needs Go, Node 22 (or 20, which it runs with --experimental-websocket) and npm
 # (the npm registry for the first `npm ci`).
@@ -32,7 +33,11 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-(cd "$root" && go build -o "$work/sandnet" ./cmd/sandnet)
+bin=${SANDNET:-}
+if [[ -z "$bin" ]]; then
+	bin="$work/sandnet"
+	(cd "$root" && go build -o "$bin" ./cmd/sandnet)
+fi
 
 if [[ ! -d "$here/node_modules" ]] || ! (cd "$here" && npm ls --silent >/dev/null 2>&1); then
 	(cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
@@ -45,15 +50,15 @@ data="$work/data"
 SANDNET_AUTH_SECRET=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
 export SANDNET_AUTH_SECRET
 source "$root/scripts/start-lib.sh"
-start_sandnet "$work/sandnet" "$work/sandnet.log" --data-dir "$data" || { pid=$STARTED_PID; exit 1; }
+start_sandnet "$bin" "$work/sandnet.log" --data-dir "$data" || { pid=$STARTED_PID; exit 1; }
 pid=$STARTED_PID
 
 export SANDNET_URL=$STARTED_URL
-ADMIN_TOKEN=$("$work/sandnet" token --user participant_admin --data-dir "$data")
-ALICE_TOKEN=$("$work/sandnet" token --user alice --data-dir "$data")
+ADMIN_TOKEN=$("$bin" token --user participant_admin --data-dir "$data")
+ALICE_TOKEN=$("$bin" token --user alice --data-dir "$data")
 export ADMIN_TOKEN ALICE_TOKEN
 # validator-client.mjs mints its own tokens (for the users it creates too)
-export SANDNET_BIN="$work/sandnet" SANDNET_DATA_DIR="$data"
+export SANDNET_BIN="$bin" SANDNET_DATA_DIR="$data"
 
 # Node 22 has a global WebSocket, which the clients' event streams need;
 # Node 20 has it only with --experimental-websocket.
