@@ -18,23 +18,27 @@ import (
 type opKind int
 
 const (
-	opTap       opKind = iota // admin API tap, in CC
-	opWalletTap               // wallet API tap, in USD
-	opTapMany                 // many small admin taps to one user: many amulets
-	opOffer                   // create a transfer offer
-	opAccept                  // the receiver accepts a listed offer (or a bogus id)
-	opReject                  // the receiver rejects a listed offer
-	opWithdraw                // the sender withdraws a listed offer
-	opClock                   // move ledger time
-	opRestart                 // close and reopen the network on its data
-	opOnboard                 // onboard a user through the validator's admin API
-	opProbe                   // an odd read: unknown ids, long path segments, a user without a wallet
-	opPay                     // offer 90 % of the balance to another user, who accepts at once
+	opTap           opKind = iota // admin API tap, in CC
+	opWalletTap                   // wallet API tap, in USD
+	opTapMany                     // many small admin taps to one user: many amulets
+	opOffer                       // create a transfer offer
+	opAccept                      // the receiver accepts a listed offer (or a bogus id)
+	opReject                      // the receiver rejects a listed offer
+	opWithdraw                    // the sender withdraws a listed offer
+	opClock                       // move ledger time
+	opRestart                     // close and reopen the network on its data
+	opOnboard                     // onboard a user through the validator's admin API
+	opProbe                       // an odd read: unknown ids, long path segments, a user without a wallet
+	opPay                         // offer 90 % of the balance to another user, who accepts at once
+	opLedgerTap                   // the DevNet tap choice through the ledger API, rules and round disclosed
+	opLedgerForge                 // a user creates itself an amulet through the ledger API: refused
+	opLedgerArchive               // a user archives one of its amulets through the ledger API: refused
 )
 
 var opNames = map[opKind]string{
 	opTap: "tap", opWalletTap: "wallet-tap", opTapMany: "tap-many", opOffer: "offer", opAccept: "accept",
 	opReject: "reject", opWithdraw: "withdraw", opClock: "clock", opRestart: "restart", opOnboard: "onboard", opProbe: "probe", opPay: "pay",
+	opLedgerTap: "ledger-tap", opLedgerForge: "ledger-forge", opLedgerArchive: "ledger-archive",
 }
 
 // amountClass is what an amount is, so that the driver knows which answer
@@ -124,8 +128,10 @@ func (o op) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%d %s user#%d", o.step, opNames[o.kind], o.user)
 	switch o.kind {
-	case opTap, opWalletTap:
+	case opTap, opWalletTap, opLedgerTap, opLedgerForge:
 		fmt.Fprintf(&b, " amount=%s", o.amountString())
+	case opLedgerArchive:
+		fmt.Fprintf(&b, " amulet#%d", o.other)
 	case opTapMany:
 		fmt.Fprintf(&b, " %d× amount=%s", o.count, o.amountString())
 	case opOffer:
@@ -254,7 +260,7 @@ var probeNames = []string{"status", "by-name", "ghost-user", "contract-id"}
 
 func (g *gen) op(step int) op {
 	o := op{step: step, user: g.r.IntN(16), other: g.r.IntN(16)}
-	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5) {
+	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3) {
 	case 0:
 		o.kind, o.amount = opTap, g.amount()
 	case 1:
@@ -289,8 +295,14 @@ func (g *gen) op(step int) op {
 	case 10:
 		o.kind, o.probe = opProbe, g.r.IntN(len(probeNames))
 		o.text = g.oneOf("", "nope", "a b", "ünï", strings.Repeat("p", 64<<10))
-	default:
+	case 11:
 		o.kind = opPay
+	case 12:
+		o.kind, o.amount = opLedgerTap, g.amount()
+	case 13:
+		o.kind, o.amount = opLedgerForge, g.amount()
+	default:
+		o.kind = opLedgerArchive
 	}
 	return o
 }

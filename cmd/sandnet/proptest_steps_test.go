@@ -72,6 +72,12 @@ func (r *propRun) do(o op) error {
 		return r.onboard(o.text)
 	case opProbe:
 		return r.probe(o)
+	case opLedgerTap:
+		return r.ledgerTap(o)
+	case opLedgerForge:
+		return r.ledgerForge(o)
+	case opLedgerArchive:
+		return r.ledgerArchive(o)
 	}
 	return fmt.Errorf("unknown operation %d", o.kind)
 }

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -181,6 +182,16 @@ func (r *Registry) ChoiceTypes(id daml.Identifier, choice string) (arg, result *
 		return nil, nil, fault.New(fault.NotFound, "unknown choice %s of template %s", choice, id)
 	}
 	return ch.arg, ch.res, nil
+}
+
+// Choices lists the names of a registered template's choices, sorted, the
+// built-in Archive among them.
+func (r *Registry) Choices(id daml.Identifier) []string {
+	info, ok := r.templates[id]
+	if !ok {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(info.choices))
 }
 
 // TemplateByName resolves the package-name form of a template id.

@@ -74,6 +74,18 @@ func (tx *Tx) Require(cond bool, format string, args ...any) error {
 	return fault.WithCode(fault.DamlPrecondition, CodeUnhandledException, format, args...)
 }
 
+// CodeTemplatePreconditionViolated is Canton's error code for a create
+// whose template's `ensure` does not hold.
+const CodeTemplatePreconditionViolated = "TEMPLATE_PRECONDITION_VIOLATED"
+
+// templatePreconditionViolated is the error of a create whose template's
+// Ensure failed (Daml's failed `ensure`), keeping the reason as its cause.
+func templatePreconditionViolated(id TemplateID, reason error) error {
+	e := fault.Wrap(fault.DamlPrecondition, reason, "Interpretation error: Error: Template precondition violated in %s:%s", id.ModuleName, id.EntityName)
+	e.Code = CodeTemplatePreconditionViolated
+	return e
+}
+
 func (tx *Tx) authorizers() []daml.Party { return tx.auth[len(tx.auth)-1] }
 
 func (tx *Tx) authorized(parties []daml.Party) error {
@@ -140,7 +152,7 @@ func (tx *Tx) create(t Template) (daml.ContractID, error) {
 	}
 	if e, ok := t.(Ensurer); ok {
 		if err := e.Ensure(); err != nil {
-			return "", fault.Wrap(fault.DamlPrecondition, err, "Template precondition violated in %s", id.EntityName)
+			return "", templatePreconditionViolated(id, err)
 		}
 	}
 	sigs := union(t.Signatories())

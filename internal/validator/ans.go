@@ -84,8 +84,8 @@ func (v *Validator) AcceptSubscription(ctx context.Context, w Wallet, request da
 		return "", err
 	}
 	var payment daml.ContractID
-	t, err := v.pay(ctx, w, "subscribe", func(tx *ledger.Tx, args splice.SubscriptionPaymentArgs) error {
-		res, err := ledger.Exercise[splice.SubscriptionMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", args)
+	t, err := v.pay(ctx, w, "subscribe", func(tx *ledger.Tx, args splice.SubscriptionRequestAcceptAndMakePayment) error {
+		res, err := ledger.Exercise[splice.SubscriptionRequestAcceptAndMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", args)
 		payment = res.SubscriptionPayment
 		return err
 	})
@@ -97,8 +97,9 @@ func (v *Validator) AcceptSubscription(ctx context.Context, w Wallet, request da
 
 // pay runs a subscription payment from the wallet's amulets, picked by
 // selectInputs (the largest, at most maxNumInputs), with the amulet rules
-// and open round from Scan disclosed.
-func (v *Validator) pay(ctx context.Context, w Wallet, prefix string, run func(tx *ledger.Tx, args splice.SubscriptionPaymentArgs) error) (*ledger.Transaction, error) {
+// and open round from Scan disclosed. The arguments of the two payment
+// choices have the same fields; run gets them as the initial payment's.
+func (v *Validator) pay(ctx context.Context, w Wallet, prefix string, run func(tx *ledger.Tx, args splice.SubscriptionRequestAcceptAndMakePayment) error) (*ledger.Transaction, error) {
 	defer v.spending.lock(w.Party)()
 	_, hs, err := v.Holdings(ctx, w)
 	if err != nil {
@@ -109,7 +110,7 @@ func (v *Validator) pay(ctx context.Context, w Wallet, prefix string, run func(t
 		if len(sel.IDs) == 0 {
 			return fault.New(fault.DamlPrecondition, "%s has no amulet to pay with", w.User)
 		}
-		return run(tx, splice.SubscriptionPaymentArgs{
+		return run(tx, splice.SubscriptionRequestAcceptAndMakePayment{
 			Inputs: splice.InputAmulets(sel.IDs...), Context: ac.PaymentContext(), WalletProvider: v.cfg.Party,
 		})
 	})

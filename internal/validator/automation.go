@@ -107,7 +107,7 @@ func (a *Automation) Step(ctx context.Context) (next daml.Timestamp, err error) 
 	for _, o := range accepted {
 		p := o.Payload
 		if p.ExpiresAt < now {
-			a.expire(ctx, wallets, o.ID, p.Sender, p.Receiver, "WalletAppInstall_AcceptedTransferOffer_Expire")
+			a.expire(ctx, wallets, o.ID, p.Sender, p.Receiver, true)
 			continue
 		}
 		due(p.ExpiresAt + 1)
@@ -136,7 +136,7 @@ func (a *Automation) Step(ctx context.Context) (next daml.Timestamp, err error) 
 	}
 	for _, o := range offers {
 		if o.Payload.ExpiresAt < now {
-			a.expire(ctx, wallets, o.ID, o.Payload.Sender, o.Payload.Receiver, "WalletAppInstall_TransferOffer_Expire")
+			a.expire(ctx, wallets, o.ID, o.Payload.Sender, o.Payload.Receiver, false)
 		} else {
 			due(o.Payload.ExpiresAt + 1)
 		}
@@ -158,8 +158,9 @@ func (a *Automation) Step(ctx context.Context) (next daml.Timestamp, err error) 
 		if now > i.Payload.NextPaymentDueAt {
 			continue // too late: the DSO expires the subscription
 		}
-		if _, err := v.pay(ctx, w, "renew", func(tx *ledger.Tx, args splice.SubscriptionPaymentArgs) error {
-			_, err := ledger.Exercise[splice.SubscriptionMakePaymentResult](tx, i.ID, "SubscriptionIdleState_MakePayment", args)
+		if _, err := v.pay(ctx, w, "renew", func(tx *ledger.Tx, args splice.SubscriptionRequestAcceptAndMakePayment) error {
+			_, err := ledger.Exercise[splice.SubscriptionIdleStateMakePaymentResult](tx, i.ID, "SubscriptionIdleState_MakePayment",
+				splice.SubscriptionIdleStateMakePayment(args))
 			return err
 		}); err != nil && ctx.Err() == nil {
 			// Without the funds the subscription is not renewed; the
@@ -179,9 +180,10 @@ func activeAll[T ledger.Template](ctx context.Context, s ledger.Store) ([]splice
 	return splice.Active[T](ctx, s, "")
 }
 
-// expire runs an expiry choice through the wallet of whichever party of
-// the offer has one here, acting as that party.
-func (a *Automation) expire(ctx context.Context, wallets map[daml.Party]Wallet, cid daml.ContractID, sender, receiver daml.Party, choice string) {
+// expire runs an expiry choice (WalletAppInstall_AcceptedTransferOffer_Expire
+// when accepted, else WalletAppInstall_TransferOffer_Expire) through the
+// wallet of whichever party of the offer has one here, acting as that party.
+func (a *Automation) expire(ctx context.Context, wallets map[daml.Party]Wallet, cid daml.ContractID, sender, receiver daml.Party, accepted bool) {
 	w, ok := wallets[sender]
 	if !ok {
 		if w, ok = wallets[receiver]; !ok {
@@ -189,7 +191,13 @@ func (a *Automation) expire(ctx context.Context, wallets map[daml.Party]Wallet, 
 		}
 	}
 	_, err := a.v.submit(ctx, "expire-"+string(cid), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[splice.TrackingInfoResult](tx, w.Install, choice, splice.WalletCid{Cid: cid})
+		if accepted {
+			_, err := ledger.Exercise[splice.WalletAcceptedTransferOfferExpireResult](tx, w.Install, "WalletAppInstall_AcceptedTransferOffer_Expire",
+				splice.WalletAcceptedTransferOfferExpire{Cid: cid})
+			return err
+		}
+		_, err := ledger.Exercise[splice.WalletTransferOfferExpireResult](tx, w.Install, "WalletAppInstall_TransferOffer_Expire",
+			splice.WalletTransferOfferExpire{Cid: cid})
 		return err
 	})
 	if err != nil && ctx.Err() == nil && !fault.Is(err, fault.Aborted) {
@@ -250,7 +258,7 @@ func (a *Automation) complete(ctx context.Context, w Wallet, o splice.Contract[s
 // the reason its transfer status reports.
 func (a *Automation) abort(ctx context.Context, w Wallet, offer daml.ContractID, reason string) error {
 	_, err := a.v.submit(ctx, "abort-"+string(offer), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[splice.TrackingInfoResult](tx, w.Install, "WalletAppInstall_AcceptedTransferOffer_Abort", splice.WalletCidReason{
+		_, err := ledger.Exercise[splice.WalletAcceptedTransferOfferAbortResult](tx, w.Install, "WalletAppInstall_AcceptedTransferOffer_Abort", splice.WalletAcceptedTransferOfferAbort{
 			Cid: offer, Reason: reason,
 		})
 		return err

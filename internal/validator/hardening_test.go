@@ -58,8 +58,8 @@ func TestLogSurvivesUnrecordableSteps(t *testing.T) {
 		Participant: e.seeded.Validator.Participant, UserID: alice.User, ActAs: []daml.Party{alice.Party},
 		CommandID: splice.CommandID("direct-withdraw"),
 		Run: func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[splice.TrackingInfoResult](tx, long, "TransferOffer_Withdraw",
-				splice.ReasonArg{Reason: "why\x00" + strings.Repeat("x", 1<<20)})
+			_, err := ledger.Exercise[splice.TransferOfferWithdrawResult](tx, long, "TransferOffer_Withdraw",
+				splice.TransferOfferWithdraw{Reason: "why\x00" + strings.Repeat("x", 1<<20)})
 			return err
 		},
 	}); err != nil {

@@ -165,7 +165,7 @@ func (v *Validator) AcceptOffer(ctx context.Context, w Wallet, cid daml.Contract
 	}
 	var accepted daml.ContractID
 	t, err := v.submit(ctx, "accept-"+string(cid), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
-		res, err := ledger.Exercise[splice.TransferOfferAcceptResult](tx, w.Install, "WalletAppInstall_TransferOffer_Accept", splice.WalletCid{Cid: cid})
+		res, err := ledger.Exercise[splice.WalletTransferOfferAcceptResult](tx, w.Install, "WalletAppInstall_TransferOffer_Accept", splice.WalletTransferOfferAccept{Cid: cid})
 		accepted = res.AcceptedTransferOffer
 		return err
 	})
@@ -185,7 +185,7 @@ func (v *Validator) RejectOffer(ctx context.Context, w Wallet, cid daml.Contract
 		return fault.New(fault.PermissionDenied, "Only the receiver %s can reject transfer offer %s", o.Payload.Receiver, cid)
 	}
 	_, err = v.submit(ctx, "reject-"+string(cid), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[splice.TrackingInfoResult](tx, w.Install, "WalletAppInstall_TransferOffer_Reject", splice.WalletCid{Cid: cid})
+		_, err := ledger.Exercise[splice.WalletTransferOfferRejectResult](tx, w.Install, "WalletAppInstall_TransferOffer_Reject", splice.WalletTransferOfferReject{Cid: cid})
 		return err
 	})
 	return err
@@ -205,7 +205,7 @@ func (v *Validator) WithdrawOffer(ctx context.Context, w Wallet, cid daml.Contra
 		return fault.New(fault.PermissionDenied, "Only the sender %s can withdraw transfer offer %s", o.Payload.Sender, cid)
 	}
 	_, err = v.submit(ctx, "withdraw-"+string(cid), []daml.Party{w.Party}, nil, func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[splice.TrackingInfoResult](tx, w.Install, "WalletAppInstall_TransferOffer_Withdraw", splice.WalletCidReason{Cid: cid, Reason: WithdrawReason})
+		_, err := ledger.Exercise[splice.WalletTransferOfferWithdrawResult](tx, w.Install, "WalletAppInstall_TransferOffer_Withdraw", splice.WalletTransferOfferWithdraw{Cid: cid, Reason: WithdrawReason})
 		return err
 	})
 	return err

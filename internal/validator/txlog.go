@@ -260,9 +260,12 @@ func createdIn(t *ledger.Transaction, x *ledger.Exercised, tid ledger.TemplateID
 	return found
 }
 
-// reasonOf reads the reason argument of a withdraw or abort.
+// reasonOf reads the reason argument of a withdraw or abort. The record
+// type is left unnamed, so that it reads the argument of any of them.
 func reasonOf(x *ledger.Exercised) string {
-	var arg splice.ReasonArg
+	var arg struct {
+		Reason string `daml:"reason"`
+	}
 	if err := daml.ToGo(x.ChoiceArgument, &arg); err != nil {
 		return ""
 	}

@@ -12,9 +12,14 @@ import (
 
 // AmuletRules is Splice.AmuletRules:AmuletRules.
 type AmuletRules struct {
-	DSO            daml.Party                             `daml:"dso"`
+	DSO daml.Party `daml:"dso"`
+	// ConfigSchedule's future values are no longer used (the ensure
+	// requires none): only the initial value counts.
 	ConfigSchedule Schedule[daml.Timestamp, AmuletConfig] `daml:"configSchedule"`
 	IsDevNet       bool                                   `daml:"isDevNet"`
+	// ContractStateSchemaVersion is reserved by Splice for bootstrapping
+	// new contracts; unset.
+	ContractStateSchemaVersion *int64 `daml:"contractStateSchemaVersion"`
 }
 
 // TemplateID implements ledger.Template.
@@ -31,12 +36,12 @@ func (r AmuletRules) Signatories() []daml.Party { return []daml.Party{r.DSO} }
 // Observers implements ledger.Template.
 func (AmuletRules) Observers() []daml.Party { return nil }
 
-// Ensure is Splice's validSchedule over validAmuletConfig.
+// Ensure is the template's ensure: a valid configuration, no future
+// values, and no negative schema version.
 func (r AmuletRules) Ensure() error {
-	for _, c := range append([]AmuletConfig{r.ConfigSchedule.InitialValue}, scheduleValues(r.ConfigSchedule)...) {
-		if !validAmuletConfig(c) {
-			return errInvalidConfig
-		}
+	if !validAmuletConfig(r.ConfigSchedule.InitialValue) || len(r.ConfigSchedule.FutureValues) > 0 ||
+		r.ContractStateSchemaVersion != nil && *r.ContractStateSchemaVersion < 0 {
+		return errorf("amulet configuration is invalid")
 	}
 	return nil
 }
@@ -55,20 +60,13 @@ func (r AmuletRules) config(now daml.Timestamp) AmuletConfig {
 	return c
 }
 
-func scheduleValues[T, A any](s Schedule[T, A]) []A {
-	out := make([]A, len(s.FutureValues))
-	for i, fv := range s.FutureValues {
-		out[i] = fv.Second
-	}
-	return out
-}
-
 // Transfers
 // =========
 
 // TransferInput is Splice.AmuletRules:TransferInput. sandnet issues no
-// reward coupons, so only InputAmulet is spendable; the other constructors
-// keep the variant's shape.
+// reward coupons and runs no development fund, so only InputAmulet (and
+// an ExtTransferInput without a faucet coupon) can be spent; the other
+// constructors keep the variant's shape.
 type TransferInput struct {
 	InputAppRewardCoupon                 *daml.ContractID  `daml:"InputAppRewardCoupon"`
 	InputValidatorRewardCoupon           *daml.ContractID  `daml:"InputValidatorRewardCoupon"`
@@ -76,6 +74,9 @@ type TransferInput struct {
 	InputAmulet                          *daml.ContractID  `daml:"InputAmulet"`
 	ExtTransferInput                     *ExtTransferInput `daml:"ExtTransferInput"`
 	InputValidatorLivenessActivityRecord *daml.ContractID  `daml:"InputValidatorLivenessActivityRecord"`
+	InputUnclaimedActivityRecord         *daml.ContractID  `daml:"InputUnclaimedActivityRecord"`
+	InputDevelopmentFundCoupon           *daml.ContractID  `daml:"InputDevelopmentFundCoupon"`
+	InputRewardCouponV2                  *daml.ContractID  `daml:"InputRewardCouponV2"`
 }
 
 // DamlVariant marks TransferInput as a Daml variant.
@@ -87,10 +88,16 @@ func (TransferInput) DamlIdentifier() daml.Identifier {
 }
 
 // ExtTransferInput is the argument of TransferInput's extension
-// constructor.
+// constructor, which since CIP-3 carries an optional validator faucet
+// coupon.
 type ExtTransferInput struct {
 	DummyUnitField                daml.Unit        `daml:"dummyUnitField"`
 	OptInputValidatorFaucetCoupon *daml.ContractID `daml:"optInputValidatorFaucetCoupon"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (ExtTransferInput) DamlIdentifier() daml.Identifier {
+	return PackageAmulet.Identifier(moduleAmuletRules, "TransferInput.ExtTransferInput")
 }
 
 // InputAmulet spends an amulet in a transfer.
@@ -122,6 +129,8 @@ type TransferOutput struct {
 	ReceiverFeeRatio daml.Numeric `daml:"receiverFeeRatio"`
 	Amount           daml.Numeric `daml:"amount"`
 	Lock             *TimeLock    `daml:"lock"`
+	// Meta is token-standard metadata for the transfer's event log.
+	Meta *Metadata `daml:"meta"`
 }
 
 // DamlIdentifier implements daml.Identified.
@@ -206,9 +215,14 @@ func (CreatedAmulet) DamlIdentifier() daml.Identifier {
 	return PackageAmulet.Identifier(moduleAmuletRules, "CreatedAmulet")
 }
 
-// ExtDummy is the argument of Splice's extension constructors.
+// ExtDummy is the argument of CreatedAmulet's extension constructor.
 type ExtDummy struct {
 	DummyUnitField daml.Unit `daml:"dummyUnitField"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (ExtDummy) DamlIdentifier() daml.Identifier {
+	return PackageAmulet.Identifier(moduleAmuletRules, "CreatedAmulet.ExtCreatedAmulet")
 }
 
 // BalanceChange is Splice.AmuletRules:BalanceChange.
@@ -223,20 +237,23 @@ func (BalanceChange) DamlIdentifier() daml.Identifier {
 }
 
 // TransferSummary is Splice.AmuletRules:TransferSummary: the amounts in
-// and out of a transfer and the fees paid. HoldingFees, OutputFees and
-// SenderChangeFee are burned.
+// and out of a transfer and the fees paid. Since CIP-78 transfers charge
+// no fees: HoldingFees and OutputFees are zero, and SenderChangeFee too
+// unless the inputs fall short (then the transfer fails).
 type TransferSummary struct {
-	InputAppRewardAmount       daml.Numeric                        `daml:"inputAppRewardAmount"`
-	InputValidatorRewardAmount daml.Numeric                        `daml:"inputValidatorRewardAmount"`
-	InputSvRewardAmount        daml.Numeric                        `daml:"inputSvRewardAmount"`
-	InputAmuletAmount          daml.Numeric                        `daml:"inputAmuletAmount"`
-	BalanceChanges             daml.Map[daml.Party, BalanceChange] `daml:"balanceChanges"`
-	HoldingFees                daml.Numeric                        `daml:"holdingFees"`
-	OutputFees                 []daml.Numeric                      `daml:"outputFees"`
-	SenderChangeFee            daml.Numeric                        `daml:"senderChangeFee"`
-	SenderChangeAmount         daml.Numeric                        `daml:"senderChangeAmount"`
-	AmuletPrice                daml.Numeric                        `daml:"amuletPrice"`
-	InputValidatorFaucetAmount *daml.Numeric                       `daml:"inputValidatorFaucetAmount"`
+	InputAppRewardAmount               daml.Numeric                        `daml:"inputAppRewardAmount"`
+	InputValidatorRewardAmount         daml.Numeric                        `daml:"inputValidatorRewardAmount"`
+	InputSvRewardAmount                daml.Numeric                        `daml:"inputSvRewardAmount"`
+	InputAmuletAmount                  daml.Numeric                        `daml:"inputAmuletAmount"`
+	BalanceChanges                     daml.Map[daml.Party, BalanceChange] `daml:"balanceChanges"`
+	HoldingFees                        daml.Numeric                        `daml:"holdingFees"`
+	OutputFees                         []daml.Numeric                      `daml:"outputFees"`
+	SenderChangeFee                    daml.Numeric                        `daml:"senderChangeFee"`
+	SenderChangeAmount                 daml.Numeric                        `daml:"senderChangeAmount"`
+	AmuletPrice                        daml.Numeric                        `daml:"amuletPrice"`
+	InputValidatorFaucetAmount         *daml.Numeric                       `daml:"inputValidatorFaucetAmount"`
+	InputUnclaimedActivityRecordAmount *daml.Numeric                       `daml:"inputUnclaimedActivityRecordAmount"`
+	InputDevelopmentFundAmount         *daml.Numeric                       `daml:"inputDevelopmentFundAmount"`
 }
 
 // DamlIdentifier implements daml.Identified.
@@ -269,17 +286,37 @@ func (TransferResult) DamlIdentifier() daml.Identifier {
 // Choice arguments and results
 // ============================
 
+// amuletRulesID names a record of Splice.AmuletRules.
+func amuletRulesID(entity string) daml.Identifier {
+	return PackageAmulet.Identifier(moduleAmuletRules, entity)
+}
+
 // AmuletRulesTransfer is the argument of AmuletRules_Transfer.
 type AmuletRulesTransfer struct {
 	Transfer Transfer        `daml:"transfer"`
 	Context  TransferContext `daml:"context"`
+	// ExpectedDso is the DSO the caller expects the rules to be of; a
+	// transfer without it fails.
+	ExpectedDso *daml.Party `daml:"expectedDso"`
 }
 
-// AmuletRulesComputeFees is the argument of AmuletRules_ComputeFees.
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesTransfer) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_Transfer")
+}
+
+// AmuletRulesComputeFees is the argument of AmuletRules_ComputeFees,
+// deprecated since splice-amulet 0.1.17.
 type AmuletRulesComputeFees struct {
-	Context TransferContext  `daml:"context"`
-	Sender  daml.Party       `daml:"sender"`
-	Outputs []TransferOutput `daml:"outputs"`
+	Context     TransferContext  `daml:"context"`
+	Sender      daml.Party       `daml:"sender"`
+	Outputs     []TransferOutput `daml:"outputs"`
+	ExpectedDso *daml.Party      `daml:"expectedDso"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesComputeFees) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_ComputeFees")
 }
 
 // AmuletRulesComputeFeesResult is AmuletRules_ComputeFees's result.
@@ -287,16 +324,31 @@ type AmuletRulesComputeFeesResult struct {
 	Fees []daml.Numeric `daml:"fees"`
 }
 
-// AmuletRulesMint is the argument of AmuletRules_Mint.
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesComputeFeesResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_ComputeFeesResult")
+}
+
+// AmuletRulesMint is the argument of AmuletRules_Mint, which only the DSO
+// and the receiver together may exercise, on a DevNet.
 type AmuletRulesMint struct {
 	Receiver  daml.Party      `daml:"receiver"`
 	Amount    daml.Numeric    `daml:"amount"`
 	OpenRound daml.ContractID `daml:"openRound"`
+	Reason    *string         `daml:"reason"`
 }
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesMint) DamlIdentifier() daml.Identifier { return amuletRulesID("AmuletRules_Mint") }
 
 // AmuletRulesMintResult is AmuletRules_Mint's result.
 type AmuletRulesMintResult struct {
 	AmuletSum AmuletCreateSummary `daml:"amuletSum"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesMintResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_MintResult")
 }
 
 // AmuletRulesDevNetTap is the argument of AmuletRules_DevNet_Tap: the
@@ -307,21 +359,76 @@ type AmuletRulesDevNetTap struct {
 	OpenRound daml.ContractID `daml:"openRound"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesDevNetTap) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_DevNet_Tap")
+}
+
 // AmuletRulesDevNetTapResult is AmuletRules_DevNet_Tap's result.
 type AmuletRulesDevNetTapResult struct {
 	AmuletSum AmuletCreateSummary `daml:"amuletSum"`
 	Meta      *Metadata           `daml:"meta"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesDevNetTapResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_DevNet_TapResult")
+}
+
+// AmuletRulesDevNetFeatureApp is the argument of
+// AmuletRules_DevNet_FeatureApp, by which a provider features its own app
+// on a DevNet.
+type AmuletRulesDevNetFeatureApp struct {
+	Provider       daml.Party    `daml:"provider"`
+	ActivityWeight *daml.Numeric `daml:"activityWeight"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesDevNetFeatureApp) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_DevNet_FeatureApp")
+}
+
+// AmuletRulesDevNetFeatureAppResult is AmuletRules_DevNet_FeatureApp's
+// result.
+type AmuletRulesDevNetFeatureAppResult struct {
+	FeaturedAppRightCid daml.ContractID `daml:"featuredAppRightCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesDevNetFeatureAppResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_DevNet_FeatureAppResult")
+}
+
+// AmuletRulesFetch is the argument of AmuletRules_Fetch, by which a party
+// that sees disclosed rules reads them inside a transaction.
+type AmuletRulesFetch struct {
+	P daml.Party `daml:"p"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesFetch) DamlIdentifier() daml.Identifier { return amuletRulesID("AmuletRules_Fetch") }
+
 // AmuletRulesBootstrapRounds is the argument of AmuletRules_Bootstrap_Rounds.
 type AmuletRulesBootstrapRounds struct {
 	AmuletPrice    daml.Numeric `daml:"amuletPrice"`
 	Round0Duration RelTime      `daml:"round0Duration"`
+	InitialRound   *int64       `daml:"initialRound"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesBootstrapRounds) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_Bootstrap_Rounds")
 }
 
 // AmuletRulesBootstrapRoundsResult is AmuletRules_Bootstrap_Rounds's result.
 type AmuletRulesBootstrapRoundsResult struct {
 	OpenMiningRoundCid daml.ContractID `daml:"openMiningRoundCid"`
+	InitialRound       *Round          `daml:"initialRound"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesBootstrapRoundsResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_Bootstrap_RoundsResult")
 }
 
 // AmuletRulesAdvanceOpenMiningRounds is the argument of
@@ -333,10 +440,20 @@ type AmuletRulesAdvanceOpenMiningRounds struct {
 	LatestRoundCid    daml.ContractID `daml:"latestRoundCid"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesAdvanceOpenMiningRounds) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_AdvanceOpenMiningRounds")
+}
+
 // AmuletRulesAdvanceOpenMiningRoundsResult is the choice's result.
 type AmuletRulesAdvanceOpenMiningRoundsResult struct {
 	SummarizingRoundCid daml.ContractID `daml:"summarizingRoundCid"`
 	OpenRoundCid        daml.ContractID `daml:"openRoundCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesAdvanceOpenMiningRoundsResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_AdvanceOpenMiningRoundsResult")
 }
 
 // AmuletRulesMiningRoundStartIssuing is the argument of
@@ -346,9 +463,20 @@ type AmuletRulesMiningRoundStartIssuing struct {
 	Summary        OpenMiningRoundSummary `daml:"summary"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesMiningRoundStartIssuing) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_MiningRound_StartIssuing")
+}
+
 // AmuletRulesMiningRoundStartIssuingResult is the choice's result.
 type AmuletRulesMiningRoundStartIssuingResult struct {
-	IssuingRoundCid daml.ContractID `daml:"issuingRoundCid"`
+	IssuingRoundCid                   daml.ContractID  `daml:"issuingRoundCid"`
+	UnclaimedDevelopmentFundCouponCid *daml.ContractID `daml:"unclaimedDevelopmentFundCouponCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesMiningRoundStartIssuingResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_MiningRound_StartIssuingResult")
 }
 
 // AmuletRulesMiningRoundClose is the argument of AmuletRules_MiningRound_Close.
@@ -356,15 +484,38 @@ type AmuletRulesMiningRoundClose struct {
 	IssuingRoundCid daml.ContractID `daml:"issuingRoundCid"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesMiningRoundClose) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_MiningRound_Close")
+}
+
 // AmuletRulesMiningRoundCloseResult is the choice's result.
 type AmuletRulesMiningRoundCloseResult struct {
 	ClosedRoundCid daml.ContractID `daml:"closedRoundCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesMiningRoundCloseResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_MiningRound_CloseResult")
 }
 
 // AmuletRulesMiningRoundArchive is the argument of
 // AmuletRules_MiningRound_Archive.
 type AmuletRulesMiningRoundArchive struct {
 	ClosedRoundCid daml.ContractID `daml:"closedRoundCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesMiningRoundArchive) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_MiningRound_Archive")
+}
+
+// AmuletRulesMiningRoundArchiveResult is the choice's (empty) result.
+type AmuletRulesMiningRoundArchiveResult struct{}
+
+// DamlIdentifier implements daml.Identified.
+func (AmuletRulesMiningRoundArchiveResult) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("AmuletRules_MiningRound_ArchiveResult")
 }
 
 // maxTapAmount is the most amulet one AmuletRules_DevNet_Tap mints.
@@ -376,26 +527,16 @@ func registerAmuletRules(r *ledger.Registry) {
 
 	ledger.AddChoice(r, "AmuletRules_ComputeFees", false,
 		func(_ AmuletRules, arg AmuletRulesComputeFees) []daml.Party { return []daml.Party{arg.Sender} },
-		func(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesComputeFees) (AmuletRulesComputeFeesResult, error) {
-			round, err := fetchDsoContract[OpenMiningRound](tx, arg.Context.OpenMiningRound, rules.DSO)
-			if err != nil {
-				return AmuletRulesComputeFeesResult{}, err
-			}
-			cfg, err := round.TransferConfigAmulet()
-			if err != nil {
-				return AmuletRulesComputeFeesResult{}, err
-			}
-			var a arith
-			fees := make([]daml.Numeric, len(arg.Outputs))
-			for i, out := range arg.Outputs {
-				fees[i] = outputFee(&a, cfg, arg.Sender, dedupLockHolders(out))
-			}
-			return AmuletRulesComputeFeesResult{Fees: fees}, a.err
+		func(*ledger.Tx, daml.ContractID, AmuletRules, AmuletRulesComputeFees) (AmuletRulesComputeFeesResult, error) {
+			return AmuletRulesComputeFeesResult{}, deprecatedChoice(PackageAmulet.Name, "0.1.17", "AmuletRules_ComputeFees")
 		})
 
 	ledger.AddChoice(r, "AmuletRules_Transfer", false,
 		func(_ AmuletRules, arg AmuletRulesTransfer) []daml.Party { return transferControllers(arg.Transfer) },
 		func(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesTransfer) (TransferResult, error) {
+			if err := checkExpectedDso(rules.DSO, arg.ExpectedDso); err != nil {
+				return TransferResult{}, err
+			}
 			return executeTransfer(tx, rules.DSO, arg.Context, arg.Transfer)
 		})
 
@@ -404,6 +545,9 @@ func registerAmuletRules(r *ledger.Registry) {
 			return []daml.Party{rules.DSO, arg.Receiver}
 		},
 		func(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesMint) (AmuletRulesMintResult, error) {
+			if err := require(tx, "isDevNet flag is true", rules.IsDevNet); err != nil {
+				return AmuletRulesMintResult{}, err
+			}
 			round, err := fetchDsoContract[OpenMiningRound](tx, arg.OpenRound, rules.DSO)
 			if err != nil {
 				return AmuletRulesMintResult{}, err
@@ -424,20 +568,38 @@ func registerAmuletRules(r *ledger.Registry) {
 	ledger.AddChoice(r, "AmuletRules_DevNet_Tap", false,
 		func(_ AmuletRules, arg AmuletRulesDevNetTap) []daml.Party { return []daml.Party{arg.Receiver} },
 		func(tx *ledger.Tx, self daml.ContractID, rules AmuletRules, arg AmuletRulesDevNetTap) (AmuletRulesDevNetTapResult, error) {
-			if err := tx.Require(rules.IsDevNet, "isDevNet flag is true"); err != nil {
+			if err := require(tx, "isDevNet flag is true", rules.IsDevNet); err != nil {
 				return AmuletRulesDevNetTapResult{}, err
 			}
 			// Splice caps a tap so that sums downstream (the total supply,
 			// a wallet's balance) stay far from Decimal's range.
-			if err := tx.Require(arg.Amount.Cmp(maxTapAmount) <= 0, "The requirement 'Tapped amount <= 100,000,000' was not met."); err != nil {
-				return AmuletRulesDevNetTapResult{}, err
-			}
-			res, err := ledger.Exercise[AmuletRulesMintResult](tx, self, "AmuletRules_Mint", AmuletRulesMint(arg))
-			if err != nil {
+			if err := require(tx, "Tapped amount <= 100,000,000", arg.Amount.Cmp(maxTapAmount) <= 0); err != nil {
 				return AmuletRulesDevNetTapResult{}, err
 			}
 			reason := "tapped DevNet faucet"
+			res, err := ledger.Exercise[AmuletRulesMintResult](tx, self, "AmuletRules_Mint", AmuletRulesMint{
+				Receiver: arg.Receiver, Amount: arg.Amount, OpenRound: arg.OpenRound, Reason: &reason,
+			})
+			if err != nil {
+				return AmuletRulesDevNetTapResult{}, err
+			}
 			return AmuletRulesDevNetTapResult{AmuletSum: res.AmuletSum, Meta: holdingTxMeta(txKindMint, &reason, nil, nil)}, nil
+		})
+
+	ledger.AddChoice(r, "AmuletRules_DevNet_FeatureApp", false,
+		func(_ AmuletRules, arg AmuletRulesDevNetFeatureApp) []daml.Party { return []daml.Party{arg.Provider} },
+		func(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesDevNetFeatureApp) (AmuletRulesDevNetFeatureAppResult, error) {
+			if err := require(tx, "isDevNet flag is true", rules.IsDevNet); err != nil {
+				return AmuletRulesDevNetFeatureAppResult{}, err
+			}
+			cid, err := ledger.Create(tx, FeaturedAppRight{DSO: rules.DSO, Provider: arg.Provider, ActivityWeight: arg.ActivityWeight})
+			return AmuletRulesDevNetFeatureAppResult{FeaturedAppRightCid: cid}, err
+		})
+
+	ledger.AddChoice(r, "AmuletRules_Fetch", false,
+		func(_ AmuletRules, arg AmuletRulesFetch) []daml.Party { return []daml.Party{arg.P} },
+		func(_ *ledger.Tx, _ daml.ContractID, rules AmuletRules, _ AmuletRulesFetch) (AmuletRules, error) {
+			return rules, nil
 		})
 
 	ledger.AddChoice(r, "AmuletRules_Bootstrap_Rounds", false,
@@ -446,39 +608,9 @@ func registerAmuletRules(r *ledger.Registry) {
 	ledger.AddChoice(r, "AmuletRules_AdvanceOpenMiningRounds", false,
 		func(rules AmuletRules, _ AmuletRulesAdvanceOpenMiningRounds) []daml.Party { return dso(rules) },
 		advanceOpenMiningRounds)
-
 	ledger.AddChoice(r, "AmuletRules_MiningRound_StartIssuing", false,
 		func(rules AmuletRules, _ AmuletRulesMiningRoundStartIssuing) []daml.Party { return dso(rules) },
-		func(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesMiningRoundStartIssuing) (AmuletRulesMiningRoundStartIssuingResult, error) {
-			round, err := fetchAndArchiveDso[SummarizingMiningRound](tx, arg.MiningRoundCid, rules.DSO)
-			if err != nil {
-				return AmuletRulesMiningRoundStartIssuingResult{}, err
-			}
-			s := arg.Summary
-			if err := tx.Require(s.TotalValidatorRewardCoupons.Sign() >= 0 && s.TotalFeaturedAppRewardCoupons.Sign() >= 0 &&
-				s.TotalUnfeaturedAppRewardCoupons.Sign() >= 0 && (s.OptTotalValidatorFaucetCoupons == nil || *s.OptTotalValidatorFaucetCoupons >= 0),
-				"summary totals are not negative"); err != nil {
-				return AmuletRulesMiningRoundStartIssuingResult{}, err
-			}
-			p, err := computeIssuingRoundParameters(round.TickDuration, round.AmuletPrice, round.IssuanceConfig, s)
-			if err != nil {
-				return AmuletRulesMiningRoundStartIssuingResult{}, err
-			}
-			// Splice also records the unclaimed rewards in an UnclaimedReward
-			// contract; sandnet registers no rewards and keeps none.
-			opensAt := addRel(tx.Now(), round.TickDuration)
-			cid, err := ledger.Create(tx, IssuingMiningRound{
-				DSO: rules.DSO, Round: round.Round,
-				IssuancePerValidatorRewardCoupon:     p.perValidatorReward,
-				IssuancePerFeaturedAppRewardCoupon:   p.perFeaturedAppReward,
-				IssuancePerUnfeaturedAppRewardCoupon: p.perUnfeaturedAppReward,
-				IssuancePerSvRewardCoupon:            p.perSvReward,
-				OpensAt:                              opensAt,
-				TargetClosesAt:                       addRel(addRel(opensAt, round.TickDuration), round.TickDuration),
-				OptIssuancePerValidatorFaucetCoupon:  ptr(p.perValidatorFaucet),
-			})
-			return AmuletRulesMiningRoundStartIssuingResult{IssuingRoundCid: cid}, err
-		})
+		startIssuing)
 
 	ledger.AddChoice(r, "AmuletRules_MiningRound_Close", false,
 		func(rules AmuletRules, _ AmuletRulesMiningRoundClose) []daml.Party { return dso(rules) },
@@ -487,7 +619,7 @@ func registerAmuletRules(r *ledger.Registry) {
 			if err != nil {
 				return AmuletRulesMiningRoundCloseResult{}, err
 			}
-			if err := tx.Require(round.TargetClosesAt <= tx.Now(), "Mining round is past targetClosesAt"); err != nil {
+			if err := require(tx, "Mining round is past targetClosesAt", round.TargetClosesAt <= tx.Now()); err != nil {
 				return AmuletRulesMiningRoundCloseResult{}, err
 			}
 			cid, err := ledger.Create(tx, ClosedMiningRound{
@@ -503,39 +635,67 @@ func registerAmuletRules(r *ledger.Registry) {
 
 	ledger.AddChoice(r, "AmuletRules_MiningRound_Archive", false,
 		func(rules AmuletRules, _ AmuletRulesMiningRoundArchive) []daml.Party { return dso(rules) },
-		func(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesMiningRoundArchive) (Empty, error) {
+		func(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesMiningRoundArchive) (AmuletRulesMiningRoundArchiveResult, error) {
 			_, err := fetchAndArchiveDso[ClosedMiningRound](tx, arg.ClosedRoundCid, rules.DSO)
-			return Empty{}, err
+			return AmuletRulesMiningRoundArchiveResult{}, err
 		})
 }
 
-// bootstrapRounds is AmuletRules_Bootstrap_Rounds: rounds 0 and 1 open at
-// once, round 2 one round0Duration later.
+// bootstrapRounds is AmuletRules_Bootstrap_Rounds: the first two rounds
+// open at once, the third one round0Duration later.
+//
+// Splice also bootstraps its ExternalPartyConfigState contracts here
+// (AmuletRules_BootstrapExternalPartyConfigState), which sandnet does not
+// implement.
 func bootstrapRounds(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesBootstrapRounds) (AmuletRulesBootstrapRoundsResult, error) {
+	if err := require(tx, "contractStateSchemaVersion is not set", rules.ContractStateSchemaVersion == nil); err != nil {
+		return AmuletRulesBootstrapRoundsResult{}, err
+	}
 	now := tx.Now()
 	cfg := rules.config(now)
 	tick := cfg.TickDuration
-	if err := tx.Require(tick.Microseconds <= arg.Round0Duration.Microseconds, "Round0 duration is larger or equal to tick duration"); err != nil {
+	var first int64
+	if arg.InitialRound != nil {
+		first = *arg.InitialRound
+	}
+	if err := require(tx, "Round0 duration is larger or equal to tick duration", tick.Microseconds <= arg.Round0Duration.Microseconds); err != nil {
 		return AmuletRulesBootstrapRoundsResult{}, err
 	}
 	closes0 := addRel(now, arg.Round0Duration)
 	opens := []daml.Timestamp{now, now, closes0}
 	closes := []daml.Timestamp{closes0, addRel(closes0, tick), addRel(addRel(closes0, tick), tick)}
+	var a arith
+	issuingFor0 := a.mulInt(first, tick.Microseconds)
+	if a.err != nil {
+		return AmuletRulesBootstrapRoundsResult{}, a.err
+	}
+	trafficPrice := roundTrafficPrice(cfg)
 	var last daml.ContractID
 	for i := range 3 {
-		issuingFor := RelTime{Microseconds: int64(i) * tick.Microseconds}
+		issuingFor := RelTime{Microseconds: issuingFor0 + int64(i)*tick.Microseconds}
 		cid, err := ledger.Create(tx, OpenMiningRound{
-			DSO: rules.DSO, Round: Round{Number: int64(i)}, AmuletPrice: arg.AmuletPrice,
+			DSO: rules.DSO, Round: Round{Number: first + int64(i)}, AmuletPrice: arg.AmuletPrice,
 			OpensAt: opens[i], TargetClosesAt: closes[i], IssuingFor: issuingFor,
 			TransferConfigUSD: cfg.TransferConfig, IssuanceConfig: issuanceAt(cfg.IssuanceCurve, issuingFor),
-			TickDuration: tick,
+			TickDuration: tick, TrafficPrice: trafficPrice, RewardConfig: cfg.RewardConfig,
 		})
 		if err != nil {
 			return AmuletRulesBootstrapRoundsResult{}, err
 		}
 		last = cid
 	}
-	return AmuletRulesBootstrapRoundsResult{OpenMiningRoundCid: last}, nil
+	return AmuletRulesBootstrapRoundsResult{OpenMiningRoundCid: last, InitialRound: &Round{Number: first}}, nil
+}
+
+// roundTrafficPrice is the traffic price a new round records: the
+// configured one, but only once rewards are computed off-ledger, so that
+// rounds stay readable by older package versions until then (as Splice
+// does).
+func roundTrafficPrice(cfg AmuletConfig) *daml.Numeric {
+	if cfg.RewardConfig == nil {
+		return nil
+	}
+	return ptr(cfg.DecentralizedSynchronizer.Fees.ExtraTrafficPrice)
 }
 
 // advanceOpenMiningRounds is AmuletRules_AdvanceOpenMiningRounds: the
@@ -565,24 +725,30 @@ func advanceOpenMiningRounds(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules
 	}
 	now := tx.Now()
 	for _, check := range []struct {
-		ok  bool
 		msg string
+		ok  bool
 	}{
-		{middle.Round.Number == oldest.Round.Number+1, "middleRound is one after roundToArchive"},
-		{latest.Round.Number == middle.Round.Number+1, "latestRound is one after middleRound"},
-		{oldest.TargetClosesAt <= now, "roundToArchive is past targetCloseAt"},
-		{latest.OpensAt <= now, "latestRound is open"},
-		{addRel(middle.OpensAt, middle.TickDuration) <= now, "middle round has been open for >= 1 tick"},
+		{"middleRound is one after roundToArchive", middle.Round.Number == oldest.Round.Number+1},
+		{"latestRound is one after middleRound", latest.Round.Number == middle.Round.Number+1},
+		{"roundToArchive is past targetCloseAt", oldest.TargetClosesAt <= now},
+		{"latestRound is open", latest.OpensAt <= now},
+		{"middle round has been open for >= 1 tick", addRel(middle.OpensAt, middle.TickDuration) <= now},
 	} {
-		if err := tx.Require(check.ok, "%s", check.msg); err != nil {
+		if err := require(tx, check.msg, check.ok); err != nil {
 			return res, err
 		}
 	}
 	if res.SummarizingRoundCid, err = ledger.Create(tx, SummarizingMiningRound{
 		DSO: rules.DSO, Round: oldest.Round, AmuletPrice: oldest.AmuletPrice,
 		IssuanceConfig: oldest.IssuanceConfig, TickDuration: oldest.TickDuration,
+		TrafficPrice: oldest.TrafficPrice, RewardConfig: oldest.RewardConfig,
 	}); err != nil {
 		return res, err
+	}
+	if oldest.RewardConfig != nil {
+		// Splice starts the off-ledger reward calculation (CIP-104) here
+		// (CalculateRewardsV2), which sandnet does not implement.
+		return res, abort("sandnet does not implement CIP-104 reward calculation (OpenMiningRound.rewardConfig is set)")
 	}
 	cfg := rules.config(now)
 	tick := cfg.TickDuration
@@ -592,7 +758,66 @@ func advanceOpenMiningRounds(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules
 		DSO: rules.DSO, Round: Round{Number: latest.Round.Number + 1}, AmuletPrice: arg.AmuletPrice,
 		OpensAt: opensAt, TargetClosesAt: addRel(addRel(opensAt, tick), tick), IssuingFor: issuingFor,
 		TransferConfigUSD: cfg.TransferConfig, IssuanceConfig: issuanceAt(cfg.IssuanceCurve, issuingFor),
-		TickDuration: tick,
+		TickDuration: tick, TrafficPrice: roundTrafficPrice(cfg), RewardConfig: cfg.RewardConfig,
+	})
+	return res, err
+}
+
+// startIssuing is AmuletRules_MiningRound_StartIssuing: the summarizing
+// round becomes an issuing round, with the issuance per coupon its
+// summary allows; what nobody can claim becomes an UnclaimedReward and
+// the development fund's share an UnclaimedDevelopmentFundCoupon.
+func startIssuing(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesMiningRoundStartIssuing) (AmuletRulesMiningRoundStartIssuingResult, error) {
+	var res AmuletRulesMiningRoundStartIssuingResult
+	round, err := fetchAndArchiveDso[SummarizingMiningRound](tx, arg.MiningRoundCid, rules.DSO)
+	if err != nil {
+		return res, err
+	}
+	s := arg.Summary
+	for _, check := range []struct {
+		msg string
+		ok  bool
+	}{
+		{"totalValidatorRewardCoupons >= 0.0", s.TotalValidatorRewardCoupons.Sign() >= 0},
+		{"totalFeaturedAppRewardCoupons >= 0.0", s.TotalFeaturedAppRewardCoupons.Sign() >= 0},
+		{"totalUnfeaturedAppRewardCoupons >= 0.0", s.TotalUnfeaturedAppRewardCoupons.Sign() >= 0},
+		{"totalValidatorFaucetCoupons >= 0", s.OptTotalValidatorFaucetCoupons == nil || *s.OptTotalValidatorFaucetCoupons >= 0},
+	} {
+		if err := require(tx, check.msg, check.ok); err != nil {
+			return res, err
+		}
+	}
+	p, err := computeIssuingRoundParameters(round.TickDuration, round.AmuletPrice, round.IssuanceConfig, s)
+	if err != nil {
+		return res, err
+	}
+	var a arith
+	unclaimed := a.sum(p.unclaimedValidatorRewards, p.unclaimedAppRewards, p.unclaimedSvRewards)
+	if a.err != nil {
+		return res, a.err
+	}
+	if unclaimed.Sign() > 0 {
+		if _, err := ledger.Create(tx, UnclaimedReward{DSO: rules.DSO, Amount: unclaimed}); err != nil {
+			return res, err
+		}
+	}
+	if p.toDevelopmentFund.Sign() > 0 {
+		cid, err := ledger.Create(tx, UnclaimedDevelopmentFundCoupon{DSO: rules.DSO, Amount: p.toDevelopmentFund})
+		if err != nil {
+			return res, err
+		}
+		res.UnclaimedDevelopmentFundCouponCid = &cid
+	}
+	opensAt := addRel(tx.Now(), round.TickDuration)
+	res.IssuingRoundCid, err = ledger.Create(tx, IssuingMiningRound{
+		DSO: rules.DSO, Round: round.Round,
+		IssuancePerValidatorRewardCoupon:     p.perValidatorReward,
+		IssuancePerFeaturedAppRewardCoupon:   p.perFeaturedAppReward,
+		IssuancePerUnfeaturedAppRewardCoupon: p.perUnfeaturedAppReward,
+		IssuancePerSvRewardCoupon:            p.perSvReward,
+		OpensAt:                              opensAt,
+		TargetClosesAt:                       addRel(addRel(opensAt, round.TickDuration), round.TickDuration),
+		OptIssuancePerValidatorFaucetCoupon:  ptr(p.perValidatorFaucet),
 	})
 	return res, err
 }
@@ -611,8 +836,8 @@ func transferControllers(t Transfer) []daml.Party {
 	return slices.Compact(ps)
 }
 
-// dedupLockHolders stores and charges each lock holder once, and never the
-// receiver (Splice's dedupOutputLockHolders).
+// dedupLockHolders stores each lock holder once, and never the receiver
+// (Splice's dedupOutputLockHolders).
 func dedupLockHolders(o TransferOutput) TransferOutput {
 	if o.Lock == nil {
 		return o
@@ -632,37 +857,3 @@ func dedupLockHolders(o TransferOutput) TransferOutput {
 	o.Lock = &l
 	return o
 }
-
-// outputFee is Splice's computeOutputFee.
-func outputFee(a *arith, cfg TransferConfig, sender daml.Party, o TransferOutput) daml.Numeric {
-	fee := cfg.CreateFee.Fee
-	if o.Lock != nil {
-		fee = a.add(fee, a.mul(cfg.LockHolderFee.Fee, a.fromInt(int64(len(o.Lock.Holders)))))
-	}
-	if sender != o.Receiver {
-		fee = a.add(fee, chargeSteppedRate(a, cfg.TransferFee, o.Amount))
-	}
-	return fee
-}
-
-// chargeSteppedRate is Splice's chargeSteppedRate: the initial rate up to
-// the first step, each step's rate between it and the next.
-func chargeSteppedRate(a *arith, r SteppedRate, amount daml.Numeric) daml.Numeric {
-	charged, rate, prev := zero, r.InitialRate, zero
-	remaining := amount
-	for _, st := range r.Steps {
-		if remaining.Sign() <= 0 {
-			return charged
-		}
-		width := a.sub(st.First, prev)
-		charged = a.add(charged, a.mul(remaining.Min(width), rate))
-		remaining = a.sub(remaining, width)
-		rate, prev = st.Second, st.First
-	}
-	if remaining.Sign() > 0 {
-		charged = a.add(charged, a.mul(remaining, rate))
-	}
-	return charged
-}
-
-var errInvalidConfig = errorf("amulet configuration is invalid")

@@ -149,10 +149,20 @@ type AnsRulesRequestEntry struct {
 	User        daml.Party `daml:"user"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AnsRulesRequestEntry) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsRules_RequestEntry")
+}
+
 // AnsRulesRequestEntryResult is AnsRules_RequestEntry's result.
 type AnsRulesRequestEntryResult struct {
 	EntryCid   daml.ContractID `daml:"entryCid"`
 	RequestCid daml.ContractID `daml:"requestCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsRulesRequestEntryResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsRules_RequestEntryResult")
 }
 
 // AnsRulesCollectInitialEntryPayment is the argument of
@@ -162,6 +172,23 @@ type AnsRulesCollectInitialEntryPayment struct {
 	EntryContext    daml.ContractID    `daml:"entryContext"`
 	PaymentCid      daml.ContractID    `daml:"paymentCid"`
 	TransferContext AppTransferContext `daml:"transferContext"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsRulesCollectInitialEntryPayment) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsRules_CollectInitialEntryPayment")
+}
+
+// AnsRulesCollectInitialEntryPaymentResult is the choice's result: the new
+// entry and the subscription's idle state.
+type AnsRulesCollectInitialEntryPaymentResult struct {
+	EntryCid             daml.ContractID `daml:"entryCid"`
+	SubscriptionStateCid daml.ContractID `daml:"subscriptionStateCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsRulesCollectInitialEntryPaymentResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsRules_CollectInitialEntryPaymentResult")
 }
 
 // AnsRulesCollectEntryRenewalPayment is the argument of
@@ -174,11 +201,20 @@ type AnsRulesCollectEntryRenewalPayment struct {
 	TransferContext AppTransferContext `daml:"transferContext"`
 }
 
-// AnsEntryPaymentResult is the result of the collect choices: the new
-// entry and the subscription's new idle state.
-type AnsEntryPaymentResult struct {
+// DamlIdentifier implements daml.Identified.
+func (AnsRulesCollectEntryRenewalPayment) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsRules_CollectEntryRenewalPayment")
+}
+
+// AnsRulesCollectEntryRenewalPaymentResult is the choice's result.
+type AnsRulesCollectEntryRenewalPaymentResult struct {
 	EntryCid             daml.ContractID `daml:"entryCid"`
 	SubscriptionStateCid daml.ContractID `daml:"subscriptionStateCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsRulesCollectEntryRenewalPaymentResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsRules_CollectEntryRenewalPaymentResult")
 }
 
 // AnsRulesRejectEntryInitialPayment is the argument of
@@ -188,12 +224,62 @@ type AnsRulesRejectEntryInitialPayment struct {
 	TransferContext AppTransferContext `daml:"transferContext"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AnsRulesRejectEntryInitialPayment) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsRules_RejectEntryInitialPayment")
+}
+
+// AnsRulesRejectEntryInitialPaymentResult is the choice's result.
+type AnsRulesRejectEntryInitialPaymentResult struct {
+	AmuletSum AmuletCreateSummary `daml:"amuletSum"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsRulesRejectEntryInitialPaymentResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsRules_RejectEntryInitialPaymentResult")
+}
+
+// AnsEntryContextTerminate is the argument of AnsEntryContext_Terminate.
+type AnsEntryContextTerminate struct {
+	Actor                     daml.Party      `daml:"actor"`
+	TerminatedSubscriptionCid daml.ContractID `daml:"terminatedSubscriptionCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryContextTerminate) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntryContext_Terminate")
+}
+
+// AnsEntryContextTerminateResult is the choice's (empty) result.
+type AnsEntryContextTerminateResult struct{}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryContextTerminateResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntryContext_TerminateResult")
+}
+
 // AnsEntryContextCollectInitialEntryPayment is the argument of
 // AnsEntryContext_CollectInitialEntryPayment.
 type AnsEntryContextCollectInitialEntryPayment struct {
 	PaymentCid      daml.ContractID    `daml:"paymentCid"`
 	TransferContext AppTransferContext `daml:"transferContext"`
 	AnsRulesCid     daml.ContractID    `daml:"ansRulesCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryContextCollectInitialEntryPayment) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntryContext_CollectInitialEntryPayment")
+}
+
+// AnsEntryContextCollectInitialEntryPaymentResult is the choice's result.
+type AnsEntryContextCollectInitialEntryPaymentResult struct {
+	EntryCid             daml.ContractID `daml:"entryCid"`
+	SubscriptionStateCid daml.ContractID `daml:"subscriptionStateCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryContextCollectInitialEntryPaymentResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntryContext_CollectInitialEntryPaymentResult")
 }
 
 // AnsEntryContextCollectEntryRenewalPayment is the argument of
@@ -205,6 +291,22 @@ type AnsEntryContextCollectEntryRenewalPayment struct {
 	AnsRulesCid     daml.ContractID    `daml:"ansRulesCid"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryContextCollectEntryRenewalPayment) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntryContext_CollectEntryRenewalPayment")
+}
+
+// AnsEntryContextCollectEntryRenewalPaymentResult is the choice's result.
+type AnsEntryContextCollectEntryRenewalPaymentResult struct {
+	EntryCid             daml.ContractID `daml:"entryCid"`
+	SubscriptionStateCid daml.ContractID `daml:"subscriptionStateCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryContextCollectEntryRenewalPaymentResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntryContext_CollectEntryRenewalPaymentResult")
+}
+
 // AnsEntryContextRejectEntryInitialPayment is the argument of
 // AnsEntryContext_RejectEntryInitialPayment.
 type AnsEntryContextRejectEntryInitialPayment struct {
@@ -213,10 +315,37 @@ type AnsEntryContextRejectEntryInitialPayment struct {
 	AnsRulesCid     daml.ContractID    `daml:"ansRulesCid"`
 }
 
-// AnsEntryContextTerminate is the argument of AnsEntryContext_Terminate.
-type AnsEntryContextTerminate struct {
-	Actor                     daml.Party      `daml:"actor"`
-	TerminatedSubscriptionCid daml.ContractID `daml:"terminatedSubscriptionCid"`
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryContextRejectEntryInitialPayment) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntryContext_RejectEntryInitialPayment")
+}
+
+// AnsEntryContextRejectEntryInitialPaymentResult is the choice's result.
+type AnsEntryContextRejectEntryInitialPaymentResult struct {
+	AmuletSum AmuletCreateSummary `daml:"amuletSum"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryContextRejectEntryInitialPaymentResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntryContext_RejectEntryInitialPaymentResult")
+}
+
+// AnsEntryExpire is the argument of AnsEntry_Expire.
+type AnsEntryExpire struct {
+	Actor daml.Party `daml:"actor"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryExpire) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntry_Expire")
+}
+
+// AnsEntryExpireResult is AnsEntry_Expire's (empty) result.
+type AnsEntryExpireResult struct{}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryExpireResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntry_ExpireResult")
 }
 
 // AnsEntryRenew is the argument of AnsEntry_Renew.
@@ -224,9 +353,19 @@ type AnsEntryRenew struct {
 	Extension RelTime `daml:"extension"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryRenew) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntry_Renew")
+}
+
 // AnsEntryRenewResult is AnsEntry_Renew's result.
 type AnsEntryRenewResult struct {
 	EntryCid daml.ContractID `daml:"entryCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (AnsEntryRenewResult) DamlIdentifier() daml.Identifier {
+	return PackageAmuletNameService.Identifier(moduleAns, "AnsEntry_RenewResult")
 }
 
 func registerAns(r *ledger.Registry) {
@@ -268,8 +407,10 @@ func registerAns(r *ledger.Registry) {
 		collectEntryRenewalPayment)
 	ledger.AddChoice(r, "AnsRules_RejectEntryInitialPayment", false,
 		func(rules AnsRules, _ AnsRulesRejectEntryInitialPayment) []daml.Party { return []daml.Party{rules.DSO} },
-		func(tx *ledger.Tx, _ daml.ContractID, _ AnsRules, arg AnsRulesRejectEntryInitialPayment) (AmuletSumResult, error) {
-			return ledger.Exercise[AmuletSumResult](tx, arg.PaymentCid, "SubscriptionInitialPayment_Reject", CollectArgs{TransferContext: arg.TransferContext})
+		func(tx *ledger.Tx, _ daml.ContractID, _ AnsRules, arg AnsRulesRejectEntryInitialPayment) (AnsRulesRejectEntryInitialPaymentResult, error) {
+			res, err := ledger.Exercise[SubscriptionInitialPaymentRejectResult](tx, arg.PaymentCid, "SubscriptionInitialPayment_Reject",
+				SubscriptionInitialPaymentReject{TransferContext: arg.TransferContext})
+			return AnsRulesRejectEntryInitialPaymentResult(res), err
 		})
 
 	ledger.RegisterTemplate[AnsEntryContext](r)
@@ -277,58 +418,61 @@ func registerAns(r *ledger.Registry) {
 		func(c AnsEntryContext, _ AnsEntryContextCollectInitialEntryPayment) []daml.Party {
 			return []daml.Party{c.DSO}
 		},
-		func(tx *ledger.Tx, self daml.ContractID, c AnsEntryContext, arg AnsEntryContextCollectInitialEntryPayment) (AnsEntryPaymentResult, error) {
-			return ledger.Exercise[AnsEntryPaymentResult](tx, arg.AnsRulesCid, "AnsRules_CollectInitialEntryPayment", AnsRulesCollectInitialEntryPayment{
+		func(tx *ledger.Tx, self daml.ContractID, c AnsEntryContext, arg AnsEntryContextCollectInitialEntryPayment) (AnsEntryContextCollectInitialEntryPaymentResult, error) {
+			res, err := ledger.Exercise[AnsRulesCollectInitialEntryPaymentResult](tx, arg.AnsRulesCid, "AnsRules_CollectInitialEntryPayment", AnsRulesCollectInitialEntryPayment{
 				User: c.User, EntryContext: self, PaymentCid: arg.PaymentCid, TransferContext: arg.TransferContext,
 			})
+			return AnsEntryContextCollectInitialEntryPaymentResult(res), err
 		})
 	ledger.AddChoice(r, "AnsEntryContext_CollectEntryRenewalPayment", false,
 		func(c AnsEntryContext, _ AnsEntryContextCollectEntryRenewalPayment) []daml.Party {
 			return []daml.Party{c.DSO}
 		},
-		func(tx *ledger.Tx, self daml.ContractID, c AnsEntryContext, arg AnsEntryContextCollectEntryRenewalPayment) (AnsEntryPaymentResult, error) {
-			return ledger.Exercise[AnsEntryPaymentResult](tx, arg.AnsRulesCid, "AnsRules_CollectEntryRenewalPayment", AnsRulesCollectEntryRenewalPayment{
+		func(tx *ledger.Tx, self daml.ContractID, c AnsEntryContext, arg AnsEntryContextCollectEntryRenewalPayment) (AnsEntryContextCollectEntryRenewalPaymentResult, error) {
+			res, err := ledger.Exercise[AnsRulesCollectEntryRenewalPaymentResult](tx, arg.AnsRulesCid, "AnsRules_CollectEntryRenewalPayment", AnsRulesCollectEntryRenewalPayment{
 				User: c.User, EntryContext: self, PaymentCid: arg.PaymentCid, EntryCid: arg.EntryCid, TransferContext: arg.TransferContext,
 			})
+			return AnsEntryContextCollectEntryRenewalPaymentResult(res), err
 		})
 	ledger.AddChoice(r, "AnsEntryContext_RejectEntryInitialPayment", false,
 		func(c AnsEntryContext, _ AnsEntryContextRejectEntryInitialPayment) []daml.Party {
 			return []daml.Party{c.DSO}
 		},
-		func(tx *ledger.Tx, _ daml.ContractID, _ AnsEntryContext, arg AnsEntryContextRejectEntryInitialPayment) (AmuletSumResult, error) {
-			return ledger.Exercise[AmuletSumResult](tx, arg.AnsRulesCid, "AnsRules_RejectEntryInitialPayment", AnsRulesRejectEntryInitialPayment{
+		func(tx *ledger.Tx, _ daml.ContractID, _ AnsEntryContext, arg AnsEntryContextRejectEntryInitialPayment) (AnsEntryContextRejectEntryInitialPaymentResult, error) {
+			res, err := ledger.Exercise[AnsRulesRejectEntryInitialPaymentResult](tx, arg.AnsRulesCid, "AnsRules_RejectEntryInitialPayment", AnsRulesRejectEntryInitialPayment{
 				PaymentCid: arg.PaymentCid, TransferContext: arg.TransferContext,
 			})
+			return AnsEntryContextRejectEntryInitialPaymentResult(res), err
 		})
 	ledger.AddChoice(r, "AnsEntryContext_Terminate", true,
 		func(_ AnsEntryContext, arg AnsEntryContextTerminate) []daml.Party { return []daml.Party{arg.Actor} },
-		func(tx *ledger.Tx, _ daml.ContractID, c AnsEntryContext, arg AnsEntryContextTerminate) (Empty, error) {
-			if err := tx.Require(slices.Contains(c.Signatories(), arg.Actor), "Actor is signatory"); err != nil {
-				return Empty{}, err
+		func(tx *ledger.Tx, _ daml.ContractID, c AnsEntryContext, arg AnsEntryContextTerminate) (AnsEntryContextTerminateResult, error) {
+			if err := require(tx, "Actor is signatory", slices.Contains(c.Signatories(), arg.Actor)); err != nil {
+				return AnsEntryContextTerminateResult{}, err
 			}
 			terminated, err := ledger.Fetch[TerminatedSubscription](tx, arg.TerminatedSubscriptionCid)
 			if err != nil {
-				return Empty{}, err
+				return AnsEntryContextTerminateResult{}, err
 			}
 			if err := tx.Archive(arg.TerminatedSubscriptionCid); err != nil {
-				return Empty{}, err
+				return AnsEntryContextTerminateResult{}, err
 			}
-			return Empty{}, tx.Require(terminated.Reference == c.Reference, "Reference matches")
+			return AnsEntryContextTerminateResult{}, require(tx, "Reference matches", terminated.Reference == c.Reference)
 		})
 
 	ledger.RegisterTemplate[AnsEntry](r)
 	ledger.AddChoice(r, "AnsEntry_Expire", true,
-		func(_ AnsEntry, arg Actor) []daml.Party { return []daml.Party{arg.Actor} },
-		func(tx *ledger.Tx, _ daml.ContractID, e AnsEntry, arg Actor) (Empty, error) {
-			if err := tx.Require(slices.Contains(e.Signatories(), arg.Actor), "Actor %s is a signatory", arg.Actor); err != nil {
-				return Empty{}, err
+		func(_ AnsEntry, arg AnsEntryExpire) []daml.Party { return []daml.Party{arg.Actor} },
+		func(tx *ledger.Tx, _ daml.ContractID, e AnsEntry, arg AnsEntryExpire) (AnsEntryExpireResult, error) {
+			if err := requireSignatory(tx, arg.Actor, e); err != nil {
+				return AnsEntryExpireResult{}, err
 			}
-			return Empty{}, tx.Require(e.ExpiresAt < tx.Now(), "Contract expired")
+			return AnsEntryExpireResult{}, require(tx, "Contract expired", e.ExpiresAt < tx.Now())
 		})
 	ledger.AddChoice(r, "AnsEntry_Renew", true,
 		func(e AnsEntry, _ AnsEntryRenew) []daml.Party { return e.Signatories() },
 		func(tx *ledger.Tx, _ daml.ContractID, e AnsEntry, arg AnsEntryRenew) (AnsEntryRenewResult, error) {
-			if err := tx.Require(arg.Extension.Microseconds > 0, "Extension positive"); err != nil {
+			if err := require(tx, "Extension positive", arg.Extension.Microseconds > 0); err != nil {
 				return AnsEntryRenewResult{}, err
 			}
 			e.ExpiresAt = addRel(e.ExpiresAt, arg.Extension)
@@ -340,8 +484,8 @@ func registerAns(r *ledger.Registry) {
 // collectInitialEntryPayment is AnsRules_CollectInitialEntryPayment: accept
 // the first payment (creating the subscription), burn the amulet the DSO
 // received, and create the entry, valid until the next payment is due.
-func collectInitialEntryPayment(tx *ledger.Tx, _ daml.ContractID, rules AnsRules, arg AnsRulesCollectInitialEntryPayment) (AnsEntryPaymentResult, error) {
-	var res AnsEntryPaymentResult
+func collectInitialEntryPayment(tx *ledger.Tx, _ daml.ContractID, rules AnsRules, arg AnsRulesCollectInitialEntryPayment) (AnsRulesCollectInitialEntryPaymentResult, error) {
+	var res AnsRulesCollectInitialEntryPaymentResult
 	payment, err := ledger.Fetch[SubscriptionInitialPayment](tx, arg.PaymentCid)
 	if err != nil {
 		return res, err
@@ -354,7 +498,7 @@ func collectInitialEntryPayment(tx *ledger.Tx, _ daml.ContractID, rules AnsRules
 		return res, err
 	}
 	collected, err := ledger.Exercise[SubscriptionInitialPaymentCollectResult](tx, arg.PaymentCid, "SubscriptionInitialPayment_Collect",
-		CollectArgs{TransferContext: arg.TransferContext})
+		SubscriptionInitialPaymentCollect{TransferContext: arg.TransferContext})
 	if err != nil {
 		return res, err
 	}
@@ -376,8 +520,8 @@ func collectInitialEntryPayment(tx *ledger.Tx, _ daml.ContractID, rules AnsRules
 // collectEntryRenewalPayment is AnsRules_CollectEntryRenewalPayment: accept
 // a renewal payment, burn it, and recreate the entry with its expiry moved
 // by one payment interval.
-func collectEntryRenewalPayment(tx *ledger.Tx, _ daml.ContractID, rules AnsRules, arg AnsRulesCollectEntryRenewalPayment) (AnsEntryPaymentResult, error) {
-	var res AnsEntryPaymentResult
+func collectEntryRenewalPayment(tx *ledger.Tx, _ daml.ContractID, rules AnsRules, arg AnsRulesCollectEntryRenewalPayment) (AnsRulesCollectEntryRenewalPaymentResult, error) {
+	var res AnsRulesCollectEntryRenewalPaymentResult
 	payment, err := ledger.Fetch[SubscriptionPayment](tx, arg.PaymentCid)
 	if err != nil {
 		return res, err
@@ -399,17 +543,17 @@ func collectEntryRenewalPayment(tx *ledger.Tx, _ daml.ContractID, rules AnsRules
 	}
 	same := context == AnsEntryContext{DSO: rules.DSO, User: entry.User, Name: entry.Name, URL: entry.URL,
 		Description: entry.Description, Reference: subscription.Reference}
-	if err := tx.Require(same, "Current entry matches subscription context"); err != nil {
+	if err := require(tx, "Current entry matches subscription context", same); err != nil {
 		return res, err
 	}
-	if err := tx.Require(payment.ThisPaymentDueAt == entry.ExpiresAt, "Subscription entry renewal times are in sync"); err != nil {
+	if err := require(tx, "Subscription entry renewal times are in sync", payment.ThisPaymentDueAt == entry.ExpiresAt); err != nil {
 		return res, err
 	}
-	if err := tx.Require(tx.Now() < entry.ExpiresAt, "Current entry is not expired"); err != nil {
+	if err := require(tx, "Current entry is not expired", tx.Now() < entry.ExpiresAt); err != nil {
 		return res, err
 	}
 	collected, err := ledger.Exercise[SubscriptionPaymentCollectResult](tx, arg.PaymentCid, "SubscriptionPayment_Collect",
-		CollectArgs{TransferContext: arg.TransferContext})
+		SubscriptionPaymentCollect{TransferContext: arg.TransferContext})
 	if err != nil {
 		return res, err
 	}
@@ -420,30 +564,33 @@ func collectEntryRenewalPayment(tx *ledger.Tx, _ daml.ContractID, rules AnsRules
 	if err != nil {
 		return res, err
 	}
-	return AnsEntryPaymentResult{EntryCid: renewed.EntryCid, SubscriptionStateCid: collected.SubscriptionState}, nil
+	return AnsRulesCollectEntryRenewalPaymentResult{EntryCid: renewed.EntryCid, SubscriptionStateCid: collected.SubscriptionState}, nil
 }
 
+// requireExpectedPayment is the checks of Splice's
+// fetchAndValidate(Initial)Payment.
 func requireExpectedPayment(tx *ledger.Tx, data SubscriptionData, dso, user daml.Party) error {
-	if err := tx.Require(data.Provider == dso, "matching DSO party"); err != nil {
+	if err := require(tx, "matching DSO party", dso == data.Provider); err != nil {
 		return err
 	}
-	return tx.Require(data.Sender == user, "Sender matches")
+	return require(tx, "Sender matches", user == data.Sender)
 }
 
+// fetchEntryContext is Splice's fetchAndValidateEntryContext.
 func fetchEntryContext(tx *ledger.Tx, cid daml.ContractID, dso, user daml.Party, ref daml.ContractID) (AnsEntryContext, error) {
 	c, err := ledger.Fetch[AnsEntryContext](tx, cid)
 	if err != nil {
 		return c, err
 	}
 	for _, check := range []struct {
-		ok  bool
 		msg string
+		ok  bool
 	}{
-		{c.DSO == dso, "matching DSO party"},
-		{c.User == user, "User matches"},
-		{c.Reference == ref, "Subscription reference matches"},
+		{"matching DSO party", c.DSO == dso},
+		{"User matches", c.User == user},
+		{"Subscription reference matches", c.Reference == ref},
 	} {
-		if err := tx.Require(check.ok, "%s", check.msg); err != nil {
+		if err := require(tx, check.msg, check.ok); err != nil {
 			return c, err
 		}
 	}
@@ -451,14 +598,8 @@ func fetchEntryContext(tx *ledger.Tx, cid daml.ContractID, dso, user daml.Party,
 }
 
 // burnDsoAmulet archives an amulet the DSO received as a fee: Splice burns
-// name-service payments (fetchAndArchive of the DSO's own amulet).
+// name-service payments (fetchAndArchive (ForOwner with dso; owner = dso)).
 func burnDsoAmulet(tx *ledger.Tx, cid daml.ContractID, dso daml.Party) error {
-	a, err := ledger.Fetch[Amulet](tx, cid)
-	if err != nil {
-		return err
-	}
-	if err := tx.Require(a.DSO == dso && a.Owner == dso, "amulet %s is owned by the DSO", cid); err != nil {
-		return err
-	}
-	return tx.Archive(cid)
+	_, err := fetchAndArchive(tx, forOwner{dso, dso}, cid, ownerOf)
+	return err
 }

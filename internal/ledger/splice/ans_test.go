@@ -38,7 +38,7 @@ func (s seeded) payRenewal(t testing.TB, user daml.Party) error {
 	ac := s.amuletContext(t)
 	idle := s.idleState(t, user)
 	_, err := s.submit(t, []daml.Party{user, s.Validator.Party}, ac.Disclosed(), func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[splice.SubscriptionMakePaymentResult](tx, idle.ID, "SubscriptionIdleState_MakePayment", splice.SubscriptionPaymentArgs{
+		_, err := ledger.Exercise[splice.SubscriptionIdleStateMakePaymentResult](tx, idle.ID, "SubscriptionIdleState_MakePayment", splice.SubscriptionIdleStateMakePayment{
 			Inputs: splice.InputAmulets(ids(s.holdings(t, user))...), Context: ac.PaymentContext(), WalletProvider: s.Validator.Party,
 		})
 		return err
@@ -73,7 +73,7 @@ func TestAnsRequestPayCollect(t *testing.T) {
 	}
 	ac := s.amuletContext(t)
 	if _, err := s.submit(t, []daml.Party{alice, s.Validator.Party}, ac.Disclosed(), func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[splice.SubscriptionMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", splice.SubscriptionPaymentArgs{
+		_, err := ledger.Exercise[splice.SubscriptionRequestAcceptAndMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", splice.SubscriptionRequestAcceptAndMakePayment{
 			Inputs: splice.InputAmulets(ids(s.holdings(t, alice))...), Context: ac.PaymentContext(), WalletProvider: s.Validator.Party,
 		})
 		return err
@@ -125,7 +125,7 @@ func TestAnsPaymentRejectedWhenItsRoundIsGone(t *testing.T) {
 	request := splice.CreatedIn(tx, splice.SubscriptionRequest{}.TemplateID())[0]
 	ac := s.amuletContext(t)
 	if _, err := s.submit(t, []daml.Party{alice, s.Validator.Party}, ac.Disclosed(), func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[splice.SubscriptionMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", splice.SubscriptionPaymentArgs{
+		_, err := ledger.Exercise[splice.SubscriptionRequestAcceptAndMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", splice.SubscriptionRequestAcceptAndMakePayment{
 			Inputs: splice.InputAmulets(ids(s.holdings(t, alice))...), Context: ac.PaymentContext(), WalletProvider: s.Validator.Party,
 		})
 		return err

@@ -1,8 +1,11 @@
 package splice
 
 import (
+	"math"
+
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
 )
 
 // arith does Decimal arithmetic as Daml does, remembering the first error
@@ -13,7 +16,9 @@ type arith struct{ err error }
 
 func (a *arith) keep(n daml.Numeric, err error) daml.Numeric {
 	if err != nil && a.err == nil {
-		a.err = fault.Wrap(fault.DamlPrecondition, err, "ArithmeticError")
+		e := fault.Wrap(fault.DamlPrecondition, err, "Interpretation error: Error: Unhandled Daml exception: DA.Exception.ArithmeticError:ArithmeticError")
+		e.Code = ledger.CodeUnhandledException
+		a.err = e
 	}
 	return n
 }
@@ -32,5 +37,18 @@ func (a *arith) sum(xs ...daml.Numeric) daml.Numeric {
 }
 
 func (a *arith) fromInt(i int64) daml.Numeric { return daml.NumericFromInt(i) }
+
+// mulInt multiplies Int64s as Daml does: an overflow is an ArithmeticError.
+func (a *arith) mulInt(x, y int64) int64 {
+	p := x * y
+	if x != 0 && (p/x != y || x == -1 && y == math.MinInt64) {
+		if a.err == nil {
+			a.err = fault.WithCode(fault.DamlPrecondition, ledger.CodeUnhandledException,
+				"Interpretation error: Error: Unhandled Daml exception: DA.Exception.ArithmeticError:ArithmeticError{ message = \"ArithmeticError while evaluating (MUL_INT64 %d %d).\" }", x, y)
+		}
+		return 0
+	}
+	return p
+}
 
 var zero daml.Numeric

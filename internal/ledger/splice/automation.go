@@ -332,7 +332,7 @@ func (a *Automation) plan(st *dsoState, now daml.Timestamp) ([]action, daml.Time
 	}
 	for _, r := range st.closed {
 		actions = append(actions, action{"archive-round", func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[Empty](tx, amuletRules, "AmuletRules_MiningRound_Archive",
+			_, err := ledger.Exercise[AmuletRulesMiningRoundArchiveResult](tx, amuletRules, "AmuletRules_MiningRound_Archive",
 				AmuletRulesMiningRoundArchive{ClosedRoundCid: r.ID})
 			return err
 		}})
@@ -429,7 +429,7 @@ func (a *Automation) planAns(st *dsoState, now daml.Timestamp, due func(daml.Tim
 		}
 		if round, ok := openByNumber[p.Payload.Round.Number]; ok {
 			actions = append(actions, action{"collect-ans-payment", func(tx *ledger.Tx) error {
-				_, err := ledger.Exercise[AnsEntryPaymentResult](tx, c.ID, "AnsEntryContext_CollectInitialEntryPayment",
+				_, err := ledger.Exercise[AnsEntryContextCollectInitialEntryPaymentResult](tx, c.ID, "AnsEntryContext_CollectInitialEntryPayment",
 					AnsEntryContextCollectInitialEntryPayment{PaymentCid: p.ID, TransferContext: appContext(round), AnsRulesCid: ansRules})
 				return err
 			}})
@@ -438,7 +438,7 @@ func (a *Automation) planAns(st *dsoState, now daml.Timestamp, due func(daml.Tim
 			// settled exactly, so Splice rejects it and the sender gets
 			// the amulet back.
 			actions = append(actions, action{"reject-ans-payment", func(tx *ledger.Tx) error {
-				_, err := ledger.Exercise[AmuletSumResult](tx, c.ID, "AnsEntryContext_RejectEntryInitialPayment",
+				_, err := ledger.Exercise[AnsEntryContextRejectEntryInitialPaymentResult](tx, c.ID, "AnsEntryContext_RejectEntryInitialPayment",
 					AnsEntryContextRejectEntryInitialPayment{PaymentCid: p.ID, TransferContext: appContext(latestOpen), AnsRulesCid: ansRules})
 				return err
 			}})
@@ -456,8 +456,8 @@ func (a *Automation) planAns(st *dsoState, now daml.Timestamp, due func(daml.Tim
 		}
 		expiring[e.ID] = true
 		actions = append(actions, action{"expire-ans-entry", func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[Empty](tx, dsoRules, "DsoRules_ExpireAnsEntry",
-				DsoRulesExpireAnsEntry{AnsEntryCid: e.ID, ChoiceArg: Actor{Actor: dso}, Sv: &sv})
+			_, err := ledger.Exercise[DsoRulesExpireAnsEntryResult](tx, dsoRules, "DsoRules_ExpireAnsEntry",
+				DsoRulesExpireAnsEntry{AnsEntryCid: e.ID, ChoiceArg: AnsEntryExpire{Actor: dso}, Sv: &sv})
 			return err
 		}})
 	}
@@ -501,8 +501,8 @@ func (a *Automation) planAns(st *dsoState, now daml.Timestamp, due func(daml.Tim
 			continue
 		}
 		actions = append(actions, action{"expire-subscription", func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[Empty](tx, dsoRules, "DsoRules_ExpireSubscription", DsoRulesExpireSubscription{
-				AnsEntryContextCid: c.ID, SubscriptionIdleStateCid: s.ID, ChoiceArg: Actor{Actor: dso}, Sv: &sv,
+			_, err := ledger.Exercise[DsoRulesExpireSubscriptionResult](tx, dsoRules, "DsoRules_ExpireSubscription", DsoRulesExpireSubscription{
+				AnsEntryContextCid: c.ID, SubscriptionIdleStateCid: s.ID, ChoiceArg: SubscriptionIdleStateExpireSubscription{Actor: dso}, Sv: &sv,
 			})
 			return err
 		}})

@@ -24,6 +24,7 @@ type TransferConfig struct {
 	MaxNumInputs                 int64        `daml:"maxNumInputs"`
 	MaxNumOutputs                int64        `daml:"maxNumOutputs"`
 	MaxNumLockHolders            int64        `daml:"maxNumLockHolders"`
+	TokenStandardMaxTTL          *RelTime     `daml:"tokenStandardMaxTTL"`
 }
 
 // DamlIdentifier implements daml.Identified.
@@ -34,13 +35,14 @@ func (TransferConfig) DamlIdentifier() daml.Identifier {
 // IssuanceConfig is Splice.Issuance:IssuanceConfig, one point of the
 // issuance curve.
 type IssuanceConfig struct {
-	AmuletToIssuePerYear      daml.Numeric  `daml:"amuletToIssuePerYear"`
-	ValidatorRewardPercentage daml.Numeric  `daml:"validatorRewardPercentage"`
-	AppRewardPercentage       daml.Numeric  `daml:"appRewardPercentage"`
-	ValidatorRewardCap        daml.Numeric  `daml:"validatorRewardCap"`
-	FeaturedAppRewardCap      daml.Numeric  `daml:"featuredAppRewardCap"`
-	UnfeaturedAppRewardCap    daml.Numeric  `daml:"unfeaturedAppRewardCap"`
-	OptValidatorFaucetCap     *daml.Numeric `daml:"optValidatorFaucetCap"`
+	AmuletToIssuePerYear         daml.Numeric  `daml:"amuletToIssuePerYear"`
+	ValidatorRewardPercentage    daml.Numeric  `daml:"validatorRewardPercentage"`
+	AppRewardPercentage          daml.Numeric  `daml:"appRewardPercentage"`
+	ValidatorRewardCap           daml.Numeric  `daml:"validatorRewardCap"`
+	FeaturedAppRewardCap         daml.Numeric  `daml:"featuredAppRewardCap"`
+	UnfeaturedAppRewardCap       daml.Numeric  `daml:"unfeaturedAppRewardCap"`
+	OptValidatorFaucetCap        *daml.Numeric `daml:"optValidatorFaucetCap"`
+	OptDevelopmentFundPercentage *daml.Numeric `daml:"optDevelopmentFundPercentage"`
 }
 
 // DamlIdentifier implements daml.Identified.
@@ -103,15 +105,64 @@ func (PackageConfig) DamlIdentifier() daml.Identifier {
 	return PackageAmulet.Identifier("Splice.AmuletConfig", "PackageConfig")
 }
 
+// RewardVersion is Splice.AmuletConfig:RewardVersion, the scheme rewards
+// are minted with.
+type RewardVersion string
+
+// The reward versions.
+const (
+	RewardVersionFeaturedAppMarkers     RewardVersion = "RewardVersion_FeaturedAppMarkers"
+	RewardVersionTrafficBasedAppRewards RewardVersion = "RewardVersion_TrafficBasedAppRewards"
+)
+
+// DamlEnum marks RewardVersion as a Daml enum.
+func (RewardVersion) DamlEnum() {}
+
+// DamlEnumConstructors lists the constructors in declaration order.
+func (RewardVersion) DamlEnumConstructors() []string {
+	return []string{string(RewardVersionFeaturedAppMarkers), string(RewardVersionTrafficBasedAppRewards)}
+}
+
+// DamlIdentifier implements daml.Identified.
+func (RewardVersion) DamlIdentifier() daml.Identifier {
+	return PackageAmulet.Identifier("Splice.AmuletConfig", "RewardVersion")
+}
+
+// RewardConfig is Splice.AmuletConfig:RewardConfig, the configuration of
+// CIP-104's off-ledger reward calculation. sandnet's networks leave it
+// unset (rewards the pre-CIP-104 way, which sandnet does not issue).
+type RewardConfig struct {
+	MintingVersion           RewardVersion  `daml:"mintingVersion"`
+	DryRunVersion            *RewardVersion `daml:"dryRunVersion"`
+	BatchSize                int64          `daml:"batchSize"`
+	RewardCouponTimeToLive   RelTime        `daml:"rewardCouponTimeToLive"`
+	AppRewardCouponThreshold daml.Numeric   `daml:"appRewardCouponThreshold"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (RewardConfig) DamlIdentifier() daml.Identifier {
+	return PackageAmulet.Identifier("Splice.AmuletConfig", "RewardConfig")
+}
+
+// useFeaturedAppMarkers is Splice's useFeaturedAppMarkers: every version
+// but traffic-based app rewards records featured app activity as markers.
+func useFeaturedAppMarkers(c *RewardConfig) bool {
+	return c == nil || c.MintingVersion != RewardVersionTrafficBasedAppRewards
+}
+
 // AmuletConfig is Splice.AmuletConfig:AmuletConfig USD.
 type AmuletConfig struct {
-	TransferConfig                  TransferConfig                        `daml:"transferConfig"`
-	IssuanceCurve                   Schedule[RelTime, IssuanceConfig]     `daml:"issuanceCurve"`
-	DecentralizedSynchronizer       AmuletDecentralizedSynchronizerConfig `daml:"decentralizedSynchronizer"`
-	TickDuration                    RelTime                               `daml:"tickDuration"`
-	PackageConfig                   PackageConfig                         `daml:"packageConfig"`
-	TransferPreapprovalFee          *daml.Numeric                         `daml:"transferPreapprovalFee"`
-	FeaturedAppActivityMarkerAmount *daml.Numeric                         `daml:"featuredAppActivityMarkerAmount"`
+	TransferConfig                       TransferConfig                        `daml:"transferConfig"`
+	IssuanceCurve                        Schedule[RelTime, IssuanceConfig]     `daml:"issuanceCurve"`
+	DecentralizedSynchronizer            AmuletDecentralizedSynchronizerConfig `daml:"decentralizedSynchronizer"`
+	TickDuration                         RelTime                               `daml:"tickDuration"`
+	PackageConfig                        PackageConfig                         `daml:"packageConfig"`
+	TransferPreapprovalFee               *daml.Numeric                         `daml:"transferPreapprovalFee"`
+	FeaturedAppActivityMarkerAmount      *daml.Numeric                         `daml:"featuredAppActivityMarkerAmount"`
+	OptDevelopmentFundManager            *daml.Party                           `daml:"optDevelopmentFundManager"`
+	ExternalPartyConfigStateTickDuration *RelTime                              `daml:"externalPartyConfigStateTickDuration"`
+	RewardConfig                         *RewardConfig                         `daml:"rewardConfig"`
+	TransferPreapprovalBaseDuration      *RelTime                              `daml:"transferPreapprovalBaseDuration"`
 }
 
 // DamlIdentifier implements daml.Identified.
@@ -216,10 +267,59 @@ func DefaultAmuletConfig(synchronizerID string, tick time.Duration) AmuletConfig
 	}
 }
 
-// validAmuletConfig is Splice's validAmuletConfig.
+// validAmuletConfig is Splice's validAmuletConfig: since CIP-78 every fee
+// but the holding fee must be zero, and the featured-app marker amount
+// must equal the extra featured-app reward.
 func validAmuletConfig(c AmuletConfig) bool {
-	return c.TickDuration.Microseconds > 0 &&
-		c.DecentralizedSynchronizer.RequiredSynchronizers.Has(c.DecentralizedSynchronizer.ActiveSynchronizer)
+	nonNegative := func(n *daml.Numeric) bool { return n == nil || n.Sign() >= 0 }
+	return validTransferConfig(c.TransferConfig) &&
+		validIssuanceCurve(c.IssuanceCurve) &&
+		c.DecentralizedSynchronizer.RequiredSynchronizers.Has(c.DecentralizedSynchronizer.ActiveSynchronizer) &&
+		c.TickDuration.Microseconds > 0 &&
+		nonNegative(c.TransferPreapprovalFee) &&
+		nonNegative(c.FeaturedAppActivityMarkerAmount) &&
+		c.FeaturedAppActivityMarkerAmount != nil && c.FeaturedAppActivityMarkerAmount.Cmp(c.TransferConfig.ExtraFeaturedAppRewardAmount) == 0
+}
+
+// validTransferConfig is Splice's validTransferConfig.
+func validTransferConfig(c TransferConfig) bool {
+	for _, st := range c.TransferFee.Steps {
+		if !st.Second.IsZero() {
+			return false
+		}
+	}
+	return c.CreateFee.Fee.IsZero() && c.LockHolderFee.Fee.IsZero() && c.TransferFee.InitialRate.IsZero() &&
+		c.HoldingFee.Rate.Sign() >= 0 && c.ExtraFeaturedAppRewardAmount.Sign() >= 0 &&
+		c.MaxNumInputs >= 1 && c.MaxNumOutputs >= 1 && c.MaxNumLockHolders >= 0
+}
+
+// validIssuanceCurve is Splice's validIssuanceCurve: the schedule's times
+// strictly ascending and every point a valid IssuanceConfig.
+func validIssuanceCurve(s Schedule[RelTime, IssuanceConfig]) bool {
+	if !validIssuanceConfig(s.InitialValue) {
+		return false
+	}
+	for i, fv := range s.FutureValues {
+		if i > 0 && fv.First.Microseconds <= s.FutureValues[i-1].First.Microseconds || !validIssuanceConfig(fv.Second) {
+			return false
+		}
+	}
+	return true
+}
+
+// validIssuanceConfig is Splice's validIssuanceConfig.
+func validIssuanceConfig(c IssuanceConfig) bool {
+	var a arith
+	faucetCap := num("2.85")
+	if c.OptValidatorFaucetCap != nil {
+		faucetCap = *c.OptValidatorFaucetCap
+	}
+	fund := c.OptDevelopmentFundPercentage
+	ok := c.AmuletToIssuePerYear.Sign() > 0 && c.ValidatorRewardPercentage.Sign() >= 0 && c.AppRewardPercentage.Sign() >= 0 &&
+		a.add(c.ValidatorRewardPercentage, c.AppRewardPercentage).Cmp(num("1.0")) <= 0 &&
+		c.ValidatorRewardCap.Sign() >= 0 && c.FeaturedAppRewardCap.Sign() >= 0 && c.UnfeaturedAppRewardCap.Sign() >= 0 &&
+		faucetCap.Sign() >= 0 && (fund == nil || fund.Sign() >= 0 && fund.Cmp(num("1.0")) <= 0)
+	return ok && a.err == nil
 }
 
 // DSO configuration
@@ -323,6 +423,22 @@ type DsoRulesConfig struct {
 	DecentralizedSynchronizer          DsoDecentralizedSynchronizerConfig `daml:"decentralizedSynchronizer"`
 	NextScheduledSynchronizerUpgrade   *SynchronizerUpgradeSchedule       `daml:"nextScheduledSynchronizerUpgrade"`
 	VoteCooldownTime                   *RelTime                           `daml:"voteCooldownTime"`
+	// NextScheduledLogicalSynchronizerUpgrade is a scheduled logical
+	// synchronizer upgrade (a new physical synchronizer).
+	NextScheduledLogicalSynchronizerUpgrade *LogicalSynchronizerUpgradeSchedule `daml:"nextScheduledLogicalSynchronizerUpgrade"`
+}
+
+// LogicalSynchronizerUpgradeSchedule is Splice.DsoRules:LogicalSynchronizerUpgradeSchedule.
+type LogicalSynchronizerUpgradeSchedule struct {
+	TopologyFreezeTime                     daml.Timestamp `daml:"topologyFreezeTime"`
+	UpgradeTime                            daml.Timestamp `daml:"upgradeTime"`
+	NewPhysicalSynchronizerSerial          int64          `daml:"newPhysicalSynchronizerSerial"`
+	NewPhysicalSynchronizerProtocolVersion string         `daml:"newPhysicalSynchronizerProtocolVersion"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (LogicalSynchronizerUpgradeSchedule) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "LogicalSynchronizerUpgradeSchedule")
 }
 
 // DamlIdentifier implements daml.Identified.
@@ -417,6 +533,7 @@ func (SequencerConfig) DamlIdentifier() daml.Identifier {
 
 // LegacySequencerConfig is a paused sequencer of an earlier migration.
 type LegacySequencerConfig struct {
+	MigrationID int64  `daml:"migrationId"`
 	SequencerID string `daml:"sequencerId"`
 	URL         string `daml:"url"`
 }
@@ -446,14 +563,49 @@ func (ScanConfig) DamlIdentifier() daml.Identifier {
 	return PackageDsoGovernance.Identifier("Splice.DSO.DecentralizedSynchronizer", "ScanConfig")
 }
 
+// SequencerIdentityConfig is an SV's sequencer identity, stable across
+// physical synchronizers.
+type SequencerIdentityConfig struct {
+	SequencerID    string          `daml:"sequencerId"`
+	AvailableAfter *daml.Timestamp `daml:"availableAfter"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (SequencerIdentityConfig) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier("Splice.DSO.DecentralizedSynchronizer", "SequencerIdentityConfig")
+}
+
+// SequencerConnectionConfig is how to reach an SV's sequencer.
+type SequencerConnectionConfig struct {
+	URL string `daml:"url"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (SequencerConnectionConfig) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier("Splice.DSO.DecentralizedSynchronizer", "SequencerConnectionConfig")
+}
+
+// PhysicalSynchronizerNodeConfig is an SV's nodes on one physical
+// synchronizer.
+type PhysicalSynchronizerNodeConfig struct {
+	Sequencer *SequencerConnectionConfig `daml:"sequencer"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (PhysicalSynchronizerNodeConfig) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier("Splice.DSO.DecentralizedSynchronizer", "PhysicalSynchronizerNodeConfig")
+}
+
 // SynchronizerNodeConfig is the configuration of an SV's nodes for one
 // synchronizer.
 type SynchronizerNodeConfig struct {
-	CometBft               CometBftConfig                          `daml:"cometBft"`
-	Sequencer              *SequencerConfig                        `daml:"sequencer"`
-	Mediator               *MediatorConfig                         `daml:"mediator"`
-	Scan                   *ScanConfig                             `daml:"scan"`
-	LegacySequencerConfigs *daml.Map[int64, LegacySequencerConfig] `daml:"legacySequencerConfigs"`
+	CometBft              CometBftConfig                                   `daml:"cometBft"`
+	Sequencer             *SequencerConfig                                 `daml:"sequencer"`
+	Mediator              *MediatorConfig                                  `daml:"mediator"`
+	Scan                  *ScanConfig                                      `daml:"scan"`
+	LegacySequencerConfig *LegacySequencerConfig                           `daml:"legacySequencerConfig"`
+	SequencerIdentity     *SequencerIdentityConfig                         `daml:"sequencerIdentity"`
+	PhysicalSynchronizers *daml.Map[int64, PhysicalSynchronizerNodeConfig] `daml:"physicalSynchronizers"`
 }
 
 // DamlIdentifier implements daml.Identified.

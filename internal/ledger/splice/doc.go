@@ -9,9 +9,9 @@
 // package name, package id, module and entity (the package ids are in one
 // table, packages.go). Nested records name their Daml type
 // (DamlIdentifier), enums and variants use the daml package's markers. The
-// modelled versions are those of the packages in the table; fields added
-// to Splice since then are left out (they are trailing Optionals, which
-// Daml's upgrading rules treat as None).
+// modelled versions are those of the packages in the table, field for
+// field; testdata/types pins every payload's, choice argument's and
+// result's type, and docs/packages.md lists them with their controllers.
 //
 // Amulet and LockedAmulet implement the token standard's Holding interface
 // (splice-api-token-holding-v1); AmuletHoldingView computes the view the
@@ -22,13 +22,16 @@
 // Choices are registered with the real choice names and argument and result
 // records, and their bodies keep the semantics clients observe: the same
 // controllers and signatories (so the same authorization failures), the same
-// `require`s (failing as fault.DamlPrecondition), the same contracts created
-// and archived, in the same tree. Where sandnet differs from Splice the
-// choice's comment says so; in short:
+// checks failing the same way (require as UNHANDLED_EXCEPTION,
+// failWithStatus as DAML_FAILURE, see failures.go), the same contracts
+// created and archived, in the same tree. Where sandnet differs from Splice
+// the choice's comment says so; in short:
 //
 //   - there are no reward coupons: transfers accept amulet inputs only and
-//     burn their fees (zero by default, since CIP-78) without issuing
-//     coupons, and rounds are summarized with zero totals;
+//     (as Splice since CIP-78) charge no fees, and rounds are summarized
+//     with zero totals;
+//   - the token standard's V2 event log is not recorded, and the external
+//     parties' configuration contracts are not created;
 //   - an offer may be accepted or completed exactly at its expiry time and
 //     expired only after it (the project's decision);
 //   - a new open round opens one tick after the latest one but never more

@@ -2,6 +2,8 @@ package splice
 
 import (
 	"slices"
+	"time"
+	"unicode/utf8"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -80,6 +82,18 @@ func (d DsoRules) RequiredNumVotes() int {
 	return (n + f + 2) / 2
 }
 
+// svNamed is Splice's lookupSvInfoByName: the current SV of that name.
+func (d DsoRules) svNamed(name string) (daml.Party, bool) {
+	for _, e := range d.Svs {
+		if e.Value.Name == name {
+			return e.Key, true
+		}
+	}
+	return "", false
+}
+
+// hasSvNamed is Splice's svHasBeenOnboardedBefore: an SV of that name is
+// or was onboarded.
 func (d DsoRules) hasSvNamed(name string) bool {
 	for _, e := range d.Svs {
 		if e.Value.Name == name {
@@ -311,6 +325,18 @@ func (v ValidatorLicense) Signatories() []daml.Party { return []daml.Party{v.DSO
 // Observers implements ledger.Template.
 func (v ValidatorLicense) Observers() []daml.Party { return []daml.Party{v.Validator} }
 
+// maxIdentifierLength bounds a validator license's version and contact
+// point.
+const maxIdentifierLength = 255
+
+// Ensure is Splice's validValidatorLicense.
+func (v ValidatorLicense) Ensure() error {
+	if m := v.Metadata; m != nil && (utf8.RuneCountInString(m.ContactPoint) > maxIdentifierLength || utf8.RuneCountInString(m.Version) > maxIdentifierLength) {
+		return errorf("validator license metadata is longer than %d characters", maxIdentifierLength)
+	}
+	return nil
+}
+
 // Voting
 // ======
 
@@ -339,18 +365,17 @@ func (Vote) DamlIdentifier() daml.Identifier {
 	return PackageDsoGovernance.Identifier(moduleDsoRules, "Vote")
 }
 
-// VoteRequest is Splice.DsoRules:VoteRequest. The action is Splice's
-// ActionRequiringConfirmation variant, kept as a value: sandnet does not
-// execute votes, but serves them as they are (see ActionUpdateSvRewardWeight).
+// VoteRequest is Splice.DsoRules:VoteRequest. sandnet records votes but
+// does not execute their actions.
 type VoteRequest struct {
-	DSO               daml.Party             `daml:"dso"`
-	Requester         string                 `daml:"requester"`
-	Action            daml.Value             `daml:"action"`
-	Reason            Reason                 `daml:"reason"`
-	VoteBefore        daml.Timestamp         `daml:"voteBefore"`
-	Votes             daml.Map[string, Vote] `daml:"votes"`
-	TrackingCid       *daml.ContractID       `daml:"trackingCid"`
-	TargetEffectiveAt *daml.Timestamp        `daml:"targetEffectiveAt"`
+	DSO               daml.Party                  `daml:"dso"`
+	Requester         string                      `daml:"requester"`
+	Action            ActionRequiringConfirmation `daml:"action"`
+	Reason            Reason                      `daml:"reason"`
+	VoteBefore        daml.Timestamp              `daml:"voteBefore"`
+	Votes             daml.Map[string, Vote]      `daml:"votes"`
+	TrackingCid       *daml.ContractID            `daml:"trackingCid"`
+	TargetEffectiveAt *daml.Timestamp             `daml:"targetEffectiveAt"`
 }
 
 // TemplateID implements ledger.Template.
@@ -377,29 +402,6 @@ func (v VoteRequest) Ensure() error {
 
 func (v VoteRequest) dsoParty() daml.Party { return v.DSO }
 
-// ActionUpdateSvRewardWeight builds the ActionRequiringConfirmation value
-// ARC_DsoRules{dsoAction = SRARC_UpdateSvRewardWeight{svParty, newRewardWeight}},
-// the vote Splice's SV UI proposes to change an SV's reward weight.
-func ActionUpdateSvRewardWeight(sv daml.Party, weight int64) daml.Value {
-	id := func(entity string) *daml.Identifier {
-		i := PackageDsoGovernance.Identifier(moduleDsoRules, entity)
-		return &i
-	}
-	return &daml.Variant{
-		ID: id("ActionRequiringConfirmation"), Constructor: "ARC_DsoRules",
-		Value: &daml.Record{ID: id("ActionRequiringConfirmation.ARC_DsoRules"), Fields: []daml.Field{{
-			Label: "dsoAction",
-			Value: &daml.Variant{
-				ID: id("DsoRules_ActionRequiringConfirmation"), Constructor: "SRARC_UpdateSvRewardWeight",
-				Value: &daml.Record{ID: id("DsoRules_UpdateSvRewardWeight"), Fields: []daml.Field{
-					{Label: "svParty", Value: sv},
-					{Label: "newRewardWeight", Value: daml.Int64(weight)},
-				}},
-			},
-		}}},
-	}
-}
-
 // Choice arguments and results
 // ============================
 
@@ -412,9 +414,19 @@ type DsoRulesAddSv struct {
 	JoinedAsOfRound    Round      `daml:"joinedAsOfRound"`
 }
 
-// NewDsoRulesResult is the result of the choices that replace DsoRules.
-type NewDsoRulesResult struct {
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesAddSv) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_AddSv")
+}
+
+// DsoRulesAddSvResult is DsoRules_AddSv's result.
+type DsoRulesAddSvResult struct {
 	NewDsoRules daml.ContractID `daml:"newDsoRules"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesAddSvResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_AddSvResult")
 }
 
 // DsoRulesConfirmSvOnboarding is the argument of DsoRules_ConfirmSvOnboarding.
@@ -426,13 +438,24 @@ type DsoRulesConfirmSvOnboarding struct {
 	Reason            string     `daml:"reason"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesConfirmSvOnboarding) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_ConfirmSvOnboarding")
+}
+
 // DsoRulesConfirmSvOnboardingResult is the choice's result.
 type DsoRulesConfirmSvOnboardingResult struct {
 	OnboardingConfirmed daml.ContractID `daml:"onboardingConfirmed"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesConfirmSvOnboardingResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_ConfirmSvOnboardingResult")
+}
+
 // DsoRulesAddConfirmedSv is the argument of DsoRules_AddConfirmedSv, by
-// which a confirmed SV adds itself.
+// which a confirmed SV adds itself. AmuletRulesCid is no longer used, but
+// kept for upgrading's sake (as in Splice).
 type DsoRulesAddConfirmedSv struct {
 	Sv                       daml.Party      `daml:"sv"`
 	SvOnboardingConfirmedCid daml.ContractID `daml:"svOnboardingConfirmedCid"`
@@ -440,6 +463,21 @@ type DsoRulesAddConfirmedSv struct {
 	MiddleRoundCid           daml.ContractID `daml:"middleRoundCid"`
 	LatestRoundCid           daml.ContractID `daml:"latestRoundCid"`
 	AmuletRulesCid           daml.ContractID `daml:"amuletRulesCid"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesAddConfirmedSv) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_AddConfirmedSv")
+}
+
+// DsoRulesAddConfirmedSvResult is the choice's result.
+type DsoRulesAddConfirmedSvResult struct {
+	NewDsoRules daml.ContractID `daml:"newDsoRules"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesAddConfirmedSvResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_AddConfirmedSvResult")
 }
 
 // DsoRulesSetSynchronizerNodeConfig is the argument of
@@ -451,9 +489,19 @@ type DsoRulesSetSynchronizerNodeConfig struct {
 	NodeStateCid   daml.ContractID        `daml:"nodeStateCid"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesSetSynchronizerNodeConfig) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_SetSynchronizerNodeConfig")
+}
+
 // DsoRulesSetSynchronizerNodeConfigResult is the choice's result.
 type DsoRulesSetSynchronizerNodeConfigResult struct {
 	SvNodeState daml.ContractID `daml:"svNodeState"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesSetSynchronizerNodeConfigResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_SetSynchronizerNodeConfigResult")
 }
 
 // DsoRulesOnboardValidator is the argument of DsoRules_OnboardValidator.
@@ -464,30 +512,64 @@ type DsoRulesOnboardValidator struct {
 	ContactPoint *string    `daml:"contactPoint"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesOnboardValidator) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_OnboardValidator")
+}
+
 // DsoRulesOnboardValidatorResult is the choice's result.
 type DsoRulesOnboardValidatorResult struct {
 	ValidatorLicense daml.ContractID `daml:"validatorLicense"`
 }
 
-// DsoRulesRequestVote is the argument of DsoRules_RequestVote.
-type DsoRulesRequestVote struct {
-	Requester          daml.Party      `daml:"requester"`
-	Action             daml.Value      `daml:"action"`
-	Reason             Reason          `daml:"reason"`
-	VoteRequestTimeout *RelTime        `daml:"voteRequestTimeout"`
-	TargetEffectiveAt  *daml.Timestamp `daml:"targetEffectiveAt"`
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesOnboardValidatorResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_OnboardValidatorResult")
 }
 
-// VoteRequestResult is the result of DsoRules_RequestVote and
-// DsoRules_CastVote.
-type VoteRequestResult struct {
+// DsoRulesRequestVote is the argument of DsoRules_RequestVote.
+type DsoRulesRequestVote struct {
+	Requester          daml.Party                  `daml:"requester"`
+	Action             ActionRequiringConfirmation `daml:"action"`
+	Reason             Reason                      `daml:"reason"`
+	VoteRequestTimeout *RelTime                    `daml:"voteRequestTimeout"`
+	TargetEffectiveAt  *daml.Timestamp             `daml:"targetEffectiveAt"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesRequestVote) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_RequestVote")
+}
+
+// DsoRulesRequestVoteResult is DsoRules_RequestVote's result.
+type DsoRulesRequestVoteResult struct {
 	VoteRequest daml.ContractID `daml:"voteRequest"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesRequestVoteResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_RequestVoteResult")
 }
 
 // DsoRulesCastVote is the argument of DsoRules_CastVote.
 type DsoRulesCastVote struct {
 	RequestCid daml.ContractID `daml:"requestCid"`
 	Vote       Vote            `daml:"vote"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesCastVote) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_CastVote")
+}
+
+// DsoRulesCastVoteResult is DsoRules_CastVote's result.
+type DsoRulesCastVoteResult struct {
+	VoteRequest daml.ContractID `daml:"voteRequest"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesCastVoteResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_CastVoteResult")
 }
 
 // DsoRulesAdvanceOpenMiningRounds is the argument of
@@ -501,10 +583,20 @@ type DsoRulesAdvanceOpenMiningRounds struct {
 	Sv                  *daml.Party       `daml:"sv"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesAdvanceOpenMiningRounds) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_AdvanceOpenMiningRounds")
+}
+
 // DsoRulesAdvanceOpenMiningRoundsResult is the choice's result.
 type DsoRulesAdvanceOpenMiningRoundsResult struct {
 	SummarizingRound daml.ContractID `daml:"summarizingRound"`
 	OpenRound        daml.ContractID `daml:"openRound"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesAdvanceOpenMiningRoundsResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_AdvanceOpenMiningRoundsResult")
 }
 
 // DsoRulesMiningRoundClose is the argument of DsoRules_MiningRound_Close.
@@ -514,16 +606,39 @@ type DsoRulesMiningRoundClose struct {
 	Sv              *daml.Party     `daml:"sv"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesMiningRoundClose) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_MiningRound_Close")
+}
+
 // DsoRulesMiningRoundCloseResult is the choice's result.
 type DsoRulesMiningRoundCloseResult struct {
 	ClosedRound daml.ContractID `daml:"closedRound"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesMiningRoundCloseResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_MiningRound_CloseResult")
+}
+
 // DsoRulesExpireAnsEntry is the argument of DsoRules_ExpireAnsEntry.
 type DsoRulesExpireAnsEntry struct {
 	AnsEntryCid daml.ContractID `daml:"ansEntryCid"`
-	ChoiceArg   Actor           `daml:"choiceArg"`
+	ChoiceArg   AnsEntryExpire  `daml:"choiceArg"`
 	Sv          *daml.Party     `daml:"sv"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesExpireAnsEntry) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_ExpireAnsEntry")
+}
+
+// DsoRulesExpireAnsEntryResult is the choice's (empty) result.
+type DsoRulesExpireAnsEntryResult struct{}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesExpireAnsEntryResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_ExpireAnsEntryResult")
 }
 
 // DsoRulesCollectEntryRenewalPayment is the argument of
@@ -534,18 +649,57 @@ type DsoRulesCollectEntryRenewalPayment struct {
 	Sv                 *daml.Party                               `daml:"sv"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesCollectEntryRenewalPayment) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_CollectEntryRenewalPayment")
+}
+
 // DsoRulesCollectEntryRenewalPaymentResult is the choice's result.
 type DsoRulesCollectEntryRenewalPaymentResult struct {
 	AnsEntry          daml.ContractID `daml:"ansEntry"`
 	SubscriptionState daml.ContractID `daml:"subscriptionState"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesCollectEntryRenewalPaymentResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_CollectEntryRenewalPaymentResult")
+}
+
 // DsoRulesExpireSubscription is the argument of DsoRules_ExpireSubscription.
 type DsoRulesExpireSubscription struct {
-	AnsEntryContextCid       daml.ContractID `daml:"ansEntryContextCid"`
-	SubscriptionIdleStateCid daml.ContractID `daml:"subscriptionIdleStateCid"`
-	ChoiceArg                Actor           `daml:"choiceArg"`
-	Sv                       *daml.Party     `daml:"sv"`
+	AnsEntryContextCid       daml.ContractID                         `daml:"ansEntryContextCid"`
+	SubscriptionIdleStateCid daml.ContractID                         `daml:"subscriptionIdleStateCid"`
+	ChoiceArg                SubscriptionIdleStateExpireSubscription `daml:"choiceArg"`
+	Sv                       *daml.Party                             `daml:"sv"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesExpireSubscription) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_ExpireSubscription")
+}
+
+// DsoRulesExpireSubscriptionResult is the choice's (empty) result.
+type DsoRulesExpireSubscriptionResult struct{}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoRulesExpireSubscriptionResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoRules, "DsoRules_ExpireSubscriptionResult")
+}
+
+// DsoBootstrapBootstrap is the argument of DsoBootstrap_Bootstrap.
+type DsoBootstrapBootstrap struct{}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoBootstrapBootstrap) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoBootstrap, "DsoBootstrap_Bootstrap")
+}
+
+// DsoBootstrapBootstrapResult is the choice's (empty) result.
+type DsoBootstrapBootstrapResult struct{}
+
+// DamlIdentifier implements daml.Identified.
+func (DsoBootstrapBootstrapResult) DamlIdentifier() daml.Identifier {
+	return PackageDsoGovernance.Identifier(moduleDsoBootstrap, "DsoBootstrap_BootstrapResult")
 }
 
 // DsoBootstrap is Splice.DsoBootstrap:DsoBootstrap. Its creation and
@@ -565,6 +719,7 @@ type DsoBootstrap struct {
 	Config               DsoRulesConfig                           `daml:"config"`
 	InitialTrafficState  daml.Map[string, TrafficState]           `daml:"initialTrafficState"`
 	IsDevNet             bool                                     `daml:"isDevNet"`
+	InitialRound         *int64                                   `daml:"initialRound"`
 }
 
 // TemplateID implements ledger.Template.
@@ -590,17 +745,26 @@ func optParty(p *daml.Party) []daml.Party {
 
 // requireSv is Splice's getAndValidateSvParty.
 func requireSv(tx *ledger.Tx, d DsoRules, sv *daml.Party) error {
-	if err := tx.Require(sv != nil, "no SV party provided"); err != nil {
-		return err
+	if sv == nil {
+		return abort("no SV party provided")
 	}
 	_, ok := d.Svs.Get(*sv)
-	return tx.Require(ok, "SV party is an actual SV")
+	return require(tx, "SV party is an actual SV", ok)
+}
+
+// svInfo is Splice's getSvInfo.
+func svInfo(d DsoRules, sv daml.Party) (SvInfo, error) {
+	info, ok := d.Svs.Get(sv)
+	if !ok {
+		return info, abort("Not a sv")
+	}
+	return info, nil
 }
 
 func registerDso(r *ledger.Registry) {
 	ledger.RegisterTemplate[DsoBootstrap](r)
 	ledger.AddChoice(r, "DsoBootstrap_Bootstrap", true,
-		func(b DsoBootstrap, _ Empty) []daml.Party { return []daml.Party{b.DSO} },
+		func(b DsoBootstrap, _ DsoBootstrapBootstrap) []daml.Party { return []daml.Party{b.DSO} },
 		bootstrapDso)
 
 	ledger.RegisterTemplate[SvOnboardingConfirmed](r)
@@ -616,9 +780,9 @@ func registerDso(r *ledger.Registry) {
 
 	ledger.AddChoice(r, "DsoRules_AddSv", true,
 		func(d DsoRules, _ DsoRulesAddSv) []daml.Party { return dso(d) },
-		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesAddSv) (NewDsoRulesResult, error) {
+		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesAddSv) (DsoRulesAddSvResult, error) {
 			cid, err := addSv(tx, d, arg)
-			return NewDsoRulesResult{NewDsoRules: cid}, err
+			return DsoRulesAddSvResult{NewDsoRules: cid}, err
 		})
 
 	ledger.AddChoice(r, "DsoRules_ConfirmSvOnboarding", false,
@@ -628,7 +792,8 @@ func registerDso(r *ledger.Registry) {
 				return DsoRulesConfirmSvOnboardingResult{}, err
 			}
 			if !d.IsDevNet {
-				if err := tx.Require(!d.hasSvNamed(arg.NewSvName), "SV name is expected to be new unless in devnet"); err != nil {
+				_, taken := d.svNamed(arg.NewSvName)
+				if err := require(tx, "SV name is expected to be new unless in devnet", !taken); err != nil {
 					return DsoRulesConfirmSvOnboardingResult{}, err
 				}
 			}
@@ -642,16 +807,14 @@ func registerDso(r *ledger.Registry) {
 
 	ledger.AddChoice(r, "DsoRules_AddConfirmedSv", false,
 		func(_ DsoRules, arg DsoRulesAddConfirmedSv) []daml.Party { return []daml.Party{arg.Sv} },
-		func(tx *ledger.Tx, self daml.ContractID, d DsoRules, arg DsoRulesAddConfirmedSv) (NewDsoRulesResult, error) {
-			var res NewDsoRulesResult
-			confirmed, err := fetchAndArchiveDso[SvOnboardingConfirmed](tx, arg.SvOnboardingConfirmedCid, d.DSO)
+		func(tx *ledger.Tx, self daml.ContractID, d DsoRules, arg DsoRulesAddConfirmedSv) (DsoRulesAddConfirmedSvResult, error) {
+			var res DsoRulesAddConfirmedSvResult
+			confirmed, err := fetchAndArchive(tx, forOwner{d.DSO, arg.Sv}, arg.SvOnboardingConfirmedCid,
+				func(c SvOnboardingConfirmed) forOwner { return forOwner{c.DSO, c.SvParty} })
 			if err != nil {
 				return res, err
 			}
-			if err := tx.Require(confirmed.SvParty == arg.Sv, "confirmation is for %s", arg.Sv); err != nil {
-				return res, err
-			}
-			if err := tx.Require(tx.Now() < confirmed.ExpiresAt, "svOnboardingConfirmed.expiresAt has not passed"); err != nil {
+			if err := assertWithinDeadline(tx, "svOnboardingConfirmed.expiresAt", confirmed.ExpiresAt); err != nil {
 				return res, err
 			}
 			var rounds [3]OpenMiningRound
@@ -660,16 +823,17 @@ func registerDso(r *ledger.Registry) {
 					return res, err
 				}
 			}
-			if err := tx.Require(rounds[1].Round.Number == rounds[0].Round.Number+1, "middleRound is one after earliestRound"); err != nil {
+			if err := require(tx, "middleRound is one after earliestRound", rounds[1].Round.Number == rounds[0].Round.Number+1); err != nil {
 				return res, err
 			}
-			if err := tx.Require(rounds[2].Round.Number == rounds[1].Round.Number+1, "latestRound is one after middleRound"); err != nil {
+			if err := require(tx, "latestRound is one after middleRound", rounds[2].Round.Number == rounds[1].Round.Number+1); err != nil {
 				return res, err
 			}
-			return ledger.Exercise[NewDsoRulesResult](tx, self, "DsoRules_AddSv", DsoRulesAddSv{
+			added, err := ledger.Exercise[DsoRulesAddSvResult](tx, self, "DsoRules_AddSv", DsoRulesAddSv{
 				NewSvParty: arg.Sv, NewSvName: confirmed.SvName, NewSvRewardWeight: confirmed.SvRewardWeight,
 				NewSvParticipantID: confirmed.SvParticipantID, JoinedAsOfRound: rounds[0].Round,
 			})
+			return DsoRulesAddConfirmedSvResult(added), err
 		})
 
 	ledger.AddChoice(r, "DsoRules_SetSynchronizerNodeConfig", false,
@@ -677,21 +841,28 @@ func registerDso(r *ledger.Registry) {
 		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesSetSynchronizerNodeConfig) (DsoRulesSetSynchronizerNodeConfigResult, error) {
 			var res DsoRulesSetSynchronizerNodeConfigResult
 			_, known := d.Config.DecentralizedSynchronizer.Synchronizers.Get(arg.SynchronizerID)
-			if err := tx.Require(known, "Synchronizer with this id is configured"); err != nil {
+			if err := require(tx, "Synchronizer with this id is configured", known); err != nil {
 				return res, err
 			}
-			if err := tx.Require(validNodeConfig(d.Config.SynchronizerNodeConfigLimits, arg.NewNodeConfig), "Valid configuration"); err != nil {
+			if err := require(tx, "Valid configuration", validNodeConfig(d.Config.SynchronizerNodeConfigLimits, arg.NewNodeConfig)); err != nil {
 				return res, err
 			}
-			info, ok := d.Svs.Get(arg.Sv)
-			if err := tx.Require(ok, "Not a sv"); err != nil {
-				return res, err
+			if !d.IsDevNet {
+				var power int64
+				for _, n := range arg.NewNodeConfig.CometBft.Nodes {
+					power += n.Value.VotingPower
+				}
+				if err := require(tx, "CometBft voting power <= 1", power <= 1); err != nil {
+					return res, err
+				}
 			}
-			state, err := fetchAndArchiveDso[SvNodeState](tx, arg.NodeStateCid, d.DSO)
+			info, err := svInfo(d, arg.Sv)
 			if err != nil {
 				return res, err
 			}
-			if err := tx.Require(state.Sv == arg.Sv && state.SvName == info.Name, "node state belongs to %s", info.Name); err != nil {
+			state, err := fetchAndArchive(tx, forSvNode{d.DSO, arg.Sv, info.Name}, arg.NodeStateCid,
+				func(s SvNodeState) forSvNode { return forSvNode{s.DSO, s.Sv, s.SvName} })
+			if err != nil {
 				return res, err
 			}
 			state.State.SynchronizerNodes = mapInsert(state.State.SynchronizerNodes, arg.SynchronizerID, arg.NewNodeConfig)
@@ -703,11 +874,13 @@ func registerDso(r *ledger.Registry) {
 		func(_ DsoRules, arg DsoRulesOnboardValidator) []daml.Party { return []daml.Party{arg.Sponsor} },
 		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesOnboardValidator) (DsoRulesOnboardValidatorResult, error) {
 			_, ok := d.Svs.Get(arg.Sponsor)
-			if err := tx.Require(ok, "Sponsor is an SV"); err != nil {
+			if err := require(tx, "Sponsor is an SV", ok); err != nil {
 				return DsoRulesOnboardValidatorResult{}, err
 			}
 			now := tx.Now()
-			lic := ValidatorLicense{Validator: arg.Validator, Sponsor: arg.Sponsor, DSO: d.DSO, LastActiveAt: &now}
+			// Splice no longer tracks sponsoring: the validator is its own
+			// sponsor.
+			lic := ValidatorLicense{Validator: arg.Validator, Sponsor: arg.Validator, DSO: d.DSO, LastActiveAt: &now}
 			if arg.Version != nil {
 				contact := ""
 				if arg.ContactPoint != nil {
@@ -721,13 +894,13 @@ func registerDso(r *ledger.Registry) {
 
 	ledger.AddChoice(r, "DsoRules_RequestVote", false,
 		func(_ DsoRules, arg DsoRulesRequestVote) []daml.Party { return []daml.Party{arg.Requester} },
-		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesRequestVote) (VoteRequestResult, error) {
+		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesRequestVote) (DsoRulesRequestVoteResult, error) {
 			info, ok := d.Svs.Get(arg.Requester)
-			if err := tx.Require(ok, "Requester is not an SV"); err != nil {
-				return VoteRequestResult{}, err
+			if !ok {
+				return DsoRulesRequestVoteResult{}, abort("Requester is not an SV")
 			}
 			if err := requireWellformedReason(tx, d.Config, arg.Reason); err != nil {
-				return VoteRequestResult{}, err
+				return DsoRulesRequestVoteResult{}, err
 			}
 			now := tx.Now()
 			timeout := d.Config.VoteRequestTimeout
@@ -735,8 +908,8 @@ func registerDso(r *ledger.Registry) {
 				timeout = *arg.VoteRequestTimeout
 			}
 			voteBefore := addRel(now, timeout)
-			if err := tx.Require(now < voteBefore, "There is some time to vote"); err != nil {
-				return VoteRequestResult{}, err
+			if err := require(tx, "There is some time to vote", now < voteBefore); err != nil {
+				return DsoRulesRequestVoteResult{}, err
 			}
 			cid, err := ledger.Create(tx, VoteRequest{
 				DSO: d.DSO, Requester: info.Name, Action: arg.Action, Reason: arg.Reason, VoteBefore: voteBefore,
@@ -747,33 +920,35 @@ func registerDso(r *ledger.Registry) {
 				}}},
 				TargetEffectiveAt: arg.TargetEffectiveAt,
 			})
-			return VoteRequestResult{VoteRequest: cid}, err
+			return DsoRulesRequestVoteResult{VoteRequest: cid}, err
 		})
 
 	ledger.AddChoice(r, "DsoRules_CastVote", false,
 		func(_ DsoRules, arg DsoRulesCastVote) []daml.Party { return []daml.Party{arg.Vote.Sv} },
-		func(tx *ledger.Tx, self daml.ContractID, d DsoRules, arg DsoRulesCastVote) (VoteRequestResult, error) {
+		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesCastVote) (DsoRulesCastVoteResult, error) {
 			if err := requireWellformedReason(tx, d.Config, arg.Vote.Reason); err != nil {
-				return VoteRequestResult{}, err
+				return DsoRulesCastVoteResult{}, err
 			}
 			info, ok := d.Svs.Get(arg.Vote.Sv)
-			if err := tx.Require(ok, "Voter is not an SV"); err != nil {
-				return VoteRequestResult{}, err
+			if !ok {
+				return DsoRulesCastVoteResult{}, abort("Voter is not an SV")
 			}
 			req, err := fetchAndArchiveDso[VoteRequest](tx, arg.RequestCid, d.DSO)
 			if err != nil {
-				return VoteRequestResult{}, err
+				return DsoRulesCastVoteResult{}, err
 			}
-			now := tx.Now()
+			// Splice's enforceCooldown: no new vote before the cooldown
+			// since the SV's last one has passed.
 			if past, ok := req.Votes.Get(info.Name); ok && past.OptCastAt != nil {
-				cooldown := Rel(60e9)
+				cooldown := Rel(time.Minute)
 				if d.Config.VoteCooldownTime != nil {
 					cooldown = *d.Config.VoteCooldownTime
 				}
-				if err := tx.Require(addRel(*past.OptCastAt, cooldown) < now, "voteCooldownTime for %s", arg.Vote.Sv); err != nil {
-					return VoteRequestResult{}, err
+				if err := assertDeadlineExceeded(tx, "voteCooldownTime for "+string(arg.Vote.Sv), addRel(*past.OptCastAt, cooldown)); err != nil {
+					return DsoRulesCastVoteResult{}, err
 				}
 			}
+			now := tx.Now()
 			vote := arg.Vote
 			vote.OptCastAt = &now
 			req.Votes = mapInsert(req.Votes, info.Name, vote)
@@ -783,9 +958,12 @@ func registerDso(r *ledger.Registry) {
 			}
 			req.TrackingCid = &tracking
 			cid, err := ledger.Create(tx, req)
-			return VoteRequestResult{VoteRequest: cid}, err
+			return DsoRulesCastVoteResult{VoteRequest: cid}, err
 		})
 
+	// The choices by which the SVs' automation drives the DSO's workflows:
+	// an SV (the controller, sv) acts within the DsoRules, whose signatory
+	// the DSO party authorizes what happens inside.
 	ledger.AddChoice(r, "DsoRules_AdvanceOpenMiningRounds", false,
 		func(_ DsoRules, arg DsoRulesAdvanceOpenMiningRounds) []daml.Party { return optParty(arg.Sv) },
 		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesAdvanceOpenMiningRounds) (DsoRulesAdvanceOpenMiningRoundsResult, error) {
@@ -817,12 +995,12 @@ func registerDso(r *ledger.Registry) {
 
 	ledger.AddChoice(r, "DsoRules_ExpireAnsEntry", false,
 		func(_ DsoRules, arg DsoRulesExpireAnsEntry) []daml.Party { return optParty(arg.Sv) },
-		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesExpireAnsEntry) (Empty, error) {
+		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesExpireAnsEntry) (DsoRulesExpireAnsEntryResult, error) {
 			if err := requireSv(tx, d, arg.Sv); err != nil {
-				return Empty{}, err
+				return DsoRulesExpireAnsEntryResult{}, err
 			}
-			_, err := ledger.Exercise[Empty](tx, arg.AnsEntryCid, "AnsEntry_Expire", arg.ChoiceArg)
-			return Empty{}, err
+			_, err := ledger.Exercise[AnsEntryExpireResult](tx, arg.AnsEntryCid, "AnsEntry_Expire", arg.ChoiceArg)
+			return DsoRulesExpireAnsEntryResult{}, err
 		})
 
 	ledger.AddChoice(r, "DsoRules_CollectEntryRenewalPayment", false,
@@ -831,46 +1009,53 @@ func registerDso(r *ledger.Registry) {
 			if err := requireSv(tx, d, arg.Sv); err != nil {
 				return DsoRulesCollectEntryRenewalPaymentResult{}, err
 			}
-			res, err := ledger.Exercise[AnsEntryPaymentResult](tx, arg.AnsEntryContextCid, "AnsEntryContext_CollectEntryRenewalPayment", arg.ChoiceArg)
+			res, err := ledger.Exercise[AnsEntryContextCollectEntryRenewalPaymentResult](tx, arg.AnsEntryContextCid, "AnsEntryContext_CollectEntryRenewalPayment", arg.ChoiceArg)
 			return DsoRulesCollectEntryRenewalPaymentResult{AnsEntry: res.EntryCid, SubscriptionState: res.SubscriptionStateCid}, err
 		})
 
 	ledger.AddChoice(r, "DsoRules_ExpireSubscription", false,
 		func(_ DsoRules, arg DsoRulesExpireSubscription) []daml.Party { return optParty(arg.Sv) },
-		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesExpireSubscription) (Empty, error) {
+		func(tx *ledger.Tx, _ daml.ContractID, d DsoRules, arg DsoRulesExpireSubscription) (DsoRulesExpireSubscriptionResult, error) {
 			if err := requireSv(tx, d, arg.Sv); err != nil {
-				return Empty{}, err
+				return DsoRulesExpireSubscriptionResult{}, err
 			}
-			res, err := ledger.Exercise[TerminatedSubscriptionResult](tx, arg.SubscriptionIdleStateCid, "SubscriptionIdleState_ExpireSubscription", arg.ChoiceArg)
+			res, err := ledger.Exercise[SubscriptionIdleStateExpireSubscriptionResult](tx, arg.SubscriptionIdleStateCid, "SubscriptionIdleState_ExpireSubscription", arg.ChoiceArg)
 			if err != nil {
-				return Empty{}, err
+				return DsoRulesExpireSubscriptionResult{}, err
 			}
-			_, err = ledger.Exercise[Empty](tx, arg.AnsEntryContextCid, "AnsEntryContext_Terminate",
+			_, err = ledger.Exercise[AnsEntryContextTerminateResult](tx, arg.AnsEntryContextCid, "AnsEntryContext_Terminate",
 				AnsEntryContextTerminate{Actor: d.DSO, TerminatedSubscriptionCid: res.TerminatedSubscription})
-			return Empty{}, err
+			return DsoRulesExpireSubscriptionResult{}, err
 		})
 }
 
-// bootstrapDso is DsoBootstrap_Bootstrap.
-func bootstrapDso(tx *ledger.Tx, _ daml.ContractID, b DsoBootstrap, _ Empty) (Empty, error) {
+// bootstrapDso is DsoBootstrap_Bootstrap. Splice also creates the DSO's
+// ExternalPartyAmuletRules here, which sandnet does not implement.
+func bootstrapDso(tx *ledger.Tx, _ daml.ContractID, b DsoBootstrap, _ DsoBootstrapBootstrap) (DsoBootstrapBootstrapResult, error) {
+	var none DsoBootstrapBootstrapResult
 	rulesCid, err := ledger.Create(tx, AmuletRules{
 		DSO: b.DSO, IsDevNet: b.IsDevNet,
 		ConfigSchedule: Schedule[daml.Timestamp, AmuletConfig]{InitialValue: b.AmuletConfig, FutureValues: []Tuple2[daml.Timestamp, AmuletConfig]{}},
 	})
 	if err != nil {
-		return Empty{}, err
+		return none, err
 	}
 	if _, err := ledger.Create(tx, AnsRules{DSO: b.DSO, Config: b.AnsRulesConfig}); err != nil {
-		return Empty{}, err
+		return none, err
 	}
-	if _, err := ledger.Exercise[AmuletRulesBootstrapRoundsResult](tx, rulesCid, "AmuletRules_Bootstrap_Rounds",
-		AmuletRulesBootstrapRounds{AmuletPrice: b.AmuletPrice, Round0Duration: b.Round0Duration}); err != nil {
-		return Empty{}, err
+	rounds, err := ledger.Exercise[AmuletRulesBootstrapRoundsResult](tx, rulesCid, "AmuletRules_Bootstrap_Rounds",
+		AmuletRulesBootstrapRounds{AmuletPrice: b.AmuletPrice, Round0Duration: b.Round0Duration, InitialRound: b.InitialRound})
+	if err != nil {
+		return none, err
+	}
+	joined := Round{}
+	if rounds.InitialRound != nil {
+		joined = *rounds.InitialRound
 	}
 	rules := DsoRules{
 		DSO: b.DSO, Epoch: 0,
 		Svs: daml.Map[daml.Party, SvInfo]{{Key: b.Sv1Party, Value: SvInfo{
-			Name: b.Sv1Name, JoinedAsOfRound: Round{}, SvRewardWeight: b.Sv1RewardWeight, ParticipantID: b.Sv1ParticipantID,
+			Name: b.Sv1Name, JoinedAsOfRound: joined, SvRewardWeight: b.Sv1RewardWeight, ParticipantID: b.Sv1ParticipantID,
 		}}},
 		OffboardedSvs:       daml.Map[daml.Party, OffboardedSvInfo]{},
 		DsoDelegate:         b.Sv1Party,
@@ -879,13 +1064,14 @@ func bootstrapDso(tx *ledger.Tx, _ daml.ContractID, b DsoBootstrap, _ Empty) (Em
 		IsDevNet:            b.IsDevNet,
 	}
 	if _, err := ledger.Create(tx, rules); err != nil {
-		return Empty{}, err
+		return none, err
 	}
-	add := DsoRulesAddSv{NewSvParty: b.Sv1Party, NewSvName: b.Sv1Name, NewSvRewardWeight: b.Sv1RewardWeight, NewSvParticipantID: b.Sv1ParticipantID}
+	add := DsoRulesAddSv{NewSvParty: b.Sv1Party, NewSvName: b.Sv1Name, NewSvRewardWeight: b.Sv1RewardWeight,
+		NewSvParticipantID: b.Sv1ParticipantID, JoinedAsOfRound: joined}
 	if err := createPerSvContracts(tx, rules, add); err != nil {
-		return Empty{}, err
+		return none, err
 	}
-	return Empty{}, createPerSvPartyContracts(tx, rules, add, b.Sv1SynchronizerNodes, &b.AmuletPrice)
+	return none, createPerSvPartyContracts(tx, rules, add, b.Sv1SynchronizerNodes, &b.AmuletPrice)
 }
 
 // addSv is Splice's dsoRules_addSv: record the SV in a new DsoRules and
@@ -894,21 +1080,18 @@ func addSv(tx *ledger.Tx, d DsoRules, arg DsoRulesAddSv) (daml.ContractID, error
 	if err := requireNeverOperatedNode(tx, d, arg.NewSvParty); err != nil {
 		return "", err
 	}
-	var previous daml.Party
-	for _, e := range d.Svs {
-		if e.Value.Name == arg.NewSvName {
-			previous = e.Key
-		}
-	}
-	if previous != "" {
+	previous, named := d.svNamed(arg.NewSvName)
+	switch {
+	case d.IsDevNet && named:
 		// DevNet lets an SV change its operator party: the old one is
 		// offboarded.
-		if err := tx.Require(d.IsDevNet, "SV is not currently onboarded"); err != nil {
-			return "", err
-		}
 		info, _ := d.Svs.Get(previous)
 		d.Svs = slices.DeleteFunc(slices.Clone(d.Svs), func(e daml.MapEntry[daml.Party, SvInfo]) bool { return e.Key == previous })
 		d.OffboardedSvs = mapInsert(d.OffboardedSvs, previous, OffboardedSvInfo{Name: info.Name, ParticipantID: info.ParticipantID})
+	case !d.IsDevNet:
+		if err := require(tx, "SV is not currently onboarded", !named); err != nil {
+			return "", err
+		}
 	}
 	if !d.hasSvNamed(arg.NewSvName) {
 		if err := createPerSvContracts(tx, d, arg); err != nil {
@@ -928,7 +1111,7 @@ func addSv(tx *ledger.Tx, d DsoRules, arg DsoRulesAddSv) (daml.ContractID, error
 func requireNeverOperatedNode(tx *ledger.Tx, d DsoRules, sv daml.Party) error {
 	_, current := d.Svs.Get(sv)
 	_, former := d.OffboardedSvs.Get(sv)
-	return tx.Require(!current && !former, "SV party has not yet operated a node")
+	return require(tx, "SV party has not yet operated a node", !current && !former)
 }
 
 func createPerSvContracts(tx *ledger.Tx, d DsoRules, arg DsoRulesAddSv) error {
@@ -939,7 +1122,7 @@ func createPerSvContracts(tx *ledger.Tx, d DsoRules, arg DsoRulesAddSv) error {
 }
 
 func createPerSvPartyContracts(tx *ledger.Tx, d DsoRules, arg DsoRulesAddSv, nodes daml.Map[string, SynchronizerNodeConfig], price *daml.Numeric) error {
-	cooldown := Rel(60e9)
+	cooldown := Rel(time.Minute)
 	if d.Config.VoteCooldownTime != nil {
 		cooldown = *d.Config.VoteCooldownTime
 	}
@@ -978,11 +1161,11 @@ func medianAmuletPrice(tx *ledger.Tx, d DsoRules, voteCids []daml.ContractID) (d
 	}
 	slices.Sort(voters)
 	slices.Sort(svs)
-	if err := tx.Require(slices.Equal(voters, svs), "Every sv voted exactly once"); err != nil {
+	if err := require(tx, "Every sv voted exactly once", slices.Equal(voters, svs)); err != nil {
 		return daml.Numeric{}, err
 	}
-	if err := tx.Require(len(prices) > 0, "median: not defined for the empty list"); err != nil {
-		return daml.Numeric{}, err
+	if len(prices) == 0 {
+		return daml.Numeric{}, abort("median: not defined for the empty list")
 	}
 	slices.SortFunc(prices, daml.Numeric.Cmp)
 	n := len(prices)
@@ -991,21 +1174,35 @@ func medianAmuletPrice(tx *ledger.Tx, d DsoRules, voteCids []daml.ContractID) (d
 	return m, a.err
 }
 
+// requireWellformedReason is Splice's requireWellformedReason.
 func requireWellformedReason(tx *ledger.Tx, c DsoRulesConfig, r Reason) error {
-	if err := tx.Require(int64(len([]rune(r.URL))) <= c.MaxTextLength, "Reason URL is not too long"); err != nil {
+	if err := require(tx, "Reason URL is not too long", int64(utf8.RuneCountInString(r.URL)) <= c.MaxTextLength); err != nil {
 		return err
 	}
-	return tx.Require(int64(len([]rune(r.Body))) <= c.MaxTextLength, "Reason body is not too long")
+	return require(tx, "Reason body is not too long", int64(utf8.RuneCountInString(r.Body)) <= c.MaxTextLength)
 }
 
+// validNodeConfig is Splice's validSynchronizerNodeConfig, that is
+// validCometBftConfig.
 func validNodeConfig(limits SynchronizerNodeConfigLimits, c SynchronizerNodeConfig) bool {
 	l := limits.CometBft
+	runes := func(s string) int64 { return int64(utf8.RuneCountInString(s)) }
 	if int64(len(c.CometBft.Nodes)) > l.MaxNumCometBftNodes || int64(len(c.CometBft.GovernanceKeys)) > l.MaxNumGovernanceKeys ||
 		int64(len(c.CometBft.SequencingKeys)) > l.MaxNumSequencingKeys {
 		return false
 	}
 	for _, n := range c.CometBft.Nodes {
-		if int64(len([]rune(n.Key))) > l.MaxNodeIDLength || n.Value.VotingPower < 0 || int64(len([]rune(n.Value.ValidatorPubKey))) > l.MaxPubKeyLength {
+		if runes(n.Key) > l.MaxNodeIDLength || n.Value.VotingPower < 0 || runes(n.Value.ValidatorPubKey) > l.MaxPubKeyLength {
+			return false
+		}
+	}
+	for _, k := range c.CometBft.GovernanceKeys {
+		if runes(k.PubKey) > l.MaxPubKeyLength {
+			return false
+		}
+	}
+	for _, k := range c.CometBft.SequencingKeys {
+		if runes(k.PubKey) > l.MaxPubKeyLength {
 			return false
 		}
 	}

@@ -53,7 +53,7 @@ func TestRequestVote(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rules := s.dsoRules(t)
 			tx, err := s.asSV(t, sv2, tc.requester, func(tx *ledger.Tx) error {
-				_, err := ledger.Exercise[splice.VoteRequestResult](tx, rules.ID, "DsoRules_RequestVote", splice.DsoRulesRequestVote{
+				_, err := ledger.Exercise[splice.DsoRulesRequestVoteResult](tx, rules.ID, "DsoRules_RequestVote", splice.DsoRulesRequestVote{
 					Requester: tc.requester, Action: splice.ActionUpdateSvRewardWeight(sv2.Party, 1), Reason: tc.reason,
 					VoteRequestTimeout: tc.timeout,
 				})
@@ -76,9 +76,9 @@ func TestRequestVote(t *testing.T) {
 				req.Payload.VoteBefore != s.now()+daml.Timestamp(week.Microseconds) {
 				t.Errorf("vote request %+v", req.Payload)
 			}
-			action, ok := req.Payload.Action.(*daml.Variant)
-			if !ok || action.Constructor != "ARC_DsoRules" {
-				t.Errorf("action %v", req.Payload.Action)
+			if a := req.Payload.Action.ARCDsoRules; a == nil || a.DsoAction.SRARCUpdateSvRewardWeight == nil ||
+				a.DsoAction.SRARCUpdateSvRewardWeight.SvParty != sv2.Party {
+				t.Errorf("action %+v", req.Payload.Action)
 			}
 		})
 	}
@@ -97,7 +97,7 @@ func TestCastVote(t *testing.T) {
 	cast := func(accept bool) (daml.ContractID, error) {
 		rules := s.dsoRules(t)
 		tx, err := s.asSV(t, sv3, sv3.Party, func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[splice.VoteRequestResult](tx, rules.ID, "DsoRules_CastVote", splice.DsoRulesCastVote{
+			_, err := ledger.Exercise[splice.DsoRulesCastVoteResult](tx, rules.ID, "DsoRules_CastVote", splice.DsoRulesCastVote{
 				RequestCid: request, Vote: splice.Vote{Sv: sv3.Party, Accept: accept, Reason: splice.Reason{Body: "ok"}},
 			})
 			return err
@@ -173,7 +173,7 @@ func TestAddConfirmedSv(t *testing.T) {
 			}
 		}
 		_, err := s.asSV(t, as, as.Party, func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[splice.NewDsoRulesResult](tx, rules.ID, "DsoRules_AddConfirmedSv", splice.DsoRulesAddConfirmedSv{
+			_, err := ledger.Exercise[splice.DsoRulesAddConfirmedSvResult](tx, rules.ID, "DsoRules_AddConfirmedSv", splice.DsoRulesAddConfirmedSv{
 				Sv: sv, SvOnboardingConfirmedCid: confirmation, EarliestRoundCid: cids[0], MiddleRoundCid: cids[1],
 				LatestRoundCid: cids[2], AmuletRulesCid: ac.AmuletRules.ID,
 			})

@@ -22,8 +22,9 @@ func Tap(tx *ledger.Tx, ac AmuletContext, receiver daml.Party, amount daml.Numer
 // command must act as the sender, the provider and every receiver.
 func TransferAmulet(tx *ledger.Tx, ac AmuletContext, sender, provider daml.Party, inputs []daml.ContractID, outputs ...TransferOutput) (TransferResult, error) {
 	return ledger.Exercise[TransferResult](tx, ac.AmuletRules.ID, "AmuletRules_Transfer", AmuletRulesTransfer{
-		Transfer: Transfer{Sender: sender, Provider: provider, Inputs: InputAmulets(inputs...), Outputs: outputs},
-		Context:  AmuletTransferContext(ac.OpenRound.ID),
+		Transfer:    Transfer{Sender: sender, Provider: provider, Inputs: InputAmulets(inputs...), Outputs: outputs},
+		Context:     AmuletTransferContext(ac.OpenRound.ID),
+		ExpectedDso: &ac.AmuletRules.Payload.DSO,
 	})
 }
 

@@ -22,6 +22,9 @@ func TestTemplatesAreRegistered(t *testing.T) {
 		{splice.PackageAmulet, "Splice.Amulet", "LockedAmulet"},
 		{splice.PackageAmulet, "Splice.Amulet", "ValidatorRight"},
 		{splice.PackageAmulet, "Splice.Amulet", "FeaturedAppRight"},
+		{splice.PackageAmulet, "Splice.Amulet", "FeaturedAppActivityMarker"},
+		{splice.PackageAmulet, "Splice.Amulet", "UnclaimedReward"},
+		{splice.PackageAmulet, "Splice.Amulet", "UnclaimedDevelopmentFundCoupon"},
 		{splice.PackageAmulet, "Splice.AmuletRules", "AmuletRules"},
 		{splice.PackageAmulet, "Splice.Round", "OpenMiningRound"},
 		{splice.PackageAmulet, "Splice.Round", "SummarizingMiningRound"},
@@ -55,7 +58,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 			t.Errorf("%s:%s:%s is %v (%v)", tc.pkg.Name, tc.module, tc.entity, tid, ok)
 		}
 	}
-	if got := len(reg.Templates()); got != 30 {
+	if got := len(reg.Templates()); got != 33 {
 		t.Errorf("%d templates registered", got)
 	}
 	for _, p := range splice.Packages() {
@@ -70,7 +73,7 @@ func TestTemplatesRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, v := range []any{
 		splice.Amulet{}, splice.LockedAmulet{}, splice.AmuletRules{}, splice.OpenMiningRound{},
-		splice.DsoRules{}, splice.DsoBootstrap{Sv1SynchronizerNodes: nil}, splice.VoteRequest{Action: &daml.Record{}},
+		splice.DsoRules{}, splice.DsoBootstrap{Sv1SynchronizerNodes: nil}, splice.VoteRequest{Action: splice.ActionUpdateSvRewardWeight("sv", 1)},
 		splice.SubscriptionPayment{PayData: splice.SubscriptionPayData{PaymentAmount: splice.Amulets(daml.Numeric{})}}, splice.AnsEntry{}, splice.TransferOffer{Amount: splice.Amulets(daml.Numeric{})},
 		splice.SvNodeState{}, splice.TransferResult{CreatedAmulets: []splice.CreatedAmulet{{TransferResultAmulet: new(daml.ContractID)}}},
 	} {

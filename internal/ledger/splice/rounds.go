@@ -25,6 +25,8 @@ type OpenMiningRound struct {
 	TransferConfigUSD TransferConfig `daml:"transferConfigUsd"`
 	IssuanceConfig    IssuanceConfig `daml:"issuanceConfig"`
 	TickDuration      RelTime        `daml:"tickDuration"`
+	TrafficPrice      *daml.Numeric  `daml:"trafficPrice"`
+	RewardConfig      *RewardConfig  `daml:"rewardConfig"`
 }
 
 // TemplateID implements ledger.Template.
@@ -68,6 +70,7 @@ func (r OpenMiningRound) TransferConfigAmulet() (TransferConfig, error) {
 		MaxNumInputs:                 c.MaxNumInputs,
 		MaxNumOutputs:                c.MaxNumOutputs,
 		MaxNumLockHolders:            c.MaxNumLockHolders,
+		TokenStandardMaxTTL:          c.TokenStandardMaxTTL,
 	}
 	return out, a.err
 }
@@ -86,6 +89,8 @@ type SummarizingMiningRound struct {
 	AmuletPrice    daml.Numeric   `daml:"amuletPrice"`
 	IssuanceConfig IssuanceConfig `daml:"issuanceConfig"`
 	TickDuration   RelTime        `daml:"tickDuration"`
+	TrafficPrice   *daml.Numeric  `daml:"trafficPrice"`
+	RewardConfig   *RewardConfig  `daml:"rewardConfig"`
 }
 
 // TemplateID implements ledger.Template.
@@ -175,6 +180,11 @@ type OpenMiningRoundFetch struct {
 	P daml.Party `daml:"p"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (OpenMiningRoundFetch) DamlIdentifier() daml.Identifier {
+	return PackageAmulet.Identifier(moduleRound, "OpenMiningRound_Fetch")
+}
+
 // OpenMiningRoundSummary is Splice.Issuance:OpenMiningRoundSummary: the
 // reward coupons registered against a round. sandnet issues no coupons,
 // so the DSO's summaries are all zero.
@@ -192,17 +202,22 @@ func (OpenMiningRoundSummary) DamlIdentifier() daml.Identifier {
 }
 
 // issuingRoundParameters is Splice.Issuance's IssuingRoundParameters, the
-// issuance per coupon of a round.
+// issuance per coupon of a round and what it leaves unclaimed.
 type issuingRoundParameters struct {
 	perValidatorReward, perFeaturedAppReward, perUnfeaturedAppReward, perSvReward daml.Numeric
 	perValidatorFaucet                                                            daml.Numeric
+	unclaimedAppRewards, unclaimedValidatorRewards, unclaimedSvRewards            daml.Numeric
+	toDevelopmentFund                                                             daml.Numeric
 }
 
 // issuanceTranche is Splice.Issuance's computeIssuanceTranche: as much per
 // coupon as the tranche allows, up to the cap.
 func issuanceTranche(a *arith, rewardsToIssue, capPerCoupon, totalCoupons daml.Numeric) (perCoupon, unclaimed daml.Numeric) {
-	if totalCoupons.Sign() <= 0 {
+	switch {
+	case totalCoupons.Sign() <= 0:
 		return capPerCoupon, rewardsToIssue
+	case capPerCoupon.Sign() <= 0:
+		return zero, rewardsToIssue
 	}
 	scaled := a.mul(capPerCoupon, totalCoupons)
 	capped := rewardsToIssue.Min(scaled)
@@ -211,15 +226,27 @@ func issuanceTranche(a *arith, rewardsToIssue, capPerCoupon, totalCoupons daml.N
 	return perCoupon, unclaimed
 }
 
+// defaultDevelopmentFundPercentage is the share of each round's issuance
+// that goes to the development fund (CIP-82) unless the issuance config
+// says otherwise.
+var defaultDevelopmentFundPercentage = num("0.05")
+
 // computeIssuingRoundParameters is Splice.Issuance's
-// computeIssuingRoundParameters, without a development fund.
+// computeIssuingRoundParameters.
 func computeIssuingRoundParameters(tick RelTime, price daml.Numeric, c IssuanceConfig, s OpenMiningRoundSummary) (issuingRoundParameters, error) {
 	var a arith
 	year := Rel(365 * 24 * time.Hour).Microseconds
 	roundsPerYear := a.div(a.fromInt(year), a.fromInt(tick.Microseconds))
 	perRound := a.div(c.AmuletToIssuePerYear, roundsPerYear)
+	fundPercentage := defaultDevelopmentFundPercentage
+	if c.OptDevelopmentFundPercentage != nil {
+		fundPercentage = *c.OptDevelopmentFundPercentage
+	}
+	toFund := a.mul(perRound, fundPercentage)
+	adjusted := a.sub(perRound, toFund)
 
-	validatorPer, validatorUnclaimed := issuanceTranche(&a, a.mul(perRound, c.ValidatorRewardPercentage), c.ValidatorRewardCap, s.TotalValidatorRewardCoupons)
+	validatorToIssue := a.mul(adjusted, c.ValidatorRewardPercentage)
+	validatorPer, validatorUnclaimed := issuanceTranche(&a, validatorToIssue, c.ValidatorRewardCap, s.TotalValidatorRewardCoupons)
 	faucetCap := num("2.85")
 	if c.OptValidatorFaucetCap != nil {
 		faucetCap = *c.OptValidatorFaucetCap
@@ -228,24 +255,30 @@ func computeIssuingRoundParameters(tick RelTime, price daml.Numeric, c IssuanceC
 	if s.OptTotalValidatorFaucetCoupons != nil {
 		faucets = *s.OptTotalValidatorFaucetCoupons
 	}
-	faucetPer, _ := issuanceTranche(&a, validatorUnclaimed, a.div(faucetCap, price), a.fromInt(faucets))
+	faucetPer, faucetUnclaimed := issuanceTranche(&a, validatorUnclaimed, a.div(faucetCap, price), a.fromInt(faucets))
 	allApps := a.add(s.TotalFeaturedAppRewardCoupons, s.TotalUnfeaturedAppRewardCoupons)
-	unfeaturedPer, appsUnclaimed := issuanceTranche(&a, a.mul(perRound, c.AppRewardPercentage), c.UnfeaturedAppRewardCap, allApps)
-	featuredPer, _ := issuanceTranche(&a, appsUnclaimed, a.sub(c.FeaturedAppRewardCap, c.UnfeaturedAppRewardCap), s.TotalFeaturedAppRewardCoupons)
+	appsToIssue := a.mul(adjusted, c.AppRewardPercentage)
+	unfeaturedPer, appsUnclaimed := issuanceTranche(&a, appsToIssue, c.UnfeaturedAppRewardCap, allApps)
+	featuredPer, featuredUnclaimed := issuanceTranche(&a, appsUnclaimed, a.sub(c.FeaturedAppRewardCap, c.UnfeaturedAppRewardCap), s.TotalFeaturedAppRewardCoupons)
 
 	// The SVs get what the validator and app tranches leave, whether or not
 	// those tranches were claimed.
-	toSvs := a.sub(a.sub(perRound, a.mul(perRound, c.ValidatorRewardPercentage)), a.mul(perRound, c.AppRewardPercentage))
+	toSvs := a.sub(a.sub(adjusted, validatorToIssue), appsToIssue)
 	svPer := toSvs
-	if s.TotalSvRewardWeight > 0 {
-		svPer = a.div(toSvs, a.fromInt(s.TotalSvRewardWeight))
+	weight := a.fromInt(s.TotalSvRewardWeight)
+	if s.TotalSvRewardWeight != 0 {
+		svPer = a.div(toSvs, weight)
 	}
 	return issuingRoundParameters{
-		perValidatorReward:     validatorPer,
-		perFeaturedAppReward:   a.add(unfeaturedPer, featuredPer),
-		perUnfeaturedAppReward: unfeaturedPer,
-		perSvReward:            svPer,
-		perValidatorFaucet:     faucetPer,
+		perValidatorReward:        validatorPer,
+		perFeaturedAppReward:      a.add(unfeaturedPer, featuredPer),
+		perUnfeaturedAppReward:    unfeaturedPer,
+		perSvReward:               svPer,
+		perValidatorFaucet:        faucetPer,
+		unclaimedValidatorRewards: faucetUnclaimed,
+		unclaimedAppRewards:       featuredUnclaimed,
+		unclaimedSvRewards:        a.sub(toSvs, a.mul(svPer, weight)).Max(zero),
+		toDevelopmentFund:         toFund,
 	}, a.err
 }
 

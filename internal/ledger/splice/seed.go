@@ -422,7 +422,7 @@ func (sd *seeder) found() error {
 		if err != nil {
 			return err
 		}
-		_, err = ledger.Exercise[Empty](tx, cid, "DsoBootstrap_Bootstrap", Empty{})
+		_, err = ledger.Exercise[DsoBootstrapBootstrapResult](tx, cid, "DsoBootstrap_Bootstrap", DsoBootstrapBootstrap{})
 		return err
 	})
 }
@@ -499,7 +499,7 @@ func addConfirmedSV(ctx context.Context, net *ledger.Network, out *Seeded, sv Se
 		return fmt.Errorf("expected three open rounds, found %d", len(rounds))
 	}
 	return submit(sv.Participant, sv.OperatorUser, []daml.Party{sv.Party}, []daml.Party{out.DSOParty}, nil, func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[NewDsoRulesResult](tx, rulesID, "DsoRules_AddConfirmedSv", DsoRulesAddConfirmedSv{
+		_, err := ledger.Exercise[DsoRulesAddConfirmedSvResult](tx, rulesID, "DsoRules_AddConfirmedSv", DsoRulesAddConfirmedSv{
 			Sv: sv.Party, SvOnboardingConfirmedCid: confirmed[0].ID,
 			EarliestRoundCid: rounds[0].ID, MiddleRoundCid: rounds[1].ID, LatestRoundCid: rounds[2].ID,
 			AmuletRulesCid: amuletRules.ID,
@@ -639,7 +639,7 @@ func (sd *seeder) registerNames() error {
 			inputs[i] = InputAmulet(a.ID)
 		}
 		if err := sd.submit(v.Participant, v.OperatorUser, []daml.Party{u.Party, v.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[SubscriptionMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", SubscriptionPaymentArgs{
+			_, err := ledger.Exercise[SubscriptionRequestAcceptAndMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", SubscriptionRequestAcceptAndMakePayment{
 				Inputs: inputs, Context: ac.PaymentContext(), WalletProvider: v.Party,
 			})
 			return err
@@ -671,7 +671,7 @@ func (sd *seeder) requestVote() error {
 		return err
 	}
 	return sd.submit(sv1.Participant, sv1.OperatorUser, []daml.Party{sv1.Party}, []daml.Party{out.DSOParty}, nil, func(tx *ledger.Tx) error {
-		_, err := ledger.Exercise[VoteRequestResult](tx, rules.ID, "DsoRules_RequestVote", DsoRulesRequestVote{
+		_, err := ledger.Exercise[DsoRulesRequestVoteResult](tx, rules.ID, "DsoRules_RequestVote", DsoRulesRequestVote{
 			Requester: sv1.Party,
 			Action:    ActionUpdateSvRewardWeight(target.Party, 2*target.RewardWeight),
 			Reason: Reason{

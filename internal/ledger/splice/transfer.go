@@ -1,103 +1,80 @@
 package splice
 
 import (
+	"strconv"
+
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
 
-// executeTransfer is Splice's executeTransfer (Splice.AmuletRules): spend
-// the sender's inputs, charge holding fees on them, create the outputs and
-// return the change to the sender. It fails like Splice's InvalidTransfer
-// when the inputs do not cover the outputs and fees.
+// executeTransfer is Splice's executeTransfer (Splice.AmuletRules) as of
+// CIP-78: validate the context, spend the sender's inputs, create the
+// outputs and return the change to the sender. Transfers charge no fees:
+// an input counts with its initial amount (holding fees are only charged
+// when the DSO expires a dust amulet), outputs cost nothing. It fails like
+// Splice with failWithStatus when the inputs do not cover the outputs.
 //
 // Reward coupons are not implemented: sandnet issues none, so only amulet
-// inputs are accepted, and fees (zero in the default configuration) are
-// burned without issuing app or validator reward coupons for them.
+// inputs can be spent (a coupon input fails as its fetch would, with the
+// contract not found or of another template). Splice also records each
+// holdings change in the token standard's V2 event log
+// (EventLog_HoldingsChange exercises on the rules); sandnet does not.
 func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t Transfer) (TransferResult, error) {
 	var res TransferResult
-	round, err := fetchDsoContract[OpenMiningRound](tx, context.OpenMiningRound, dso)
-	if err != nil {
-		return res, err
-	}
-	now := tx.Now()
-	if err := tx.Require(round.OpensAt <= now, "openRound.opensAt %s is in the future", round.OpensAt); err != nil {
-		return res, err
-	}
-	if context.FeaturedAppRight != nil {
-		right, err := fetchDsoContract[FeaturedAppRight](tx, *context.FeaturedAppRight, dso)
-		if err != nil {
-			return res, err
-		}
-		if err := tx.Require(right.Provider == t.Provider, "featured app right is for %s, not provider %s", right.Provider, t.Provider); err != nil {
-			return res, err
-		}
-	}
-	cfg, err := round.TransferConfigAmulet()
+	csum, err := summarizeContext(tx, dso, context, t)
 	if err != nil {
 		return res, err
 	}
 	var a arith
 
-	// Consume the inputs.
-	var totalAmulet, holdingFees, archivedAsOfRound0, rateChange daml.Numeric
+	// Consume the inputs (Splice's summarizeAndConsumeInputs).
+	var totalAmulet, archivedAsOfRound0, rateChange daml.Numeric
 	for _, in := range t.Inputs {
-		if in.InputAmulet == nil {
-			return res, fault.WithCode(fault.DamlPrecondition, "DAML_INTERPRETATION_ERROR",
-				"Interpretation error: unsupported transfer input: sandnet issues no reward coupons, only InputAmulet can be spent")
+		switch {
+		case in.InputAmulet != nil:
+			amulet, err := fetchAndArchive(tx, forOwner{dso, t.Sender}, *in.InputAmulet, ownerOf)
+			if err != nil {
+				return res, err
+			}
+			totalAmulet = a.add(totalAmulet, amulet.Amount.InitialAmount)
+			archivedAsOfRound0 = a.add(archivedAsOfRound0, a.add(amulet.Amount.InitialAmount,
+				a.mul(amulet.Amount.RatePerRound.Rate, a.fromInt(amulet.Amount.CreatedAt.Number))))
+			rateChange = a.sub(rateChange, amulet.Amount.RatePerRound.Rate)
+		case in.ExtTransferInput != nil:
+			if c := in.ExtTransferInput.OptInputValidatorFaucetCoupon; c != nil {
+				return res, fetchUnimplemented(tx, *c, moduleValidatorLic, "ValidatorFaucetCoupon")
+			}
+		default:
+			cid, module, entity := unimplementedInput(in)
+			return res, fetchUnimplemented(tx, cid, module, entity)
 		}
-		amulet, err := ledger.Fetch[Amulet](tx, *in.InputAmulet)
-		if err != nil {
-			return res, err
-		}
-		if err := tx.Require(amulet.DSO == dso && amulet.Owner == t.Sender,
-			"amulet %s is owned by %s, not the sender %s", *in.InputAmulet, amulet.Owner, t.Sender); err != nil {
-			return res, err
-		}
-		if err := tx.Archive(*in.InputAmulet); err != nil {
-			return res, err
-		}
-		fee := holdingFee(&a, amulet.Amount, round.Round)
-		totalAmulet = a.add(totalAmulet, amulet.Amount.InitialAmount)
-		holdingFees = a.add(holdingFees, fee)
-		archivedAsOfRound0 = a.add(archivedAsOfRound0, a.add(amulet.Amount.InitialAmount,
-			a.mul(amulet.Amount.RatePerRound.Rate, a.fromInt(amulet.Amount.CreatedAt.Number))))
-		rateChange = a.sub(rateChange, amulet.Amount.RatePerRound.Rate)
 	}
 
-	// Preprocess the outputs.
-	type preprocessed struct {
-		owner       daml.Party
-		fee, amount daml.Numeric
-		lock        *TimeLock
-	}
-	outs := make([]preprocessed, len(t.Outputs))
+	// Preprocess the outputs (Splice's preprocessOutputs).
+	outs := make([]TransferOutput, len(t.Outputs))
 	for i, o := range t.Outputs {
 		o = dedupLockHolders(o)
-		if err := tx.Require(o.ReceiverFeeRatio.Sign() >= 0 && o.ReceiverFeeRatio.Cmp(num("1.0")) <= 0,
-			"Receiver fee ratio %s is not between 0.0 and 1.0", o.ReceiverFeeRatio); err != nil {
-			return res, err
+		if o.ReceiverFeeRatio.Sign() < 0 || o.ReceiverFeeRatio.Cmp(num("1.0")) > 0 {
+			return res, abort("Receiver fee ratio " + showDecimal(o.ReceiverFeeRatio) + " is not between 0.0 and 1.0")
 		}
 		if o.Lock != nil {
-			if err := tx.Require(now < o.Lock.ExpiresAt, "lock.expiresAt %s is not in the future", o.Lock.ExpiresAt); err != nil {
+			if err := assertWithinDeadline(tx, "lock.expiresAt", o.Lock.ExpiresAt); err != nil {
 				return res, err
 			}
-			if err := tx.Require(int64(len(o.Lock.Holders)) <= cfg.MaxNumLockHolders, "Fewer than the allowed number of lock holders"); err != nil {
+			if err := require(tx, "Fewer than the allowed number of lock holders", int64(len(o.Lock.Holders)) <= csum.config.MaxNumLockHolders); err != nil {
 				return res, err
 			}
 		}
-		fee := outputFee(&a, cfg, t.Sender, o)
-		receiverFee := a.mul(fee, o.ReceiverFeeRatio)
-		if err := tx.Require(receiverFee.Cmp(o.Amount) < 0, "Amount is larger than receiver output fee"); err != nil {
+		if err := require(tx, "Amount is positive", o.Amount.Sign() > 0); err != nil {
 			return res, err
 		}
-		outs[i] = preprocessed{owner: o.Receiver, fee: fee, amount: a.sub(o.Amount, receiverFee), lock: o.Lock}
+		outs[i] = o
 	}
 
-	// Summarize.
-	adjust := a.mul(a.fromInt(round.Round.Number), cfg.HoldingFee.Rate)
+	// Summarize (Splice's summarizeTransfer).
+	adjust := a.mul(a.fromInt(csum.round.Number), csum.config.HoldingFee.Rate)
 	outputFees := make([]daml.Numeric, len(outs))
-	totalOut, totalFees := zero, zero
 	changes := map[daml.Party]BalanceChange{}
 	addChange := func(p daml.Party, c BalanceChange) {
 		prev := changes[p]
@@ -106,18 +83,16 @@ func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t T
 			ChangeToHoldingFeesRate:            a.add(prev.ChangeToHoldingFeesRate, c.ChangeToHoldingFeesRate),
 		}
 	}
+	totalOut := zero
 	for i, o := range outs {
-		outputFees[i] = o.fee
-		totalOut = a.add(totalOut, o.amount)
-		totalFees = a.add(totalFees, o.fee)
+		outputFees[i] = zero
+		totalOut = a.add(totalOut, o.Amount)
 	}
-	leftOver := a.sub(a.sub(a.sub(totalAmulet, holdingFees), totalOut), totalFees)
-	changeFee := cfg.CreateFee.Fee.Min(leftOver)
-	changeAmount := a.sub(leftOver, changeFee)
-	if changeAmount.Sign() > 0 {
+	leftOver := a.sub(totalAmulet, totalOut)
+	if leftOver.Sign() > 0 {
 		addChange(t.Sender, BalanceChange{
-			ChangeToInitialAmountAsOfRoundZero: a.sub(a.add(changeAmount, adjust), archivedAsOfRound0),
-			ChangeToHoldingFeesRate:            a.add(cfg.HoldingFee.Rate, rateChange),
+			ChangeToInitialAmountAsOfRoundZero: a.sub(a.add(leftOver, adjust), archivedAsOfRound0),
+			ChangeToHoldingFeesRate:            a.add(csum.config.HoldingFee.Rate, rateChange),
 		})
 	} else {
 		addChange(t.Sender, BalanceChange{
@@ -126,45 +101,57 @@ func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t T
 		})
 	}
 	for _, o := range outs {
-		addChange(o.owner, BalanceChange{
-			ChangeToInitialAmountAsOfRoundZero: a.add(o.amount, adjust),
-			ChangeToHoldingFeesRate:            cfg.HoldingFee.Rate,
+		addChange(o.Receiver, BalanceChange{
+			ChangeToInitialAmountAsOfRoundZero: a.add(o.Amount, adjust),
+			ChangeToHoldingFeesRate:            csum.config.HoldingFee.Rate,
 		})
 	}
 	if a.err != nil {
 		return res, a.err
 	}
 	summary := TransferSummary{
-		InputAppRewardAmount:       zero,
-		InputValidatorRewardAmount: zero,
-		InputSvRewardAmount:        zero,
-		InputAmuletAmount:          totalAmulet,
-		BalanceChanges:             mapOf(changes),
-		HoldingFees:                holdingFees,
-		OutputFees:                 outputFees,
-		SenderChangeFee:            changeFee,
-		SenderChangeAmount:         changeAmount,
-		AmuletPrice:                round.AmuletPrice,
-		InputValidatorFaucetAmount: ptr(zero),
+		InputAppRewardAmount:               zero,
+		InputValidatorRewardAmount:         zero,
+		InputSvRewardAmount:                zero,
+		InputAmuletAmount:                  totalAmulet,
+		BalanceChanges:                     mapOf(changes),
+		HoldingFees:                        zero,
+		OutputFees:                         outputFees,
+		SenderChangeFee:                    zero.Min(leftOver),
+		SenderChangeAmount:                 leftOver,
+		AmuletPrice:                        csum.amuletPrice,
+		InputValidatorFaucetAmount:         ptr(zero),
+		InputUnclaimedActivityRecordAmount: ptr(zero),
+		InputDevelopmentFundAmount:         ptr(zero),
 	}
 
 	// Check the transfer's constraints (Splice's checkTransferConstraints).
 	switch {
-	case int64(len(t.Inputs)) > cfg.MaxNumInputs:
-		return res, invalidTransfer("ITR_Other", "More than the maximum number of inputs")
-	case int64(len(t.Outputs)) > cfg.MaxNumOutputs:
-		return res, invalidTransfer("ITR_Other", "More than the maximum number of outputs")
-	case changeFee.Sign() < 0:
-		return res, invalidTransfer("ITR_InsufficientFunds", "missingAmount = "+showDecimal(changeFee.Neg()))
+	case int64(len(t.Inputs)) > csum.config.MaxNumInputs:
+		return res, failWithStatus(FailureStatus{ErrorID: spliceErrorID("maximum-inputs-exceeded"),
+			Category: InvalidIndependentOfSystemState, Message: "More than the maximum number of inputs"})
+	case int64(len(t.Outputs)) > csum.config.MaxNumOutputs:
+		return res, failWithStatus(FailureStatus{ErrorID: spliceErrorID("maximum-outputs-exceeded"),
+			Category: InvalidIndependentOfSystemState, Message: "More than the maximum number of outputs"})
+	case summary.SenderChangeFee.Sign() < 0:
+		missing := showDecimal(summary.SenderChangeFee.Neg())
+		return res, failWithStatus(FailureStatus{ErrorID: spliceErrorID("insufficient-funds"),
+			Category: InvalidGivenCurrentSystemStateOther,
+			Message:  "Insufficient funds: you are missing " + missing + " to complete this transfer.",
+			Meta:     map[string]string{"requiredAmount": missing}})
+	}
+
+	if err := issueRewards(tx, csum, t); err != nil {
+		return res, err
 	}
 
 	// Create the outputs and the sender's change.
 	created := make([]CreatedAmulet, len(outs))
 	for i, o := range outs {
-		amulet := Amulet{DSO: dso, Owner: o.owner, Amount: ExpiringAmount{
-			InitialAmount: o.amount, CreatedAt: round.Round, RatePerRound: cfg.HoldingFee,
+		amulet := Amulet{DSO: dso, Owner: o.Receiver, Amount: ExpiringAmount{
+			InitialAmount: o.Amount, CreatedAt: csum.round, RatePerRound: csum.config.HoldingFee,
 		}}
-		if o.lock == nil {
+		if o.Lock == nil {
 			cid, err := ledger.Create(tx, amulet)
 			if err != nil {
 				return res, err
@@ -172,15 +159,15 @@ func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t T
 			created[i] = CreatedAmulet{TransferResultAmulet: &cid}
 			continue
 		}
-		cid, err := ledger.Create(tx, LockedAmulet{Amulet: amulet, Lock: *o.lock})
+		cid, err := ledger.Create(tx, LockedAmulet{Amulet: amulet, Lock: *o.Lock})
 		if err != nil {
 			return res, err
 		}
 		created[i] = CreatedAmulet{TransferResultLockedAmulet: &cid}
 	}
-	if changeAmount.Sign() > 0 {
+	if leftOver.Sign() > 0 {
 		cid, err := ledger.Create(tx, Amulet{DSO: dso, Owner: t.Sender, Amount: ExpiringAmount{
-			InitialAmount: changeAmount, CreatedAt: round.Round, RatePerRound: cfg.HoldingFee,
+			InitialAmount: leftOver, CreatedAt: csum.round, RatePerRound: csum.config.HoldingFee,
 		}})
 		if err != nil {
 			return res, err
@@ -205,19 +192,159 @@ func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t T
 	if err != nil {
 		return res, err
 	}
-	res.Round = round.Round
+	res.Round = csum.round
 	res.Summary = summary
 	res.CreatedAmulets = created
 	res.Meta = holdingTxMeta(kind, nil, sender, &burned)
 	return res, nil
 }
 
-// invalidTransfer is Splice's InvalidTransfer exception, which the ledger
-// reports as an unhandled exception, a failed Daml precondition (409).
-func invalidTransfer(reason, detail string) error {
-	return fault.WithCode(fault.DamlPrecondition, ledger.CodeUnhandledException,
-		"Interpretation error: Error: Unhandled Daml exception: Splice.AmuletRules:InvalidTransfer@%s{reason = %s {%s}}",
-		PackageAmulet.ID[:8], reason, detail)
+// transferContextSummary is what Splice's summarizeAndValidateContext
+// reads from a transfer's context.
+type transferContextSummary struct {
+	dso                 daml.Party
+	config              TransferConfig // in amulet
+	round               Round
+	amuletPrice         daml.Numeric
+	featuredAppProvider *daml.Party
+	rewardConfig        *RewardConfig
+}
+
+// summarizeContext is Splice's summarizeAndValidateContext: the open round
+// must have opened, the featured app right (if any) must be the
+// provider's, the issuing rounds must be the DSO's and open, and the
+// validator rights must be the sender's.
+func summarizeContext(tx *ledger.Tx, dso daml.Party, context TransferContext, t Transfer) (transferContextSummary, error) {
+	var csum transferContextSummary
+	round, err := fetchDsoContract[OpenMiningRound](tx, context.OpenMiningRound, dso)
+	if err != nil {
+		return csum, err
+	}
+	if err := assertDeadlineExceeded(tx, "openRound.opensAt", round.OpensAt); err != nil {
+		return csum, err
+	}
+	if useFeaturedAppMarkers(round.RewardConfig) && context.FeaturedAppRight != nil {
+		if _, err := fetchChecked(tx, forOwner{dso, t.Provider}, *context.FeaturedAppRight,
+			func(f FeaturedAppRight) forOwner { return forOwner{f.DSO, f.Provider} }); err != nil {
+			return csum, err
+		}
+		csum.featuredAppProvider = &t.Provider
+	}
+	for _, e := range context.IssuingMiningRounds {
+		issuing, err := fetchChecked(tx, forRound{dso, e.Key}, e.Value,
+			func(r IssuingMiningRound) forRound { return forRound{r.DSO, r.Round} })
+		if err != nil {
+			return csum, err
+		}
+		if err := assertDeadlineExceeded(tx, "issuingRound["+itoa(e.Key.Number)+"].opensAt", issuing.OpensAt); err != nil {
+			return csum, err
+		}
+	}
+	for _, e := range context.ValidatorRights {
+		if err := requireMatchingContract(tx, e.Value, ValidatorRight{DSO: dso, User: e.Key, Validator: t.Sender}); err != nil {
+			return csum, err
+		}
+	}
+	cfg, err := round.TransferConfigAmulet()
+	if err != nil {
+		return csum, err
+	}
+	csum.dso, csum.config, csum.round, csum.amuletPrice, csum.rewardConfig = round.DSO, cfg, round.Round, round.AmuletPrice, round.RewardConfig
+	return csum, nil
+}
+
+// issueRewards is Splice's issueRewards for AmuletRules_Transfer: the
+// beneficiaries (the provider alone by default) must be valid, and a
+// transfer through a featured app records its activity in
+// FeaturedAppActivityMarkers, one per beneficiary.
+func issueRewards(tx *ledger.Tx, csum transferContextSummary, t Transfer) error {
+	if !useFeaturedAppMarkers(csum.rewardConfig) {
+		return nil
+	}
+	beneficiaries := []AppRewardBeneficiary{{Beneficiary: t.Provider, Weight: num("1.0")}}
+	if t.Beneficiaries != nil {
+		beneficiaries = *t.Beneficiaries
+	}
+	if err := validateAppRewardBeneficiaries(tx, beneficiaries); err != nil {
+		return err
+	}
+	if csum.featuredAppProvider == nil || *csum.featuredAppProvider != t.Provider {
+		return nil
+	}
+	var a arith
+	weights := map[daml.Party]daml.Numeric{}
+	for _, b := range beneficiaries {
+		weights[b.Beneficiary] = a.add(weights[b.Beneficiary], b.Weight)
+	}
+	if a.err != nil {
+		return a.err
+	}
+	for _, e := range mapOf(weights) {
+		if _, err := ledger.Create(tx, FeaturedAppActivityMarker{DSO: csum.dso, Provider: t.Provider, Beneficiary: e.Key, Weight: e.Value}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxAppRewardBeneficiaries is how many beneficiaries a transfer or an
+// activity marker may split its app reward between.
+const maxAppRewardBeneficiaries = 20
+
+// validateAppRewardBeneficiaries is Splice's validateAppRewardBeneficiaries.
+func validateAppRewardBeneficiaries(tx *ledger.Tx, bs []AppRewardBeneficiary) error {
+	var a arith
+	inRange := true
+	total := zero
+	for _, b := range bs {
+		inRange = inRange && b.Weight.Sign() > 0 && b.Weight.Cmp(num("1.0")) <= 0
+		total = a.add(total, b.Weight)
+	}
+	if err := require(tx, "Beneficiary weights are between 0.0 and 1.0", inRange); err != nil {
+		return err
+	}
+	if a.err != nil {
+		return a.err
+	}
+	if err := require(tx, "Beneficiary weights add up to 1.0", total.Cmp(num("1.0")) == 0); err != nil {
+		return err
+	}
+	return require(tx, "There are at most "+strconv.Itoa(maxAppRewardBeneficiaries)+" beneficiaries", len(bs) <= maxAppRewardBeneficiaries)
+}
+
+// unimplementedInput names the contract a transfer input other than an
+// amulet spends, and its template.
+func unimplementedInput(in TransferInput) (cid daml.ContractID, module, entity string) {
+	switch {
+	case in.InputAppRewardCoupon != nil:
+		return *in.InputAppRewardCoupon, moduleAmulet, "AppRewardCoupon"
+	case in.InputValidatorRewardCoupon != nil:
+		return *in.InputValidatorRewardCoupon, moduleAmulet, "ValidatorRewardCoupon"
+	case in.InputSvRewardCoupon != nil:
+		return *in.InputSvRewardCoupon, moduleAmulet, "SvRewardCoupon"
+	case in.InputValidatorLivenessActivityRecord != nil:
+		return *in.InputValidatorLivenessActivityRecord, moduleValidatorLic, "ValidatorLivenessActivityRecord"
+	case in.InputUnclaimedActivityRecord != nil:
+		return *in.InputUnclaimedActivityRecord, moduleAmulet, "UnclaimedActivityRecord"
+	case in.InputDevelopmentFundCoupon != nil:
+		return *in.InputDevelopmentFundCoupon, moduleAmulet, "DevelopmentFundCoupon"
+	case in.InputRewardCouponV2 != nil:
+		return *in.InputRewardCouponV2, moduleAmulet, "RewardCouponV2"
+	}
+	return "", moduleAmulet, "?"
+}
+
+// fetchUnimplemented fails a fetch of a contract of a Splice template
+// sandnet does not implement, as the fetch would fail on sandnet's
+// ledger, where no such contract exists: the id names no contract, or one
+// of another template.
+func fetchUnimplemented(tx *ledger.Tx, cid daml.ContractID, module, entity string) error {
+	c, err := tx.FetchContract(cid)
+	if err != nil {
+		return err
+	}
+	return fault.WithCode(fault.DamlPrecondition, "WRONGLY_TYPED_CONTRACT",
+		"Contract %s has template %s, not %s", cid, c.Template.Identifier, PackageAmulet.Identifier(module, entity))
 }
 
 func errorf(format string, args ...any) error {

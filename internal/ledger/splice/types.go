@@ -170,6 +170,11 @@ type Schedule[T, A any] struct {
 	FutureValues []Tuple2[T, A] `daml:"futureValues"`
 }
 
+// DamlIdentifier implements daml.Identified.
+func (Schedule[T, A]) DamlIdentifier() daml.Identifier {
+	return PackageAmulet.Identifier("Splice.Schedule", "Schedule")
+}
+
 // Metadata is the token standard's Splice.Api.Token.MetadataV1:Metadata.
 type Metadata struct {
 	Values map[string]string `daml:"values"`

@@ -58,7 +58,7 @@ func TestTransferOffers(t *testing.T) {
 		expiresAt             daml.Timestamp
 	}
 	accept := func(t *testing.T, e env) (daml.ContractID, error) {
-		res, tx, err := viaWallet[splice.TransferOfferAcceptResult](t, e.s, e.bob, "WalletAppInstall_TransferOffer_Accept", splice.WalletCid{Cid: e.offer})
+		res, tx, err := viaWallet[splice.WalletTransferOfferAcceptResult](t, e.s, e.bob, "WalletAppInstall_TransferOffer_Accept", splice.WalletTransferOfferAccept{Cid: e.offer})
 		if err != nil {
 			return res.AcceptedTransferOffer, err
 		}
@@ -74,7 +74,7 @@ func TestTransferOffers(t *testing.T) {
 	}
 	direct := func(t *testing.T, e env, actAs daml.Party, cid daml.ContractID, choice string, arg any) error {
 		_, err := e.s.submit(t, []daml.Party{actAs}, nil, func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[splice.TrackingInfoResult](tx, cid, choice, arg)
+			_, err := ledger.Exercise[any](tx, cid, choice, arg)
 			return err
 		})
 		return err
@@ -107,36 +107,36 @@ func TestTransferOffers(t *testing.T) {
 			return err
 		}},
 		{name: "accept in the sender's wallet", want: fault.InvalidArgument, run: func(t *testing.T, e env) error {
-			_, _, err := viaWallet[splice.TransferOfferAcceptResult](t, e.s, e.alice, "WalletAppInstall_TransferOffer_Accept", splice.WalletCid{Cid: e.offer})
+			_, _, err := viaWallet[splice.WalletTransferOfferAcceptResult](t, e.s, e.alice, "WalletAppInstall_TransferOffer_Accept", splice.WalletTransferOfferAccept{Cid: e.offer})
 			return err
 		}},
 		{name: "reject", run: func(t *testing.T, e env) error {
-			res, _, err := viaWallet[splice.TrackingInfoResult](t, e.s, e.bob, "WalletAppInstall_TransferOffer_Reject", splice.WalletCid{Cid: e.offer})
+			res, _, err := viaWallet[splice.WalletTransferOfferRejectResult](t, e.s, e.bob, "WalletAppInstall_TransferOffer_Reject", splice.WalletTransferOfferReject{Cid: e.offer})
 			if err == nil && (res.TrackingInfo.TrackingID != "track-1" || res.TrackingInfo.Receiver != e.bob) {
 				t.Errorf("tracking info %+v", res.TrackingInfo)
 			}
 			return err
 		}},
 		{name: "withdraw", run: func(t *testing.T, e env) error {
-			_, _, err := viaWallet[splice.TrackingInfoResult](t, e.s, e.alice, "WalletAppInstall_TransferOffer_Withdraw",
-				splice.WalletCidReason{Cid: e.offer, Reason: "Withdrawn by sender"})
+			_, _, err := viaWallet[splice.WalletTransferOfferWithdrawResult](t, e.s, e.alice, "WalletAppInstall_TransferOffer_Withdraw",
+				splice.WalletTransferOfferWithdraw{Cid: e.offer, Reason: "Withdrawn by sender"})
 			return err
 		}},
 		{name: "withdraw by the receiver", want: fault.InvalidArgument, run: func(t *testing.T, e env) error {
-			return direct(t, e, e.bob, e.offer, "TransferOffer_Withdraw", splice.ReasonArg{Reason: "mine now"})
+			return direct(t, e, e.bob, e.offer, "TransferOffer_Withdraw", splice.TransferOfferWithdraw{Reason: "mine now"})
 		}},
 		{name: "expire before expiry", want: fault.DamlPrecondition, run: func(t *testing.T, e env) error {
-			_, _, err := viaWallet[splice.TrackingInfoResult](t, e.s, e.alice, "WalletAppInstall_TransferOffer_Expire", splice.WalletCid{Cid: e.offer})
+			_, _, err := viaWallet[splice.WalletTransferOfferExpireResult](t, e.s, e.alice, "WalletAppInstall_TransferOffer_Expire", splice.WalletTransferOfferExpire{Cid: e.offer})
 			return err
 		}},
 		{name: "expire exactly at expiry", want: fault.DamlPrecondition, run: func(t *testing.T, e env) error {
 			e.s.advance(t, hour)
-			_, _, err := viaWallet[splice.TrackingInfoResult](t, e.s, e.bob, "WalletAppInstall_TransferOffer_Expire", splice.WalletCid{Cid: e.offer})
+			_, _, err := viaWallet[splice.WalletTransferOfferExpireResult](t, e.s, e.bob, "WalletAppInstall_TransferOffer_Expire", splice.WalletTransferOfferExpire{Cid: e.offer})
 			return err
 		}},
 		{name: "expire after expiry", run: func(t *testing.T, e env) error {
 			e.s.advance(t, hour+time.Microsecond)
-			_, _, err := viaWallet[splice.TrackingInfoResult](t, e.s, e.bob, "WalletAppInstall_TransferOffer_Expire", splice.WalletCid{Cid: e.offer})
+			_, _, err := viaWallet[splice.WalletTransferOfferExpireResult](t, e.s, e.bob, "WalletAppInstall_TransferOffer_Expire", splice.WalletTransferOfferExpire{Cid: e.offer})
 			return err
 		}},
 		{name: "expire by a non-stakeholder", want: fault.DamlPrecondition, run: func(t *testing.T, e env) error {
@@ -145,7 +145,7 @@ func TestTransferOffers(t *testing.T) {
 			// if it is a stakeholder; disclose it as a third party would.
 			c, _, _ := e.s.net.Store().Contract(context.Background(), e.offer)
 			_, err := e.s.submit(t, []daml.Party{e.validator}, []*ledger.Contract{c}, func(tx *ledger.Tx) error {
-				_, err := ledger.Exercise[splice.TrackingInfoResult](tx, e.offer, "TransferOffer_Expire", splice.Actor{Actor: e.validator})
+				_, err := ledger.Exercise[splice.TransferOfferExpireResult](tx, e.offer, "TransferOffer_Expire", splice.TransferOfferExpire{Actor: e.validator})
 				return err
 			})
 			return err
@@ -195,8 +195,8 @@ func TestTransferOffers(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, _, err = viaWallet[splice.TrackingInfoResult](t, e.s, e.alice, "WalletAppInstall_AcceptedTransferOffer_Abort",
-				splice.WalletCidReason{Cid: accepted, Reason: "out of funds (missing 5 CC)"})
+			_, _, err = viaWallet[splice.WalletAcceptedTransferOfferAbortResult](t, e.s, e.alice, "WalletAppInstall_AcceptedTransferOffer_Abort",
+				splice.WalletAcceptedTransferOfferAbort{Cid: accepted, Reason: "out of funds (missing 5 CC)"})
 			return err
 		}},
 		{name: "withdraw the accepted offer", run: func(t *testing.T, e env) error {
@@ -204,8 +204,8 @@ func TestTransferOffers(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, _, err = viaWallet[splice.TrackingInfoResult](t, e.s, e.bob, "WalletAppInstall_AcceptedTransferOffer_Withdraw",
-				splice.WalletCidReason{Cid: accepted, Reason: "changed my mind"})
+			_, _, err = viaWallet[splice.WalletAcceptedTransferOfferWithdrawResult](t, e.s, e.bob, "WalletAppInstall_AcceptedTransferOffer_Withdraw",
+				splice.WalletAcceptedTransferOfferWithdraw{Cid: accepted, Reason: "changed my mind"})
 			return err
 		}},
 		{name: "expire the accepted offer", run: func(t *testing.T, e env) error {
@@ -213,11 +213,11 @@ func TestTransferOffers(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if err := direct(t, e, e.alice, accepted, "AcceptedTransferOffer_Expire", splice.Actor{Actor: e.alice}); !fault.Is(err, fault.DamlPrecondition) {
+			if err := direct(t, e, e.alice, accepted, "AcceptedTransferOffer_Expire", splice.AcceptedTransferOfferExpire{Actor: e.alice}); !fault.Is(err, fault.DamlPrecondition) {
 				t.Errorf("expiring too early: %v", err)
 			}
 			e.s.advance(t, 2*hour)
-			return direct(t, e, e.alice, accepted, "AcceptedTransferOffer_Expire", splice.Actor{Actor: e.alice})
+			return direct(t, e, e.alice, accepted, "AcceptedTransferOffer_Expire", splice.AcceptedTransferOfferExpire{Actor: e.alice})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
