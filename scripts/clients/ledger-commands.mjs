@@ -262,7 +262,8 @@ await check('MUST', 'submit-and-wait: three AmuletRules_DevNet_Tap exercises (Am
 
 // AmuletRules_Transfer of inputs to their owner: no outputs, so the
 // change, one amulet, is the merge (as the wallet's merge automation
-// does, with the party as its own provider).
+// does, with the party as its own provider; the argument's shape is
+// internal/validator/merge.go's, as a client writes it in Daml JSON).
 const mergeCommand = (party, inputs) =>
     commands(party, [exercise(rules.template_id, rules.contract_id, 'AmuletRules_Transfer', {
         transfer: {
@@ -273,6 +274,8 @@ const mergeCommand = (party, inputs) =>
             beneficiaries: null,
         },
         context: { openMiningRound: round.contract_id, issuingMiningRounds: [], validatorRights: [], featuredAppRight: null },
+        // Splice refuses a transfer that does not name the DSO it expects
+        expectedDso: rules.payload.dso,
     })], { disclosedContracts: disclosed })
 
 let merged
