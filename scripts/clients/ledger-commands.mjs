@@ -208,6 +208,15 @@ await check('MUST', 'a duplicate (same commandId and actAs): 409 DUPLICATE_COMMA
     return e.cause
 })
 
+await check('MUST', 'deduplication periods as the client types them: a duplicate within DeduplicationDuration 60 s is refused; one with DeduplicationOffset at the first completion is accepted', async () => {
+    const within = { ...pingCommand, deduplicationPeriod: { DeduplicationDuration: { value: { seconds: 60, nanos: 0 } } } }
+    refused(await post(initiator.client, '/v2/commands/submit-and-wait', within), 409, ['DUPLICATE_COMMAND'], 'within the duration')
+    const after = { ...pingCommand, deduplicationPeriod: { DeduplicationOffset: { value: ping.completionOffset } } }
+    const r = ok(await post(initiator.client, '/v2/commands/submit-and-wait', after), 'SubmitAndWaitResponse', 'after the offset')
+    assert(r.completionOffset > ping.completionOffset, show(r, 200))
+    return `accepted at ${r.completionOffset}`
+})
+
 await check('MUST', "a missing right (acting as another user's party): 403, grpc PERMISSION_DENIED", async () => {
     const e = refused(await post(initiator.client, '/v2/commands/submit-and-wait',
         commands(responder.party, [createPing(responder.party, initiator.party)])), 403, null, 'actAs without the right')

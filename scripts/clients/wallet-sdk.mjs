@@ -361,6 +361,8 @@ await check('MUST', 'the Ping read back: ledger.acsReader.readJsContracts (Ping 
     const cs = await admin.ledger.acsReader.readJsContracts({ parties: [internalParty], filterByParty: true, templateIds: [PING] })
     assert(cs.length === 1 && cs[0].templateId.endsWith(':Canton.Internal.Ping:Ping') && cs[0].createArgument?.initiator === internalParty, show(cs, 300))
     assert(cs[0].offset === pingSubmit.completionOffset, `created at ${cs[0].offset}, completion offset ${pingSubmit.completionOffset}`)
+    // a Ping to oneself: the initiator signs, and observers never name a signatory
+    assert(show(cs[0].signatories) === show([internalParty]) && cs[0].observers?.length === 0, `signatories ${show(cs[0].signatories)}, observers ${show(cs[0].observers)}`)
     const raw = await admin.ledger.acs.readRaw({ parties: [internalParty], filterByParty: true, templateIds: [PING] })
     raw.forEach((x, j) => checkSchema('JsGetActiveContractsResponse', x, `readRaw[${j}]`))
     assert(raw.length === 1, `${raw.length} contracts`)
