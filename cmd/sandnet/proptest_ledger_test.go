@@ -181,7 +181,7 @@ func wantRefusal(label string, code int, data []byte, malformed bool) error {
 	switch {
 	// The template's ensure runs before the authority check, as in Daml:
 	// an amount the ensure refuses is refused for that.
-	case code == 400 && (e.Code == "DAML_AUTHORIZATION_ERROR" || e.Code == "TEMPLATE_PRECONDITION_VIOLATED" || e.Code == "DAML_INTERPRETATION_ERROR"):
+	case code == 400 && (e.Code == "DAML_AUTHORIZATION_ERROR" || e.Code == "TEMPLATE_PRECONDITION_VIOLATED"):
 		return nil
 	case malformed && is4xx(code):
 		return nil

@@ -1,8 +1,8 @@
 // Drives a running sandnet's reads with the Canton Network's own TypeScript
 // clients (@canton-network/core-ledger-client, core-asyncapi-client) and
 // checks every answer against the schemas those clients were generated from
-// (core-ledger-client-types' openapi-3.5.1.d.ts). Command submission and
-// completions: ledger-commands.mjs.
+// (core-ledger-client-types' openapi-3.5.1.d.ts). Command submission, and
+// the completions of the commands it makes: ledger-commands.mjs.
 //
 // Environment: SANDNET_URL (http://127.0.0.1:PORT), ADMIN_TOKEN (user
 // participant_admin), ALICE_TOKEN (user alice). run.sh sets them.
@@ -407,6 +407,14 @@ await check('MUST', 'POST /v2/state/active-contracts (ACS snapshot, used by the 
     assert(Array.isArray(r) && r.length > 0, JSON.stringify(r).slice(0, 200))
     r.forEach((x, j) => checkSchema('JsGetActiveContractsResponse', x, `/v2/state/active-contracts[${j}]`))
     return `${r.length} active Holdings`
+})
+await check('MUST', 'awaitCompletion / POST /v2/commands/completions', async () => {
+    const r = await alice.post('/v2/commands/completions', { userId: 'alice', parties: [alicePartyId], beginExclusive: 0 }, { query: { limit: '10', stream_idle_timeout_ms: '300' } })
+    assert(Array.isArray(r), JSON.stringify(r).slice(0, 200))
+    r.forEach((x, j) => checkSchema('CompletionStreamResponse', x, `/v2/commands/completions[${j}]`))
+    // The seeding's taps for alice were her user's commands.
+    assert(r.some((x) => x.completionResponse?.Completion?.value?.status?.code === 0), 'no accepted completion')
+    return `${r.length} elements`
 })
 await check('MUST', 'POST /v2/updates/trees (deprecated, still in the 3.5 client)', async () => {
     const r = await alice.post('/v2/updates/trees', { beginExclusive: 0, endInclusive: ledgerEnd, filter: TransactionFilterBySetup({ templateIds: [], includeWildcard: true, partyId: alicePartyId }), verbose: false })

@@ -369,6 +369,17 @@ await check('MUST', 'the Ping read back: ledger.acsReader.readJsContracts (Ping 
     return `contract ${cs[0].contractId.slice(0, 16)}…`
 })
 
+await check('MUST', "events.completions as participant_admin (websocket /v2/commands/completions): the internal party's Ping, accepted, with its update id", async () => {
+    assert(pingSubmit, 'no Ping was submitted')
+    const ext = quiet(await admin.extend({ events: { auth: staticToken(ADMIN_TOKEN), websocketURL: ROOT.replace(/^http/, 'ws') } }))
+    const { out } = await collect(ext.events.completions({ parties: [internalParty], beginOffset: pingBegin }), { max: 1, ms: 3000 })
+    out.forEach((m, j) => checkSchema('CompletionStreamResponse', m, `completions[${j}]`))
+    const c = out[0]?.completionResponse?.Completion?.value
+    assert(c?.updateId === pingSubmit.updateId && c.offset === pingSubmit.completionOffset, `messages: ${show(out, 300)}`)
+    assert(!c.status || c.status.code === 0, show(c.status, 200))
+    return `offset ${c.offset}`
+})
+
 await check('MUST', 'ledger.internal.submit of an unknown choice rejects with a JsCantonError (400 INVALID_ARGUMENT)', async () => {
     const [c] = await admin.ledger.acsReader.readJsContracts({ parties: [internalParty], filterByParty: true, templateIds: [PING] })
     const e = await rejection(admin.ledger.internal.submit({
@@ -382,19 +393,16 @@ await check('MUST', 'ledger.internal.submit of an unknown choice rejects with a 
 
 // ---------------------------------------------------------------- known gaps
 // Each names the endpoint sandnet does not serve yet.
-await check('GAP', 'ledger.dar.check (GET /v2/packages, not served)', async () => {
+await check('MUST', 'ledger.dar.check of a built-in package (GET /v2/packages)', async () => {
     const ok = await sdk.ledger.dar.check('dbeda50efee6c5e53959638ef5422116723a9a6137fcdd4d2d82544291726a88')
     return String(ok)
 })
-await check('GAP', "events.completions as participant_admin (websocket /v2/commands/completions): the internal party's Ping, accepted, with its update id", async () => {
-    assert(pingSubmit, 'no Ping was submitted')
-    const ext = quiet(await admin.extend({ events: { auth: staticToken(ADMIN_TOKEN), websocketURL: ROOT.replace(/^http/, 'ws') } }))
-    const { out } = await collect(ext.events.completions({ parties: [internalParty], beginOffset: pingBegin }), { max: 1, ms: 3000 })
-    out.forEach((m, j) => checkSchema('CompletionStreamResponse', m, `completions[${j}]`))
-    const c = out[0]?.completionResponse?.Completion?.value
-    assert(c?.updateId === pingSubmit.updateId && c.offset === pingSubmit.completionOffset, `messages: ${show(out, 300)}`)
-    assert(!c.status || c.status.code === 0, show(c.status, 200))
-    return `offset ${c.offset}`
+await check('MUST', 'events.completions (websocket /v2/commands/completions)', async () => {
+    // the seeding's taps for alice were her user's commands: their
+    // completions come first
+    const { out, how } = await collect(events.completions({ parties: [alice], beginOffset: 0 }), { max: 1, ms: 5000 })
+    assert(how !== 'timeout' && out.length === 1, `no completion (${how})`)
+    return show(out[0], 120)
 })
 await check('GAP', 'amulet.tap (builds the tap command with the registry: /registry/metadata/v1/instruments and the transfer factory, not served)', async () => {
     const cmd = await amulet.tap(alice, '1')

@@ -60,11 +60,7 @@ func decodeGetActiveContractsRequest(body []byte) (*getActiveContractsRequest, e
 	}
 	d := &decoder{}
 	req := &getActiveContractsRequest{}
-	at, ok := d.int64Member("", obj, "activeAtOffset")
-	if !ok && d.err == nil {
-		d.fail("activeAtOffset", "missing required field")
-	}
-	req.ActiveAtOffset = at
+	req.ActiveAtOffset = d.requiredInt64(obj, "activeAtOffset")
 	if f, ok := d.member("", obj, "filter"); ok {
 		req.Filter = d.eventFormat("filter", f, false)
 	}
@@ -280,17 +276,7 @@ func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error 
 		if a == nil {
 			continue
 		}
-		ev, err := s.pr.created(a.offset, a.node, a.contract, a.match, true)
-		if err != nil {
-			return err
-		}
-		b, err := marshal(JsGetActiveContractsResponse{
-			WorkflowID: a.workflowID,
-			ContractEntry: ContractEntry{JsActiveContract: &JsActiveContract{
-				CreatedEvent: ev.CreatedEvent, SynchronizerID: string(a.synchronizer),
-				ReassignmentCounter: a.contract.ReassignmentCounter,
-			}},
-		})
+		b, err := s.render(a)
 		if err != nil {
 			return err
 		}
@@ -302,27 +288,30 @@ func (s *activeSnapshot) emit(take int, emit func(json.RawMessage) error) error 
 	return nil
 }
 
+// render renders one active contract of the snapshot.
+func (s *activeSnapshot) render(a *activeEntry) (json.RawMessage, error) {
+	ev, err := s.pr.created(a.offset, a.node, a.contract, a.match, true)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(JsGetActiveContractsResponse{
+		WorkflowID: a.workflowID,
+		ContractEntry: ContractEntry{JsActiveContract: &JsActiveContract{
+			CreatedEvent: ev.CreatedEvent, SynchronizerID: string(a.synchronizer),
+			ReassignmentCounter: a.contract.ReassignmentCounter,
+		}},
+	})
+}
+
 // POST /v2/state/active-contracts: the snapshot as a list, under the same
 // limit and node limit rules as the updates list. The snapshot is bounded,
 // so stream_idle_timeout_ms is accepted and has nothing to wait for. The
 // size of the snapshot is known before anything is rendered, so the 413 is
 // decided first and the list is then streamed as it is rendered.
 func (h *Handler) activeContractsList(w http.ResponseWriter, r *http.Request) error {
-	params, err := parseListParams(r.URL.Query())
-	if err != nil {
+	q, _, take, err := readList(h, w, r, h.prepareActiveContracts)
+	if err != nil || take == 0 {
 		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	q, err := h.prepareActiveContracts(r, body)
-	if err != nil {
-		return err
-	}
-	take, ok := h.listTake(params)
-	if !ok {
-		return writeList(w, nil)
 	}
 	snap, err := h.activeContracts(r.Context(), q)
 	if err != nil {

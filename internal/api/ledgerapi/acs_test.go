@@ -7,8 +7,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strconv"
-	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
@@ -149,10 +148,7 @@ func TestActiveContracts(t *testing.T) {
 		{name: "403: ParticipantAdmin does not read party data", user: userAdminOnly, body: aliceACS, status: 403},
 		{name: "authorization comes before validation", user: "bob", body: acsBody("-1", aliceAll), status: 403},
 	}
-	var (
-		mu  sync.Mutex
-		ran int
-	)
+	var ran atomic.Int32
 	t.Run("cases", func(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -164,36 +160,11 @@ func TestActiveContracts(t *testing.T) {
 				if tc.query != "" {
 					target += "?" + tc.query
 				}
-				authz := ""
-				if !tc.noToken {
-					authz = bearer(t, tc.user)
-				}
+				authz := caseToken(t, tc.noToken, tc.user)
 				body := e.expand(tc.body)
-				rec := httptest.NewRecorder()
-				e.handler(tc.opts).ServeHTTP(rec, newRequest(http.MethodPost, target, authz, body))
-				mu.Lock()
-				ran++
-				mu.Unlock()
-				if rec.Code != tc.status {
-					t.Fatalf("status = %d, want %d: %.3000s", rec.Code, tc.status, rec.Body)
-				}
-				switch {
-				case rec.Code == http.StatusOK:
-				case rec.Code == http.StatusBadRequest && tc.code == "":
-					if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-						t.Errorf("Content-Type = %q, want text/plain", ct)
-					}
-				default:
-					checkError(t, rec, tc.code)
-				}
+				rec := e.answerCase(t, tc.opts, newRequest(http.MethodPost, target, authz, body), tc.status, tc.code, &ran)
 				golden.Check(t, tc.name, entryOf(t, rec))
-				reqErr := s.Validate(t, newRequest(http.MethodPost, target, authz, body), rec)
-				switch {
-				case tc.offSpec && reqErr == nil:
-					t.Errorf("the document allows this request, but the case says it does not")
-				case !tc.offSpec && reqErr != nil:
-					t.Errorf("request does not conform to the document: %v", reqErr)
-				}
+				checkConformance(t, s, newRequest(http.MethodPost, target, authz, body), rec, tc.offSpec)
 				if tc.check != nil {
 					tc.check(t, e, rec)
 				}
@@ -203,5 +174,5 @@ func TestActiveContracts(t *testing.T) {
 			})
 		}
 	})
-	golden.Finish(t, ran == len(cases))
+	golden.Finish(t, int(ran.Load()) == len(cases))
 }

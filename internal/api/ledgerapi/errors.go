@@ -43,6 +43,7 @@ const (
 	codeConcurrentUserEdit   = "CONCURRENT_USER_UPDATE_DETECTED"
 	codeStaleStreamAuth      = "STALE_STREAM_AUTHORIZATION"
 	codeAccessTokenExpired   = "ACCESS_TOKEN_EXPIRED"
+	codeInvalidToken         = "INVALID_TOKEN"
 )
 
 // Canton's error categories (ErrorCategory.asInt) and the gRPC status codes
@@ -50,11 +51,13 @@ const (
 const (
 	catTransientServerFailure   = 1
 	catContention               = 2
+	catDeadlineExceeded         = 3
 	catInvalidIndependent       = 8
 	catInvalidGivenState        = 9
 	catResourceExists           = 10
 	catResourceMissing          = 11
 	catSeekAfterEnd             = 12
+	catUnsupportedOperation     = 14
 	grpcInvalidArgument         = 3
 	grpcNotFound                = 5
 	grpcAlreadyExists           = 6
@@ -62,6 +65,7 @@ const (
 	grpcFailedPrecondition      = 9
 	grpcAborted                 = 10
 	grpcOutOfRange              = 11
+	grpcUnimplemented           = 12
 	grpcInternal                = 13
 	grpcUnavailable             = 14
 	grpcUnauthenticated         = 16
@@ -75,55 +79,93 @@ const (
 	contextLedgerAPIErrorUnauth = "invalid token"
 )
 
-// errorClass is what Canton attaches to an error code.
+// errorClass is what Canton attaches to an error code: its category and
+// the gRPC code of that category.
 type errorClass struct {
 	category int
 	grpc     int
-	retry    string
 }
+
+// retryOf is the retry delay Canton's error categories carry: a second
+// for transient failures, contention, an unknown request state and a read
+// beyond the ledger end; none for the others.
+func retryOf(category int) string {
+	switch category {
+	case catTransientServerFailure, catContention, catDeadlineExceeded, catSeekAfterEnd:
+		return retryOneSecond
+	}
+	return ""
+}
+
+// definiteAnswers are the codes whose errors are definite answers: the
+// submission they refuse will never be committed.
+var definiteAnswers = map[string]bool{ledger.CodeDuplicateCommand: true}
 
 // codeClass classifies the codes this API produces.
 var codeClass = map[string]errorClass{
-	codeInvalidArgument:      {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeInvalidField:         {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeMissingField:         {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeNegativeOffset:       {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeNonPositiveOffset:    {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeDescendingMissingEnd: {catInvalidIndependent, grpcInvalidArgument, ""},
-	codeOffsetAfterLedgerEnd: {catSeekAfterEnd, grpcOutOfRange, retryOneSecond},
-	codeOffsetOutOfRange:     {catInvalidGivenState, grpcFailedPrecondition, ""},
-	codePrunedDataAccessed:   {catInvalidGivenState, grpcFailedPrecondition, ""},
-	codePackageNamesNotFound: {catResourceMissing, grpcNotFound, ""},
-	codeNoTemplatesForName:   {catResourceMissing, grpcNotFound, ""},
-	codeNoInterfaceForName:   {catResourceMissing, grpcNotFound, ""},
-	codeMaxListElements:      {catContention, grpcAborted, retryOneSecond},
-	codeUserNotFound:         {catResourceMissing, grpcNotFound, ""},
-	codeUserAlreadyExists:    {catResourceExists, grpcAlreadyExists, ""},
-	codeConcurrentUserEdit:   {catContention, grpcAborted, ""},
+	codeInvalidArgument:      {catInvalidIndependent, grpcInvalidArgument},
+	codeInvalidField:         {catInvalidIndependent, grpcInvalidArgument},
+	codeMissingField:         {catInvalidIndependent, grpcInvalidArgument},
+	codeNegativeOffset:       {catInvalidIndependent, grpcInvalidArgument},
+	codeNonPositiveOffset:    {catInvalidIndependent, grpcInvalidArgument},
+	codeDescendingMissingEnd: {catInvalidIndependent, grpcInvalidArgument},
+	codeOffsetAfterLedgerEnd: {catSeekAfterEnd, grpcOutOfRange},
+	codeOffsetOutOfRange:     {catInvalidGivenState, grpcFailedPrecondition},
+	codePrunedDataAccessed:   {catInvalidGivenState, grpcFailedPrecondition},
+	codePackageNamesNotFound: {catResourceMissing, grpcNotFound},
+	codeNoTemplatesForName:   {catResourceMissing, grpcNotFound},
+	codeNoInterfaceForName:   {catResourceMissing, grpcNotFound},
+	codeMaxListElements:      {catContention, grpcAborted},
+	codeUserNotFound:         {catResourceMissing, grpcNotFound},
+	codeUserAlreadyExists:    {catResourceExists, grpcAlreadyExists},
+	codeConcurrentUserEdit:   {catContention, grpcAborted},
 	// A running stream whose authorization no longer holds: the client
 	// may reconnect, with a fresh token or its new rights.
-	codeStaleStreamAuth:    {catContention, grpcAborted, retryOneSecond},
-	codeAccessTokenExpired: {catContention, grpcAborted, retryOneSecond},
+	codeStaleStreamAuth:    {catContention, grpcAborted},
+	codeAccessTokenExpired: {catContention, grpcAborted},
+
+	codeUpdateNotFound:              {catResourceMissing, grpcNotFound},
+	codeContractEventsNotFound:      {catResourceMissing, grpcNotFound},
+	codeContractPayloadNotFound:     {catResourceMissing, grpcNotFound},
+	codePackageNotFound:             {catResourceMissing, grpcNotFound},
+	codeProtoDeserialization:        {catInvalidIndependent, grpcInvalidArgument},
+	codeUnsupportedPackageOperation: {catUnsupportedOperation, grpcUnimplemented},
+	codePartyNotFound:               {catResourceMissing, grpcNotFound},
+	codeInvalidPartyDetailsUpdate:   {catInvalidIndependent, grpcInvalidArgument},
+	codeConcurrentPartyUpdate:       {catContention, grpcAborted},
+	codeMaxPartyAnnotationsSize:     {catInvalidGivenState, grpcFailedPrecondition},
+	codeNotConnectedToSynchronizer:  {catInvalidGivenState, grpcFailedPrecondition},
+	codeIDPNotFound:                 {catResourceMissing, grpcNotFound},
+	codeIDPAlreadyExists:            {catResourceExists, grpcAlreadyExists},
+	codeIDPIssuerAlreadyExists:      {catResourceExists, grpcAlreadyExists},
+	codeTooManyIDPs:                 {catInvalidGivenState, grpcFailedPrecondition},
+	codeInvalidIDPUpdateRequest:     {catInvalidIndependent, grpcInvalidArgument},
 
 	// The codes of command submission, as Canton classifies them. The
 	// engine names them (internal/ledger); the classes live here, with
 	// the rest of the API's mapping.
-	codeCommandPreprocessingFailed:      {catInvalidIndependent, grpcInvalidArgument, ""},
-	"DAML_AUTHORIZATION_ERROR":          {catInvalidIndependent, grpcInvalidArgument, ""},
-	"TEMPLATE_PRECONDITION_VIOLATED":    {catInvalidIndependent, grpcInvalidArgument, ""},
-	"TEMPLATES_OR_INTERFACES_NOT_FOUND": {catResourceMissing, grpcNotFound, ""},
-	"CONTRACT_NOT_FOUND":                {catResourceMissing, grpcNotFound, ""},
-	"CONTRACT_NOT_ACTIVE":               {catResourceMissing, grpcNotFound, ""},
-	"PARTY_NOT_KNOWN_ON_LEDGER":         {catResourceMissing, grpcNotFound, ""},
-	"UNKNOWN_INFORMEES":                 {catResourceMissing, grpcNotFound, ""},
-	"UNHANDLED_EXCEPTION":               {catInvalidGivenState, grpcFailedPrecondition, ""},
-	"DAML_FAILURE":                      {catInvalidGivenState, grpcFailedPrecondition, ""},
-	"DAML_INTERPRETATION_ERROR":         {catInvalidGivenState, grpcFailedPrecondition, ""},
-	"WRONGLY_TYPED_CONTRACT":            {catInvalidGivenState, grpcFailedPrecondition, ""},
-	"LOCAL_VERDICT_LOCKED_CONTRACTS":    {catContention, grpcAborted, retryOneSecond},
-	"LOCAL_VERDICT_INACTIVE_CONTRACTS":  {catResourceMissing, grpcNotFound, ""},
-	"DUPLICATE_COMMAND":                 {catResourceExists, grpcAlreadyExists, ""},
-	"SUBMISSION_ALREADY_IN_FLIGHT":      {catContention, grpcAborted, retryOneSecond},
+	codeCommandPreprocessingFailed:      {catInvalidIndependent, grpcInvalidArgument},
+	"DAML_AUTHORIZATION_ERROR":          {catInvalidIndependent, grpcInvalidArgument},
+	"TEMPLATE_PRECONDITION_VIOLATED":    {catInvalidIndependent, grpcInvalidArgument},
+	"TEMPLATES_OR_INTERFACES_NOT_FOUND": {catResourceMissing, grpcNotFound},
+	"CONTRACT_NOT_FOUND":                {catResourceMissing, grpcNotFound},
+	"CONTRACT_NOT_ACTIVE":               {catResourceMissing, grpcNotFound},
+	"PARTY_NOT_KNOWN_ON_LEDGER":         {catResourceMissing, grpcNotFound},
+	"UNKNOWN_INFORMEES":                 {catResourceMissing, grpcNotFound},
+	"UNHANDLED_EXCEPTION":               {catInvalidGivenState, grpcFailedPrecondition},
+	"DAML_FAILURE":                      {catInvalidGivenState, grpcFailedPrecondition},
+	"DAML_INTERPRETATION_ERROR":         {catInvalidGivenState, grpcFailedPrecondition},
+	"WRONGLY_TYPED_CONTRACT":            {catInvalidGivenState, grpcFailedPrecondition},
+
+	codeInvalidToken: {catInvalidIndependent, grpcInvalidArgument},
+	// The outcomes of a submission (ledger.Completion): a change in
+	// flight and a contract another command took first (locked) may be
+	// retried; a contract archived since the command was interpreted is
+	// missing.
+	ledger.CodeDuplicateCommand:   {catResourceExists, grpcAlreadyExists},
+	ledger.CodeSubmissionInFlight: {catContention, grpcAborted},
+	ledger.CodeLockedContracts:    {catContention, grpcAborted},
+	ledger.CodeInactiveContracts:  {catResourceMissing, grpcNotFound},
 }
 
 // kindClass classifies faults that carry no code of this API (engine
@@ -132,14 +174,14 @@ var kindClass = map[fault.Kind]struct {
 	code  string
 	class errorClass
 }{
-	fault.InvalidArgument:    {codeInvalidArgument, errorClass{catInvalidIndependent, grpcInvalidArgument, ""}},
-	fault.NotFound:           {"NOT_FOUND", errorClass{catResourceMissing, grpcNotFound, ""}},
-	fault.AlreadyExists:      {"ALREADY_EXISTS", errorClass{catResourceExists, grpcAlreadyExists, ""}},
-	fault.FailedPrecondition: {"FAILED_PRECONDITION", errorClass{catInvalidGivenState, grpcFailedPrecondition, ""}},
-	fault.DamlPrecondition:   {"DAML_INTERPRETATION_ERROR", errorClass{catInvalidGivenState, grpcFailedPrecondition, ""}},
-	fault.Aborted:            {"ABORTED", errorClass{catContention, grpcAborted, retryOneSecond}},
-	fault.Unavailable:        {"SERVICE_NOT_RUNNING", errorClass{catTransientServerFailure, grpcUnavailable, retryOneSecond}},
-	fault.OutOfRange:         {codeOffsetAfterLedgerEnd, errorClass{catSeekAfterEnd, grpcOutOfRange, retryOneSecond}},
+	fault.InvalidArgument:    {codeInvalidArgument, errorClass{catInvalidIndependent, grpcInvalidArgument}},
+	fault.NotFound:           {"NOT_FOUND", errorClass{catResourceMissing, grpcNotFound}},
+	fault.AlreadyExists:      {"ALREADY_EXISTS", errorClass{catResourceExists, grpcAlreadyExists}},
+	fault.FailedPrecondition: {"FAILED_PRECONDITION", errorClass{catInvalidGivenState, grpcFailedPrecondition}},
+	fault.DamlPrecondition:   {"DAML_INTERPRETATION_ERROR", errorClass{catInvalidGivenState, grpcFailedPrecondition}},
+	fault.Aborted:            {"ABORTED", errorClass{catContention, grpcAborted}},
+	fault.Unavailable:        {"SERVICE_NOT_RUNNING", errorClass{catTransientServerFailure, grpcUnavailable}},
+	fault.OutOfRange:         {codeOffsetAfterLedgerEnd, errorClass{catSeekAfterEnd, grpcOutOfRange}},
 }
 
 // httpStatusOf maps a gRPC code to the HTTP status Canton's JSON API
@@ -158,6 +200,8 @@ func httpStatusOf(grpc int) int {
 		return http.StatusConflict
 	case grpcUnavailable:
 		return http.StatusServiceUnavailable
+	case grpcUnimplemented:
+		return http.StatusNotImplemented
 	default:
 		return http.StatusInternalServerError
 	}
@@ -287,34 +331,18 @@ func (h *Handler) errorResponse(r *http.Request, err error) (status int, _ *JsCa
 		}
 		return status, &body, ""
 	}
-	code, class := f.Code, codeClass[f.Code]
-	cause := f.Message
-	if !knownCode {
-		k := kindClass[f.Kind]
-		if code == "" {
-			code = k.code
-		}
-		class = k.class
-		if code == codeInvalidArgument && !strings.HasPrefix(cause, invalidArgumentCausePrefix) {
-			cause = invalidArgumentCausePrefix + cause
-		}
-	}
-	definite := false
+	code, class, cause := classify(f)
+	definite := definiteAnswers[code]
 	body.Code, body.Cause = code, cause
 	body.TraceID = &tid
-	body.Context["category"] = strconv.Itoa(class.category)
-	body.Context["definite_answer"] = strconv.FormatBool(definite)
-	body.Context["participant"] = h.cfg.ParticipantName
-	body.Context["tid"] = tid
-	maps.Copy(body.Context, f.Context)
+	body.Context = h.errorContext(code, class, f.Context, tid)
 	if f.Resources != nil {
 		body.Resources = f.Resources
 	}
 	body.ErrorCategory = class.category
 	grpc := class.grpc
 	body.GRPCCodeValue = &grpc
-	if class.retry != "" {
-		retry := class.retry
+	if retry := retryOf(class.category); retry != "" {
 		body.RetryInfo = &retry
 	}
 	body.DefiniteAnswer = &definite
@@ -323,6 +351,38 @@ func (h *Handler) errorResponse(r *http.Request, err error) (status int, _ *JsCa
 		status = http.StatusRequestEntityTooLarge
 	}
 	return status, &body, ""
+}
+
+// classify returns the code, class and cause Canton answers a fault that
+// is not redacted with: its own code's class, or that of its kind (and the
+// kind's code when it has none).
+func classify(f *fault.Error) (code string, class errorClass, cause string) {
+	code, cause = f.Code, f.Message
+	if c, ok := codeClass[code]; ok {
+		return code, c, cause
+	}
+	k := kindClass[f.Kind]
+	if code == "" {
+		code = k.code
+	}
+	if code == codeInvalidArgument && !strings.HasPrefix(cause, invalidArgumentCausePrefix) {
+		cause = invalidArgumentCausePrefix + cause
+	}
+	return code, k.class, cause
+}
+
+// errorContext is the context Canton gives an error: its category,
+// whether it is a definite answer, the participant, the trace id and the
+// error's own entries.
+func (h *Handler) errorContext(code string, class errorClass, own map[string]string, tid string) map[string]string {
+	ctx := map[string]string{
+		"category":        strconv.Itoa(class.category),
+		"definite_answer": strconv.FormatBool(definiteAnswers[code]),
+		"participant":     h.cfg.ParticipantName,
+		"tid":             tid,
+	}
+	maps.Copy(ctx, own)
+	return ctx
 }
 
 func writeErrorBody(w http.ResponseWriter, status int, body JsCantonError) {
@@ -336,9 +396,13 @@ func writeErrorBody(w http.ResponseWriter, status int, body JsCantonError) {
 
 // traceID is the W3C trace id of the request, Canton's tid.
 func traceID(r *http.Request) string {
-	tp := web.TraceFrom(r.Context()).TraceParent
-	if len(tp) >= 35 {
-		return tp[3:35]
+	return traceIDOf(web.TraceFrom(r.Context()).TraceParent)
+}
+
+// traceIDOf is the trace id of a W3C traceparent.
+func traceIDOf(traceParent string) string {
+	if len(traceParent) >= 35 {
+		return traceParent[3:35]
 	}
-	return tp
+	return traceParent
 }

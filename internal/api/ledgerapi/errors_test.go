@@ -51,6 +51,7 @@ func TestWriteError(t *testing.T) {
 		{"engine: inactive contracts", fault.WithCode(fault.Aborted, "LOCAL_VERDICT_INACTIVE_CONTRACTS", "raced"), 404, "LOCAL_VERDICT_INACTIVE_CONTRACTS", 11, 5, "", "raced"},
 		{"engine: locked contracts", fault.WithCode(fault.Aborted, "LOCAL_VERDICT_LOCKED_CONTRACTS", "raced"), 409, "LOCAL_VERDICT_LOCKED_CONTRACTS", 2, 10, "1 second", "raced"},
 		{"engine: aborted", fault.New(fault.Aborted, "raced"), 409, "ABORTED", 2, 10, "1 second", "raced"},
+		{"change in flight", fault.WithCode(fault.Aborted, ledger.CodeSubmissionInFlight, "busy"), 409, ledger.CodeSubmissionInFlight, 2, 10, "1 second", "busy"},
 		{"engine: unavailable", fault.New(fault.Unavailable, "closing"), 503, "SERVICE_NOT_RUNNING", 1, 14, "1 second", "closing"},
 		{"engine: out of range", fault.New(fault.OutOfRange, "far"), 400, codeOffsetAfterLedgerEnd, 12, 11, "1 second", "far"},
 		{"a kind unknown to the mapping is internal", fault.New(fault.Kind(200), "future"), 500, "", -1, 13, "", "INTERNAL: "},

@@ -14,6 +14,22 @@ import (
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 )
 
+// shortListQuery parses a fuzzed query string, and skips the input when
+// it cannot be parsed or makes an open-ended list wait long: a list
+// waits for its idle timeout, which must stay short.
+func shortListQuery(t *testing.T, query string) url.Values {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Skip()
+	}
+	for _, v := range q["stream_idle_timeout_ms"] {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 5 {
+			t.Skip()
+		}
+	}
+	return q
+}
+
 // FuzzGetUpdates sends arbitrary bodies and query strings to POST
 // /v2/updates of a seeded network (with authentication off, so that every
 // request reaches the decoder, the validation and the reads). Whatever the
@@ -44,16 +60,7 @@ func FuzzGetUpdates(f *testing.F) {
 	f.Add(e.expand(aliceWildcard), "limit=x")
 	h := e.handler(options{authNone: true, max: 5, wait: time.Millisecond})
 	f.Fuzz(func(t *testing.T, body, query string) {
-		q, err := url.ParseQuery(query)
-		if err != nil {
-			t.Skip()
-		}
-		// An open-ended request waits for its idle timeout: keep it short.
-		for _, v := range q["stream_idle_timeout_ms"] {
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 5 {
-				t.Skip()
-			}
-		}
+		q := shortListQuery(t, query)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, newRequest(http.MethodPost, "/v2/updates?"+q.Encode(), "", body))
 		if rec.Code >= 500 {

@@ -1,11 +1,14 @@
 // Package ledgerapi serves a participant's JSON Ledger API v2 as Canton 3.5
 // does: the updates list (POST /v2/updates, its deprecated twin
 // /v2/updates/flats and the deprecated trees list /v2/updates/trees), the
-// active contracts at an offset, their websocket streams, the ledger end,
-// the connected synchronizers, the version, user management (/v2/users) and
-// the parties the participant knows (/v2/parties), with Canton's request
-// rules, response encodings, errors and authorization, so that unmodified
-// Canton clients work against sandnet. A path under /v2 that no route
+// active contracts at an offset, the command submission and completion
+// services (/v2/commands), their websocket streams, the ledger end,
+// the connected synchronizers, the version, user management (/v2/users),
+// party management (/v2/parties), identity provider configurations
+// (/v2/idps), point lookups of updates and contracts, the paged reads and
+// the packages surface, with Canton's request rules, response encodings,
+// errors and authorization, so that unmodified Canton clients work against
+// sandnet. A path under /v2 that no route
 // serves is answered with Canton's 404 for unknown routes.
 //
 // One Handler serves one participant. cmd/sandnet mounts the validator's
@@ -42,6 +45,8 @@ type Ledger interface {
 	// Updates returns a range of a participant's stream, each update a
 	// whole transaction (not projected).
 	Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.ParticipantUpdate, error)
+	// Completions returns a range of a participant's completion stream.
+	Completions(ctx context.Context, q ledger.CompletionQuery) ([]ledger.Completion, error)
 	// User returns a participant's user; an unknown one is a
 	// fault.NotFound.
 	User(ctx context.Context, p ledger.ParticipantID, id string) (*ledger.User, error)
@@ -88,6 +93,9 @@ type networkLedger struct{ n *ledger.Network }
 func (l networkLedger) Head(ctx context.Context) (ledger.Head, error) { return l.n.Store().Head(ctx) }
 func (l networkLedger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.ParticipantUpdate, error) {
 	return l.n.Store().Updates(ctx, q)
+}
+func (l networkLedger) Completions(ctx context.Context, q ledger.CompletionQuery) ([]ledger.Completion, error) {
+	return l.n.Store().Completions(ctx, q)
 }
 func (l networkLedger) User(ctx context.Context, p ledger.ParticipantID, id string) (*ledger.User, error) {
 	return l.n.Store().User(ctx, p, id)
@@ -207,6 +215,10 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.HandleFunc("GET "+prefix+"/v2/updates", h.updatesStream)
 	mux.HandleFunc("GET "+prefix+"/v2/updates/flats", h.updatesStream)
 	mux.HandleFunc("GET "+prefix+"/v2/state/active-contracts", h.activeContractsStream)
+	mux.Handle("POST "+prefix+"/v2/commands/completions", h.serve(h.completionsList(true)))
+	mux.Handle("POST "+prefix+"/v2/commands/command-completions", h.serve(h.completionsList(false)))
+	mux.HandleFunc("GET "+prefix+"/v2/commands/completions", h.completionsStream(true))
+	mux.HandleFunc("GET "+prefix+"/v2/commands/command-completions", h.completionsStream(false))
 	mux.Handle("GET "+prefix+"/v2/users", h.serve(h.listUsers))
 	mux.Handle("POST "+prefix+"/v2/users", h.serve(h.createUser))
 	mux.Handle("GET "+prefix+"/v2/users/{user}", h.serve(h.getUser))

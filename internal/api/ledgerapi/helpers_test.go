@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,7 +234,7 @@ func (e *env) expand(s string) string {
 
 func newRequest(method, target, authz, body string) *http.Request {
 	var rd io.Reader
-	withBody := method == http.MethodPost || method == http.MethodPatch
+	withBody := method == http.MethodPost || method == http.MethodPatch || body != ""
 	if withBody {
 		rd = strings.NewReader(body)
 	}
@@ -354,6 +355,60 @@ func entryOf(t testing.TB, rec *httptest.ResponseRecorder) apitest.Entry {
 	return e
 }
 
+// caseToken is a table case's Authorization header: a bearer token for
+// user, or none.
+func caseToken(t testing.TB, none bool, user string) string {
+	if none {
+		return ""
+	}
+	return bearer(t, user)
+}
+
+// answerCase serves a table case's request, counts it in ran (for the
+// golden file's Finish), and checks its status and the shape of a
+// refusal (checkRefusal).
+func (e *env) answerCase(t *testing.T, o options, req *http.Request, status int, code string, ran *atomic.Int32) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	e.handler(o).ServeHTTP(rec, req)
+	ran.Add(1)
+	if rec.Code != status {
+		t.Fatalf("status = %d, want %d: %.3000s", rec.Code, status, rec.Body)
+	}
+	checkRefusal(t, rec, code)
+	return rec
+}
+
+// checkRefusal checks the shape of a table case's answer: a 200, a
+// text/plain 400 (a decode failure) when code is "", or a JsCantonError
+// with code (see checkError).
+func checkRefusal(t *testing.T, rec *httptest.ResponseRecorder, code string) {
+	t.Helper()
+	switch {
+	case rec.Code == http.StatusOK:
+	case rec.Code == http.StatusBadRequest && code == "":
+		if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+			t.Errorf("Content-Type = %q, want text/plain", ct)
+		}
+	default:
+		checkError(t, rec, code)
+	}
+}
+
+// checkConformance checks that a table case's request and answer
+// conform to the document, or, offSpec, that the document does not allow
+// the request.
+func checkConformance(t *testing.T, s *apitest.Spec, req *http.Request, rec *httptest.ResponseRecorder, offSpec bool) {
+	t.Helper()
+	reqErr := s.Validate(t, req, rec)
+	switch {
+	case offSpec && reqErr == nil:
+		t.Errorf("the document allows this request, but the case says it does not")
+	case !offSpec && reqErr != nil:
+		t.Errorf("request does not conform to the document: %v", reqErr)
+	}
+}
+
 // getCase is one GET request of a table test, with what it must answer.
 type getCase struct {
 	name    string
@@ -382,10 +437,7 @@ func runGetCases(t *testing.T, e *env, s *apitest.Spec, golden *apitest.Golden, 
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
-				authz := ""
-				if !tc.noToken {
-					authz = bearer(t, tc.user)
-				}
+				authz := caseToken(t, tc.noToken, tc.user)
 				rec := httptest.NewRecorder()
 				e.handler(tc.opts).ServeHTTP(rec, newRequest(http.MethodGet, tc.path, authz, ""))
 				mu.Lock()
@@ -398,13 +450,7 @@ func runGetCases(t *testing.T, e *env, s *apitest.Spec, golden *apitest.Golden, 
 					checkError(t, rec, tc.code)
 				}
 				golden.Check(t, tc.name, apitest.EntryOf(t, rec))
-				reqErr := s.Validate(t, newRequest(http.MethodGet, tc.path, authz, ""), rec)
-				switch {
-				case tc.offSpec && reqErr == nil:
-					t.Errorf("the document allows this request, but the case says it does not")
-				case !tc.offSpec && reqErr != nil:
-					t.Errorf("request does not conform to the document: %v", reqErr)
-				}
+				checkConformance(t, s, newRequest(http.MethodGet, tc.path, authz, ""), rec, tc.offSpec)
 				if tc.check != nil {
 					tc.check(t, rec)
 				}

@@ -229,6 +229,14 @@ func (h *Handler) projector(plan *updatePlan) *projector {
 	return &projector{plan: plan, reg: h.cfg.Registry, participant: h.cfg.Participant, hosted: h.cfg.Ledger.HostedParties(h.cfg.Participant)}
 }
 
+// lookupKey decodes the updateId (byID) or the offset of a lookup.
+func (d *decoder) lookupKey(obj map[string]any, byID bool) lookupKey {
+	if byID {
+		return lookupKey{id: d.requiredString(obj, "updateId")}
+	}
+	return lookupKey{offset: d.requiredInt64(obj, "offset")}
+}
+
 // getUpdateRequest is GetUpdateByIdRequest and GetUpdateByOffsetRequest.
 type getUpdateRequest struct {
 	key    lookupKey
@@ -245,20 +253,7 @@ func decodeGetUpdateRequest(r *http.Request, byID bool) (*getUpdateRequest, erro
 		return nil, err
 	}
 	d := &decoder{}
-	req := &getUpdateRequest{}
-	if byID {
-		id, ok := d.stringMember("", obj, "updateId")
-		if !ok && d.err == nil {
-			d.fail("updateId", "missing required field")
-		}
-		req.key.id = id
-	} else {
-		off, ok := d.int64Member("", obj, "offset")
-		if !ok && d.err == nil {
-			d.fail("offset", "missing required field")
-		}
-		req.key.offset = off
-	}
+	req := &getUpdateRequest{key: d.lookupKey(obj, byID)}
 	if u, ok := d.member("", obj, "updateFormat"); ok {
 		req.format = d.updateFormat("updateFormat", u)
 	}
@@ -331,20 +326,7 @@ func decodeGetTransactionRequest(r *http.Request, byID bool) (*getTransactionReq
 		return nil, err
 	}
 	d := &decoder{}
-	req := &getTransactionRequest{}
-	if byID {
-		id, ok := d.stringMember("", obj, "updateId")
-		if !ok && d.err == nil {
-			d.fail("updateId", "missing required field")
-		}
-		req.key.id = id
-	} else {
-		off, ok := d.int64Member("", obj, "offset")
-		if !ok && d.err == nil {
-			d.fail("offset", "missing required field")
-		}
-		req.key.offset = off
-	}
+	req := &getTransactionRequest{key: d.lookupKey(obj, byID)}
 	req.parties = d.stringList("", obj, "requestingParties")
 	if t, ok := d.member("", obj, "transactionFormat"); ok {
 		req.format = d.transactionFormat("transactionFormat", t)
@@ -353,27 +335,6 @@ func decodeGetTransactionRequest(r *http.Request, byID bool) (*getTransactionReq
 		return nil, d.err
 	}
 	return req, nil
-}
-
-// stringList decodes an array of strings; absent or null is empty.
-func (d *decoder) stringList(path string, obj map[string]any, name string) []string {
-	p := join(path, name)
-	var out []string
-	switch v := obj[name].(type) {
-	case nil:
-	case []any:
-		for i, item := range v {
-			s, ok := item.(string)
-			if !ok {
-				d.fail(p+"["+strconv.Itoa(i)+"]", "expected a string, got %s", describe(item))
-				return nil
-			}
-			out = append(out, s)
-		}
-	default:
-		d.fail(p, "expected an array, got %s", describe(v))
-	}
-	return out
 }
 
 // POST /v2/updates/transaction-by-id and transaction-by-offset
@@ -497,10 +458,7 @@ func (h *Handler) eventsByContractID(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	d := &decoder{}
-	cid, ok := d.stringMember("", obj, "contractId")
-	if !ok && d.err == nil {
-		d.fail("contractId", "missing required field")
-	}
+	cid := d.requiredString(obj, "contractId")
 	var ef *eventFormat
 	if f, ok := d.member("", obj, "eventFormat"); ok {
 		ef = d.eventFormat("eventFormat", f, true)
@@ -528,11 +486,8 @@ func (h *Handler) eventsByContractID(w http.ResponseWriter, r *http.Request) err
 	id := daml.ContractID(cid)
 	notFound := contractNotFound(codeContractEventsNotFound, "events", id)
 	ctx := r.Context()
-	c, _, err := h.cfg.Ledger.Contract(ctx, id)
+	c, err := h.contract(ctx, id, notFound)
 	if err != nil {
-		if fault.Is(err, fault.NotFound) {
-			return notFound
-		}
 		return err
 	}
 	created, err := h.cfg.Ledger.UpdateByID(ctx, h.cfg.Participant, c.CreatedBy)
@@ -592,6 +547,16 @@ func (h *Handler) eventsByContractID(w http.ResponseWriter, r *http.Request) err
 	return writeJSON(w, resp)
 }
 
+// contract reads a contract, active or archived; an unknown one is
+// notFound.
+func (h *Handler) contract(ctx context.Context, id daml.ContractID, notFound error) (*ledger.Contract, error) {
+	c, _, err := h.cfg.Ledger.Contract(ctx, id)
+	if fault.Is(err, fault.NotFound) {
+		return nil, notFound
+	}
+	return c, err
+}
+
 // findNode returns the first event of a transaction that is, or nil (also
 // for an update that is no transaction).
 func findNode(tx *ledger.Transaction, is func(*ledger.Event) bool) *ledger.Event {
@@ -620,10 +585,7 @@ func (h *Handler) contractByID(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := &decoder{}
-	cid, ok := d.stringMember("", obj, "contractId")
-	if !ok && d.err == nil {
-		d.fail("contractId", "missing required field")
-	}
+	cid := d.requiredString(obj, "contractId")
 	querying := d.stringList("", obj, "queryingParties")
 	if d.err != nil {
 		return d.err
@@ -650,11 +612,8 @@ func (h *Handler) contractByID(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := daml.ContractID(cid)
 	notFound := contractNotFound(codeContractPayloadNotFound, "payload", id)
-	contract, _, err := h.cfg.Ledger.Contract(r.Context(), id)
+	contract, err := h.contract(r.Context(), id, notFound)
 	if err != nil {
-		if fault.Is(err, fault.NotFound) {
-			return notFound
-		}
 		return err
 	}
 	stakeholders := contract.Stakeholders()

@@ -4,7 +4,8 @@ import "net/http"
 
 // registerNeighbours adds the routes an app needs beside command
 // submission: party allocation and update, identity provider
-// configurations, lookups of updates and contracts, and the packages.
+// configurations, lookups of updates and contracts, the paged reads, and
+// the packages.
 func (h *Handler) registerNeighbours(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/parties", h.serve(h.allocateParty))
 	mux.Handle("PATCH "+prefix+"/v2/parties/{party}", h.serve(h.updateParty))
@@ -21,4 +22,17 @@ func (h *Handler) registerNeighbours(mux *http.ServeMux, prefix string) {
 	mux.Handle("GET "+prefix+"/v2/updates/transaction-tree-by-offset/{offset}", h.serve(h.getTransactionTree(false)))
 	mux.Handle("POST "+prefix+"/v2/events/events-by-contract-id", h.serve(h.eventsByContractID))
 	mux.Handle("POST "+prefix+"/v2/contracts/contract-by-id", h.serve(h.contractByID))
+	mux.Handle("POST "+prefix+"/v2/state/active-contracts-page", h.serve(h.activeContractsPage))
+	mux.Handle("GET "+prefix+"/v2/state/active-contracts-page", h.serve(h.activeContractsPage))
+	mux.Handle("POST "+prefix+"/v2/updates/get-updates-page", h.serve(h.updatesPage))
+	mux.Handle("GET "+prefix+"/v2/packages", h.serve(h.listPackages))
+	mux.Handle("POST "+prefix+"/v2/packages", h.serve(h.refuse(refuseUpload, "vetAllPackages")))
+	mux.Handle("GET "+prefix+"/v2/packages/{package}", h.serve(h.downloadPackage))
+	mux.Handle("GET "+prefix+"/v2/packages/{package}/status", h.serve(h.packageStatus))
+	mux.Handle("POST "+prefix+"/v2/dars", h.serve(h.refuse(refuseUpload, "vetAllPackages")))
+	mux.Handle("POST "+prefix+"/v2/dars/validate", h.serve(h.refuse(refuseValidate)))
+	mux.Handle("GET "+prefix+"/v2/package-vetting", h.serve(h.listVettedPackages))
+	mux.Handle("POST "+prefix+"/v2/package-vetting/list", h.serve(h.listVettedPackages))
+	mux.Handle("POST "+prefix+"/v2/package-vetting", h.serve(h.refuseVettingUpdate))
+	mux.Handle("POST "+prefix+"/v2/package-vetting/update", h.serve(h.refuseVettingUpdate))
 }

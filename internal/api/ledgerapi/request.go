@@ -270,6 +270,24 @@ func (d *decoder) int64Member(path string, obj map[string]any, name string) (int
 	return 0, false
 }
 
+// requiredString reads a string member of a body that must be there.
+func (d *decoder) requiredString(obj map[string]any, name string) string {
+	v, ok := d.stringMember("", obj, name)
+	if !ok && d.err == nil {
+		d.fail(name, "missing required field")
+	}
+	return v
+}
+
+// requiredInt64 reads an int64 member of a body that must be there.
+func (d *decoder) requiredInt64(obj map[string]any, name string) int64 {
+	v, ok := d.int64Member("", obj, name)
+	if !ok && d.err == nil {
+		d.fail(name, "missing required field")
+	}
+	return v
+}
+
 // boolMember reads a boolean member; ok is false when it is absent or null.
 func (d *decoder) boolMember(path string, obj map[string]any, name string) (bool, bool) {
 	switch v := obj[name].(type) {
@@ -297,6 +315,28 @@ func (d *decoder) stringMember(path string, obj map[string]any, name string) (st
 	}
 }
 
+// stringList reads a member that is an array of strings; absent or null
+// is an empty list (never nil).
+func (d *decoder) stringList(path string, obj map[string]any, name string) []string {
+	p := join(path, name)
+	out := []string{}
+	switch v := obj[name].(type) {
+	case nil:
+	case []any:
+		for i, item := range v {
+			s, ok := item.(string)
+			if !ok {
+				d.fail(fmt.Sprintf("%s[%d]", p, i), "expected a string, got %s", describe(item))
+				break
+			}
+			out = append(out, s)
+		}
+	default:
+		d.fail(p, "expected an array, got %s", describe(v))
+	}
+	return out
+}
+
 func (d *decoder) request(root any) *getUpdatesRequest {
 	obj, ok := root.(map[string]any)
 	if !ok {
@@ -304,11 +344,7 @@ func (d *decoder) request(root any) *getUpdatesRequest {
 		return nil
 	}
 	req := &getUpdatesRequest{}
-	begin, ok := d.int64Member("", obj, "beginExclusive")
-	if !ok && d.err == nil {
-		d.fail("beginExclusive", "missing required field")
-	}
-	req.BeginExclusive = begin
+	req.BeginExclusive = d.requiredInt64(obj, "beginExclusive")
 	if end, ok := d.int64Member("", obj, "endInclusive"); ok {
 		req.EndInclusive = &end
 	}
@@ -448,22 +484,7 @@ func (d *decoder) updateFormat(path string, obj map[string]any) *updateFormat {
 		tp := join(path, "includeTopologyEvents")
 		tf := &topologyFormat{}
 		if pa, ok := d.member(tp, t, "includeParticipantAuthorizationEvents"); ok {
-			pp := join(tp, "includeParticipantAuthorizationEvents.parties")
-			parties := []string{}
-			switch v := pa["parties"].(type) {
-			case nil:
-			case []any:
-				for i, item := range v {
-					s, ok := item.(string)
-					if !ok {
-						d.fail(fmt.Sprintf("%s[%d]", pp, i), "expected a string, got %s", describe(item))
-						break
-					}
-					parties = append(parties, s)
-				}
-			default:
-				d.fail(pp, "expected an array, got %s", describe(v))
-			}
+			parties := d.stringList(join(tp, "includeParticipantAuthorizationEvents"), pa, "parties")
 			tf.PartyAuth = &parties
 		}
 		u.Topology = tf

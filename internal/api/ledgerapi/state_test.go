@@ -73,16 +73,18 @@ func TestOpenAPIDocument(t *testing.T) {
 	slices.Sort(ops)
 	want := []string{
 		"DELETE /v2/idps/{idp-id}", "DELETE /v2/users/{user-id}", "GET /docs/asyncapi", "GET /docs/openapi", "GET /v2/authenticated-user",
-		"GET /v2/idps", "GET /v2/idps/{idp-id}",
+		"GET /v2/idps", "GET /v2/idps/{idp-id}", "GET /v2/state/active-contracts-page", "GET /v2/package-vetting", "GET /v2/packages", "GET /v2/packages/{package-id}", "GET /v2/packages/{package-id}/status",
 		"GET /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET /v2/state/connected-synchronizers", "GET /v2/state/latest-pruned-offsets", "GET /v2/state/ledger-end",
 		"GET /v2/updates/transaction-tree-by-id/{update-id}", "GET /v2/updates/transaction-tree-by-offset/{offset}",
 		"GET /v2/users", "GET /v2/users/{user-id}", "GET /v2/users/{user-id}/rights", "GET /v2/version",
 		"PATCH /v2/idps/{idp-id}", "PATCH /v2/parties/{party}", "PATCH /v2/users/{user-id}",
-		"PATCH /v2/users/{user-id}/rights", "POST /v2/contracts/contract-by-id", "POST /v2/events/events-by-contract-id", "POST /v2/idps", "POST /v2/parties",
-		"POST /v2/state/active-contracts", "POST /v2/updates", "POST /v2/updates/flats",
+		"PATCH /v2/users/{user-id}/rights", "POST /v2/contracts/contract-by-id", "POST /v2/dars", "POST /v2/dars/validate", "POST /v2/events/events-by-contract-id", "POST /v2/idps",
+		"POST /v2/package-vetting", "POST /v2/package-vetting/list", "POST /v2/package-vetting/update", "POST /v2/packages", "POST /v2/parties",
+		"POST /v2/state/active-contracts", "POST /v2/state/active-contracts-page", "POST /v2/updates", "POST /v2/updates/flats", "POST /v2/updates/get-updates-page",
 		"POST /v2/updates/transaction-by-id", "POST /v2/updates/transaction-by-offset", "POST /v2/updates/trees",
 		"POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/users", "POST /v2/users/{user-id}/rights",
 		"POST /v2/commands/async/submit", "POST /v2/commands/submit-and-wait", "POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/submit-and-wait-for-transaction-tree",
+		"POST /v2/commands/command-completions", "POST /v2/commands/completions",
 	}
 	slices.Sort(want)
 	if !slices.Equal(ops, want) {
@@ -91,7 +93,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	// The SV's prefix is stripped before matching, and nothing else.
 	for _, op := range want {
 		method, path, _ := strings.Cut(op, " ")
-		path = strings.NewReplacer("{user-id}", "alice", "{party}", "alice", "{idp-id}", "idp1", "{update-id}", "1220", "{offset}", "1").Replace(path)
+		path = strings.NewReplacer("{user-id}", "alice", "{party}", "alice", "{idp-id}", "idp1", "{update-id}", "1220", "{offset}", "1", "{package-id}", "ab").Replace(path)
 		if !s.Describes(httptest.NewRequest(method, baseURL+path, nil)) {
 			t.Errorf("Describes(%s %s) = false", method, path)
 		}

@@ -25,6 +25,8 @@ type step struct {
 	// is a text/plain decode failure.
 	code  string
 	check func(t *testing.T, rec *httptest.ResponseRecorder)
+	// contentType replaces the request's application/json.
+	contentType string
 	// noGolden skips the golden entry of a response that differs from
 	// run to run (a random party id); check must then check it.
 	noGolden bool
@@ -45,8 +47,15 @@ func runSteps(t *testing.T, e *env, s *apitest.Spec, golden *apitest.Golden, ste
 			}
 			more := strings.NewReplacer(vars...)
 			body, path := more.Replace(e.expand(st.body)), more.Replace(e.expand(st.path))
+			request := func() *http.Request {
+				req := newRequest(st.method, path, authz, body)
+				if st.contentType != "" {
+					req.Header.Set("Content-Type", st.contentType)
+				}
+				return req
+			}
 			rec := httptest.NewRecorder()
-			e.handler(st.opts).ServeHTTP(rec, newRequest(st.method, path, authz, body))
+			e.handler(st.opts).ServeHTTP(rec, request())
 			ran++
 			if rec.Code != st.status {
 				t.Fatalf("status = %d, want %d: %s", rec.Code, st.status, rec.Body)
@@ -63,7 +72,7 @@ func runSteps(t *testing.T, e *env, s *apitest.Spec, golden *apitest.Golden, ste
 			if !st.noGolden {
 				golden.Check(t, st.name, entryOf(t, rec))
 			}
-			reqErr := s.Validate(t, newRequest(st.method, path, authz, body), rec)
+			reqErr := s.Validate(t, request(), rec)
 			switch {
 			case st.offSpec && reqErr == nil:
 				t.Errorf("the document allows this request, but the step says it does not")

@@ -107,6 +107,29 @@ func (b *listBody) finish() error {
 	return b.flush()
 }
 
+// readList reads a list request: its query parameters (limit,
+// stream_idle_timeout_ms) and its body, which prepare checks; take is how
+// many elements the list may hold (see Handler.listTake). A list that can
+// hold none (a limit of 0 or less) is answered here, as [], after every
+// check: take is then 0 and the caller is done.
+func readList[Q any](h *Handler, w http.ResponseWriter, r *http.Request, prepare func(r *http.Request, body []byte) (Q, error)) (q Q, params listParams, take int, err error) {
+	if params, err = parseListParams(r.URL.Query()); err != nil {
+		return q, params, 0, err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return q, params, 0, err
+	}
+	if q, err = prepare(r, body); err != nil {
+		return q, params, 0, err
+	}
+	take, ok := h.listTake(params)
+	if !ok {
+		return q, params, 0, writeList(w, nil)
+	}
+	return q, params, take, nil
+}
+
 // overLimit is the 413 of a list with more than nodeLimit elements.
 func overLimit(n, nodeLimit int) error {
 	return fault.WithCode(fault.Aborted, codeMaxListElements,

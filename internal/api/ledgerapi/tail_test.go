@@ -20,6 +20,17 @@ import (
 // id and trace context.
 func (e *env) tap(t *testing.T, participant ledger.ParticipantID, user string, party daml.Party, commandID string) *ledger.Transaction {
 	t.Helper()
+	tx, err := e.net.Submit(context.Background(), e.tapCommand(t, participant, user, party, commandID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// tapCommand is the command of tap, for a test to adjust before it
+// submits it.
+func (e *env) tapCommand(t *testing.T, participant ledger.ParticipantID, user string, party daml.Party, commandID string) ledger.Command {
+	t.Helper()
 	amount, err := daml.ParseNumeric("10.0")
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +39,7 @@ func (e *env) tap(t *testing.T, participant ledger.ParticipantID, user string, p
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, err := e.net.Submit(context.Background(), ledger.Command{
+	return ledger.Command{
 		Participant: participant, UserID: user, ActAs: []daml.Party{party},
 		CommandID: commandID, WorkflowID: "ledgerapi-test", Disclosed: ac.Disclosed(),
 		TraceContext: ledger.TraceContext{TraceParent: "00-0123456789abcdef0123456789abcdef-0123456789abcdef-01", TraceState: "sandnet=test"},
@@ -36,11 +47,7 @@ func (e *env) tap(t *testing.T, participant ledger.ParticipantID, user string, p
 			_, err := splice.Tap(tx, ac, party, amount)
 			return err
 		},
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return tx
 }
 
 // serveAsync serves a request in the background.

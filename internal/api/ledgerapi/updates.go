@@ -44,36 +44,36 @@ func (h *Handler) updateTrees(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) updatesList(w http.ResponseWriter, r *http.Request, trees bool) error {
-	params, err := parseListParams(r.URL.Query())
-	if err != nil {
+	q, params, take, err := readList(h, w, r, func(r *http.Request, body []byte) (*updatesQuery, error) {
+		return h.prepareUpdates(r, body, trees)
+	})
+	if err != nil || take == 0 {
 		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	q, err := h.prepareUpdates(r, body, trees)
-	if err != nil {
-		return err
-	}
-	take, ok := h.listTake(params)
-	if !ok {
-		return writeList(w, nil)
 	}
 	if !q.plan.openEnded {
 		return h.boundedList(w, r, q.plan, take)
 	}
+	out := newListBody(w, math.MaxInt)
+	l := &lister{h: h, plan: q.plan, take: take, emit: out.add}
+	return h.openEndedList(r.Context(), params, out, l, q.plan.begin, q.ledgerEnd, q.committed)
+}
+
+// openEndedList answers an open-ended list: f, whose elements go to out,
+// followed from begin (the ledger end end, read after the commit signal
+// committed was taken) until it has its elements or none came for the
+// idle timeout (stream_idle_timeout_ms, or the node's list wait time).
+// Since what it returns is only known at its end, it is collected and
+// sent whole, or refused with 413 when it is over the node limit.
+func (h *Handler) openEndedList(ctx context.Context, params listParams, out *listBody, f follower, begin, end ledger.Offset, committed <-chan struct{}) error {
 	idle := h.cfg.ListWaitTime
 	if params.IdleTimeout != nil {
 		idle = time.Duration(min(*params.IdleTimeout, int64(math.MaxInt64/time.Millisecond))) * time.Millisecond
 	}
-	out := newListBody(w, math.MaxInt)
-	l := &lister{h: h, plan: q.plan, take: take, emit: out.add}
-	if err := l.tail(r.Context(), q.ledgerEnd, q.committed, idle); err != nil {
+	if err := h.follow(ctx, f, begin, end, committed, idle); err != nil {
 		return err
 	}
-	if l.n > h.cfg.MaxListElements {
-		return overLimit(l.n, h.cfg.MaxListElements)
+	if n := f.emitted(); n > h.cfg.MaxListElements {
+		return overLimit(n, h.cfg.MaxListElements)
 	}
 	return out.finish()
 }
@@ -304,13 +304,30 @@ func (l *lister) bounded(ctx context.Context) error {
 	return l.scan(ctx, l.projector(), l.plan.begin, l.plan.end, l.plan.descending)
 }
 
-// tail lists from begin to the ledger end, then follows new commits. Each
-// time it has caught up with a ledger end past what it has reported, it
-// adds an offset checkpoint there, carrying the network's watermark at
-// that end (Ledger.Watermark). It stops when it has take elements, or
-// when no element came for idle; a negative idle never expires.
-func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan struct{}, idle time.Duration) error {
-	cursor, checkpointed := l.plan.begin, l.plan.begin
+// follower is a stream that follow tails: the updates and the
+// completions.
+type follower interface {
+	// scanRange adds the stream's elements in (after, until].
+	scanRange(ctx context.Context, after, until ledger.Offset) error
+	// addCheckpoint adds the offset checkpoint at end, a ledger end the
+	// stream has caught up with, or reports false when it has none to
+	// add. at is the network's watermark, which belongs to end when exact
+	// (see Handler.checkpointAt).
+	addCheckpoint(ctx context.Context, end ledger.Offset, at daml.Timestamp, exact bool) (bool, error)
+	// full reports whether the stream has all the elements it may take.
+	full() bool
+	// emitted counts the elements added so far.
+	emitted() int
+}
+
+// follow lists a stream from begin to the ledger end, end, then follows
+// new commits. Each time it has caught up with a ledger end past what it
+// has reported, it adds an offset checkpoint there, carrying the
+// network's watermark at that end (Ledger.Watermark). It stops when the
+// stream is full, or when no element came for idle; a negative idle never
+// expires. committed is the commit signal taken before end was read.
+func (h *Handler) follow(ctx context.Context, f follower, begin, end ledger.Offset, committed <-chan struct{}, idle time.Duration) error {
+	cursor, checkpointed := begin, begin
 	var (
 		timer   *time.Timer
 		timeout <-chan time.Time
@@ -321,47 +338,41 @@ func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan s
 		timeout = timer.C
 	}
 	for {
-		before := l.n
+		before := f.emitted()
 		if cursor < end {
-			if err := l.scan(ctx, l.projector(), cursor, end, false); err != nil {
+			if err := f.scanRange(ctx, cursor, end); err != nil {
 				return err
 			}
 			cursor = end
 		}
-		for !l.full() && end > checkpointed {
+		for !f.full() && end > checkpointed {
 			// The checkpoint carries the synchronizer time at the ledger
 			// end. Commits that landed since end was read are read
 			// first, so that it is at the end the watermark belongs to.
-			wend, at, err := l.h.cfg.Ledger.Watermark(ctx, l.h.cfg.Participant)
+			wend, at, err := h.cfg.Ledger.Watermark(ctx, h.cfg.Participant)
 			if err != nil {
 				return err
 			}
 			if wend > end {
-				if err := l.scan(ctx, l.projector(), cursor, wend, false); err != nil {
+				if err := f.scanRange(ctx, cursor, wend); err != nil {
 					return err
 				}
 				cursor, end = wend, wend
 				continue
 			}
-			u, err := l.updateAt(ctx, end)
+			ok, err := f.addCheckpoint(ctx, end, at, wend == end)
 			if err != nil {
 				return err
 			}
-			if u == nil {
+			if !ok {
 				break
-			}
-			if wend < end {
-				at = u.RecordTime() // no watermark of this end: the update's time
-			}
-			if err := l.add(checkpoint(u, at)); err != nil {
-				return err
 			}
 			checkpointed = end
 		}
-		if l.full() {
+		if f.full() {
 			return nil
 		}
-		if timer != nil && l.n > before {
+		if timer != nil && f.emitted() > before {
 			timer.Reset(idle)
 		}
 		select {
@@ -370,20 +381,46 @@ func (l *lister) tail(ctx context.Context, end ledger.Offset, committed <-chan s
 		case <-timeout:
 			return nil
 		case <-committed:
-			committed = l.h.cfg.Ledger.Committed()
-			head, err := l.h.cfg.Ledger.Head(ctx)
+			committed = h.cfg.Ledger.Committed()
+			head, err := h.cfg.Ledger.Head(ctx)
 			if err != nil {
 				return err
 			}
-			end = max(end, head.Offsets[l.h.cfg.Participant])
+			end = max(end, head.Offsets[h.cfg.Participant])
 		}
 	}
+}
+
+func (l *lister) emitted() int { return l.n }
+
+func (l *lister) scanRange(ctx context.Context, after, until ledger.Offset) error {
+	return l.scan(ctx, l.projector(), after, until, false)
+}
+
+// addCheckpoint adds the checkpoint at end with the synchronizer and
+// record time of the update there.
+func (l *lister) addCheckpoint(ctx context.Context, end ledger.Offset, at daml.Timestamp, exact bool) (bool, error) {
+	u, err := l.updateAt(ctx, end)
+	if err != nil {
+		return false, err
+	}
+	var sync ledger.SynchronizerID
+	var rt daml.Timestamp
+	if u != nil {
+		sync, rt = u.Synchronizer(), u.RecordTime()
+	}
+	cp, ok, err := l.h.checkpointAt(ctx, end, at, exact, sync, rt)
+	if err != nil || !ok {
+		return false, err
+	}
+	return true, l.add(JsGetUpdatesResponse{Update: Update{OffsetCheckpoint: &Wrapped[OffsetCheckpoint]{Value: cp}}})
 }
 
 // updateAt returns the update at end, which the offset checkpoint there
 // takes its record time from: the last update read, or, when a
 // party-filtered read skipped it, that update read by itself. It is nil
-// when the store has none at end.
+// when the store has none at end: the offset of a rejected command's
+// completion, which no update has.
 func (l *lister) updateAt(ctx context.Context, end ledger.Offset) (*ledger.ParticipantUpdate, error) {
 	if l.last != nil && l.last.Offset == end {
 		return l.last, nil
@@ -398,16 +435,40 @@ func (l *lister) updateAt(ctx context.Context, end ledger.Offset) (*ledger.Parti
 	return &page[0], nil
 }
 
-// checkpoint is the offset checkpoint after an update: its offset, and
-// the time of its synchronizer there, at: the watermark at the ledger end,
-// which every later update's record time is after.
-func checkpoint(u *ledger.ParticipantUpdate, at daml.Timestamp) JsGetUpdatesResponse {
-	return JsGetUpdatesResponse{Update: Update{OffsetCheckpoint: &Wrapped[OffsetCheckpoint]{Value: OffsetCheckpoint{
-		Offset: int64(u.Offset),
-		SynchronizerTimes: []SynchronizerTime{{
-			SynchronizerID: string(u.Synchronizer()), RecordTime: at.String(),
-		}},
-	}}}}
+// checkpointAt is the offset checkpoint at end. When the stream knows
+// what is at end (sync set: an update, a completion), the checkpoint has
+// its synchronizer, at the watermark at when exact (the watermark was
+// read at this ledger end) and at its record time rt otherwise. A stream
+// with nothing of its own at end (a gap: the offset of a rejected
+// command's completion in the update stream, or an element the stream
+// does not select) has the synchronizers of the current migration at the
+// watermark, which needs exact; ok is false otherwise.
+func (h *Handler) checkpointAt(ctx context.Context, end ledger.Offset, at daml.Timestamp, exact bool, sync ledger.SynchronizerID, rt daml.Timestamp) (cp OffsetCheckpoint, ok bool, err error) {
+	cp = OffsetCheckpoint{Offset: int64(end)}
+	if sync != "" {
+		if !exact {
+			at = rt
+		}
+		cp.SynchronizerTimes = []SynchronizerTime{{SynchronizerID: string(sync), RecordTime: at.String()}}
+		return cp, true, nil
+	}
+	if !exact {
+		return cp, false, nil
+	}
+	head, err := h.cfg.Ledger.Head(ctx)
+	if err != nil {
+		return cp, false, err
+	}
+	syncs, err := h.cfg.Ledger.Synchronizers(ctx)
+	if err != nil {
+		return cp, false, err
+	}
+	for _, s := range syncs {
+		if s.MigrationID == head.MigrationID {
+			cp.SynchronizerTimes = append(cp.SynchronizerTimes, SynchronizerTime{SynchronizerID: string(s.ID), RecordTime: at.String()})
+		}
+	}
+	return cp, len(cp.SynchronizerTimes) > 0, nil
 }
 
 // pages reads (after, until] of the participant's stream page by page,

@@ -225,7 +225,7 @@ func (h *Handler) streamUpdates(ctx context.Context, r *http.Request, typ websoc
 	}
 	l := &lister{h: h, plan: q.plan, take: math.MaxInt, emit: send}
 	if q.plan.openEnded {
-		err = l.tail(ctx, q.ledgerEnd, q.committed, -1)
+		err = h.follow(ctx, l, q.plan.begin, q.ledgerEnd, q.committed, -1)
 	} else {
 		err = l.bounded(ctx)
 	}

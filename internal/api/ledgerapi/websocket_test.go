@@ -129,8 +129,10 @@ func wsReadAll(t *testing.T, ctx context.Context, s *apitest.Spec, conn *websock
 	}
 }
 
-// validateFrame checks that a frame is a JsGetUpdatesResponse or a
-// JsCantonError of the OpenAPI document, as the AsyncAPI document says.
+// validateFrame checks that a frame is an element of one of the streams
+// (JsGetUpdatesResponse, JsGetActiveContractsResponse,
+// CompletionStreamResponse) or a JsCantonError of the OpenAPI document, as
+// the AsyncAPI document says.
 func validateFrame(t testing.TB, s *apitest.Spec, b []byte) {
 	t.Helper()
 	var v any
@@ -142,6 +144,8 @@ func validateFrame(t testing.TB, s *apitest.Spec, b []byte) {
 		name = "JsCantonError"
 	} else if ok && m["contractEntry"] != nil {
 		name = "JsGetActiveContractsResponse"
+	} else if ok && m["completionResponse"] != nil {
+		name = "CompletionStreamResponse"
 	}
 	if err := s.Doc.Components.Schemas[name].Value.VisitJSON(v, openapi3.MultiErrors()); err != nil {
 		t.Errorf("frame is not a %s: %v\n%.2000s", name, err, b)
@@ -384,7 +388,7 @@ func TestAsyncAPIDocument(t *testing.T) {
 		channels = append(channels, c.Bindings.WS.Method+" "+name)
 	}
 	slices.Sort(channels)
-	if want := []string{"GET /v2/state/active-contracts", "GET /v2/updates", "GET /v2/updates/flats"}; !slices.Equal(channels, want) {
+	if want := []string{"GET /v2/commands/command-completions", "GET /v2/commands/completions", "GET /v2/state/active-contracts", "GET /v2/updates", "GET /v2/updates/flats"}; !slices.Equal(channels, want) {
 		t.Errorf("channels %q, want %q", channels, want)
 	}
 	refs := 0
@@ -399,8 +403,8 @@ func TestAsyncAPIDocument(t *testing.T) {
 			t.Errorf("the OpenAPI document has no schema %s", name)
 		}
 	}
-	if refs != 6 {
-		t.Errorf("%d references to the OpenAPI document's schemas, want 6", refs)
+	if refs != 10 {
+		t.Errorf("%d references to the OpenAPI document's schemas, want 10", refs)
 	}
 
 	e := shared(t)

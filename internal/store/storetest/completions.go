@@ -50,9 +50,9 @@ func appendCompletion(ctx context.Context, s ledger.Store, c *ledger.Completion)
 	return s.Write(ctx, func(w ledger.WriteTx) error { return w.AppendCompletion(ctx, c) })
 }
 
-// acceptTx appends a transaction on par1 with its accepted completion, in
-// one write, as the engine commits a command.
-func acceptTx(t testing.TB, s ledger.Store, user, command string, actAs ...daml.Party) ledger.Completion {
+// appendAtHead appends, in one write, what add makes from the head as the
+// write sees it, and returns the completion add recorded.
+func appendAtHead(t testing.TB, s ledger.Store, what string, add func(ctx context.Context, w ledger.WriteTx, h ledger.Head) (*ledger.Completion, error)) ledger.Completion {
 	t.Helper()
 	ctx := context.Background()
 	var c *ledger.Completion
@@ -61,36 +61,36 @@ func acceptTx(t testing.TB, s ledger.Store, user, command string, actAs ...daml.
 		if err != nil {
 			return err
 		}
-		tx, offsets := build(h, spec{creates: []create{{tmpl: amulet, sig: []daml.Party{alice}}}})
-		if err := w.AppendTransaction(ctx, tx, offsets); err != nil {
-			return err
-		}
-		c = accepted(tx, offsets[par1.ID], user, command, actAs...)
-		return w.AppendCompletion(ctx, c)
+		c, err = add(ctx, w, h)
+		return err
 	})
 	if err != nil {
-		t.Fatalf("accept %s: %v", command, err)
+		t.Fatalf("%s: %v", what, err)
 	}
 	return *c
+}
+
+// acceptTx appends a transaction on par1 with its accepted completion, in
+// one write, as the engine commits a command.
+func acceptTx(t testing.TB, s ledger.Store, user, command string, actAs ...daml.Party) ledger.Completion {
+	t.Helper()
+	return appendAtHead(t, s, "accept "+command, func(ctx context.Context, w ledger.WriteTx, h ledger.Head) (*ledger.Completion, error) {
+		tx, offsets := build(h, spec{creates: []create{{tmpl: amulet, sig: []daml.Party{alice}}}})
+		if err := w.AppendTransaction(ctx, tx, offsets); err != nil {
+			return nil, err
+		}
+		c := accepted(tx, offsets[par1.ID], user, command, actAs...)
+		return c, w.AppendCompletion(ctx, c)
+	})
 }
 
 // rejectNext appends a rejection at par1's next offset.
 func rejectNext(t testing.TB, s ledger.Store, user, command string, actAs ...daml.Party) ledger.Completion {
 	t.Helper()
-	ctx := context.Background()
-	var c *ledger.Completion
-	err := s.Write(ctx, func(w ledger.WriteTx) error {
-		h, err := w.Head(ctx)
-		if err != nil {
-			return err
-		}
-		c = rejected(h, user, command, actAs...)
-		return w.AppendCompletion(ctx, c)
+	return appendAtHead(t, s, "reject "+command, func(ctx context.Context, w ledger.WriteTx, h ledger.Head) (*ledger.Completion, error) {
+		c := rejected(h, user, command, actAs...)
+		return c, w.AppendCompletion(ctx, c)
 	})
-	if err != nil {
-		t.Fatalf("reject %s: %v", command, err)
-	}
-	return *c
 }
 
 func newCompletionsFixture(t *testing.T, s ledger.Store) completionsFixture {
