@@ -94,6 +94,10 @@ func TestSubmitAndWait(t *testing.T) {
 			body: `{"commands":` + createPing("c1", "{alice}", "{alice}", "{bob}") + `,"transactionFormat":{"eventFormat":{"filtersByParty":{"{alice}":{"cumulative":[]}},"verbose":false},"transactionShape":"TRANSACTION_SHAPE_LEDGER_EFFECTS"}}`, status: 200},
 		{name: "a format that selects nothing", path: "/v2/commands/submit-and-wait-for-transaction", user: "alice",
 			body: `{"commands":` + createPing("c1", "{alice}", "{alice}", "{bob}") + `,"transactionFormat":{"eventFormat":{"filtersByParty":{"{alice}":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#splice-amulet:Splice.Amulet:Amulet","includeCreatedEventBlob":false}}}}]}}},"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA"}}`, status: 200},
+		// Canton's observers never contain a signatory: a ping to oneself
+		// has the initiator as signatory and no observer.
+		{name: "create a ping to oneself", path: "/v2/commands/submit-and-wait-for-transaction", user: "alice",
+			body: `{"commands":` + createPing("c1", "{alice}", "{alice}", "{alice}") + `,"transactionFormat":{"eventFormat":{"filtersByParty":{"{alice}":{"cumulative":[]}},"verbose":true},"transactionShape":"TRANSACTION_SHAPE_LEDGER_EFFECTS"}}`, status: 200},
 		{name: "create a ping for the tree", path: "/v2/commands/submit-and-wait-for-transaction-tree", user: "alice",
 			body: createPing("c1", "{alice}", "{alice}", "{bob}"), status: 200},
 		{name: "respond to a ping", path: "/v2/commands/submit-and-wait-for-transaction", user: "bob",
