@@ -95,16 +95,10 @@ type reassigned struct {
 // reassign validates a reassignment request for the caller and carries it
 // out.
 func (h *Handler) reassign(r *http.Request, c caller, req *reassignmentRequest) (*reassigned, error) {
-	userID := req.UserID
-	if c.user != nil {
-		if userID != "" && userID != c.user.ID {
-			return nil, permissionDenied(false, "user_id %s differs from the token's user %s", fault.Quote(userID), fault.Quote(c.user.ID))
-		}
-		userID = c.user.ID
+	if _, err := submittingUser(c, req.UserID); err != nil {
+		return nil, err
 	}
 	switch {
-	case userID == "":
-		return nil, missingField("user_id")
 	case req.CommandID == "":
 		return nil, missingField("command_id")
 	case req.Submitter == "":
@@ -115,13 +109,8 @@ func (h *Handler) reassign(r *http.Request, c caller, req *reassignmentRequest) 
 	if msg := checkPartySyntax(req.Submitter); msg != "" {
 		return nil, invalidField("submitter", "%s", msg)
 	}
-	for _, f := range []struct{ name, value string }{{"command_id", req.CommandID}, {"workflow_id", req.WorkflowID}, {"submission_id", req.SubmissionID}} {
-		if f.value == "" {
-			continue
-		}
-		if msg := checkLedgerString(f.value); msg != "" {
-			return nil, invalidField(f.name, "%s", msg)
-		}
+	if err := checkSubmissionIDs(req.CommandID, req.WorkflowID, req.SubmissionID); err != nil {
+		return nil, err
 	}
 	submitter := daml.Party(req.Submitter)
 	if !c.canAct(submitter) {

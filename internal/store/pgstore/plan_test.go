@@ -153,7 +153,7 @@ ORDER BY pu.ledger_offset DESC LIMIT $4`, args: []any{"p1", int64(100), int64(1<
 			args: []any{[]string{"c1", "c2"}}, want: []string{"contracts_contract_id_key"}},
 		{name: "transaction", query: `SELECT body FROM transactions WHERE update_id = $1`,
 			args: []any{"u5"}, want: []string{"Index Scan using transactions_update_id_key"}},
-		{name: "update by id", query: sqlUpdateByID, args: []any{"u5", "p1"},
+		{name: "update by id", query: lookups.UpdateByIDStatement(), args: []any{"u5", "p1"},
 			want: []string{"transactions_update_id_key", "participant_updates_sequence"}},
 		{name: "party records", query: `SELECT party, identity_provider_id, annotations, resource_version FROM party_records
 WHERE participant_id = $1 AND party >= $2 AND party <= $3 ORDER BY party`, args: []any{"p1", "a", "b"},

@@ -128,7 +128,7 @@ WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDE
 WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS NULL`, []any{`["00ab"]`}, byID),
 		stmt("count active", sqlCountActive, nil,
 			"SCAN contracts USING INDEX contracts_active"),
-		stmt("update by id", sqlUpdateByID, []any{"1220", "p"},
+		stmt("update by id", lookups.UpdateByIDStatement(), []any{"1220", "p"},
 			"SEARCH t USING INDEX sqlite_autoindex_transactions_1 (update_id=?)",
 			"SEARCH pu USING COVERING INDEX participant_updates_sequence (sequence=?"),
 		stmt("archived by", `SELECT archived_update_id FROM contracts WHERE contract_id = ?`, []any{"00ab"}, byID),
