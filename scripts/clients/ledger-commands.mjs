@@ -39,9 +39,6 @@ const ROOT = BASE.replace(/\/$/, '')
 const AMULET = '#splice-amulet:Splice.Amulet:Amulet'
 const PING = '#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping'
 const checkSchema = schemaChecker('@canton-network/core-ledger-client-types', 'openapi-3.5.1.d.ts')
-// Canton renders a status detail's valueDecoded as a string (the message
-// in protobuf text format; "Unknown type for decoding" for others).
-knownSchemaGap('ProtoAny.valueDecoded:type', "sandnet's completion statuses decode their details to JSON objects, Canton to a string")
 
 const clientFor = (token) =>
     new LedgerClient({ baseUrl: new URL(BASE), logger, accessTokenProvider: AuthTokenProvider.fromToken(token, logger) })
