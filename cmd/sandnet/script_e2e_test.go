@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,6 +29,50 @@ func TestScenarioScript(t *testing.T) {
 		t.Fatalf("scripts/scenario.sh: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// TestClientScripts runs scripts/clients/run.sh against the test binary:
+// the Canton Network's TypeScript ledger, Scan and validator clients and
+// its wallet SDK drive a throwaway sandnet, commands and the wallet SDK's
+// internal-party flow included. It needs Node 20 or later and npm (its
+// first run installs the clients from the npm registry). Node is not a
+// prerequisite of the Go build, so without it the test is skipped, under
+// CI too.
+func TestClientScripts(t *testing.T) {
+	t.Parallel()
+	needNode(t, "scripts/clients/run.sh", 20)
+	needTools(t, "scripts/clients/run.sh", "bash", "npm")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "../../scripts/clients/run.sh")
+	cmd.Env = append(os.Environ(), "SANDNET="+sandnetBinary(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("scripts/clients/run.sh: %v\n%s", err, out)
+	}
+	// Each script's count, and the summary, say what ran.
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, " checks: ") || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "FAIL ") || strings.HasPrefix(line, "  gap ") || strings.HasPrefix(line, "ok: ") {
+			t.Log(line)
+		}
+	}
+}
+
+// needNode skips the test unless node, at least version major, is on
+// PATH.
+func needNode(t *testing.T, what string, major int) {
+	t.Helper()
+	out, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		t.Skipf("%s needs Node %d or later: %v", what, major, err)
+	}
+	m := regexp.MustCompile(`^v(\d+)\.`).FindSubmatch(out)
+	if m == nil {
+		t.Skipf("%s needs Node %d or later: node --version says %q", what, major, out)
+	}
+	if v, _ := strconv.Atoi(string(m[1])); v < major {
+		t.Skipf("%s needs Node %d or later, not %s", what, major, strings.TrimSpace(string(out)))
+	}
 }
 
 // needTools skips the test when one of tools is not on PATH, saying that

@@ -8,6 +8,7 @@ import (
 	neturl "net/url"
 	"os"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -163,13 +164,18 @@ func BenchmarkSubmitPostgres(b *testing.B) {
 
 // benchSubmit is the body of BenchmarkSubmit: par submitters each commit
 // transactions that create one Iou, and it reports transactions per second.
+// Each command has a command id of its own, as a ledger API client's has,
+// so that the sequencer checks and records its deduplication too.
 func benchSubmit(b *testing.B, bb *bundle, par int) {
-	cmd := ledger.Command{
-		Participant: bb.p1, ActAs: []daml.Party{bb.bank},
-		Run: func(tx *ledger.Tx) error {
-			_, err := ledger.Create(tx, Iou{Issuer: bb.bank, Owner: bb.alice, Amount: daml.MustNumeric("1")})
-			return err
-		},
+	var seq atomic.Int64
+	next := func() ledger.Command {
+		return ledger.Command{
+			Participant: bb.p1, UserID: "bench", ActAs: []daml.Party{bb.bank}, CommandID: "bench-" + strconv.FormatInt(seq.Add(1), 10),
+			Run: func(tx *ledger.Tx) error {
+				_, err := ledger.Create(tx, Iou{Issuer: bb.bank, Owner: bb.alice, Amount: daml.MustNumeric("1")})
+				return err
+			},
+		}
 	}
 	// RunParallel starts parallelism×GOMAXPROCS goroutines.
 	b.SetParallelism(max(1, par/runtime.GOMAXPROCS(0)))
@@ -177,14 +183,14 @@ func benchSubmit(b *testing.B, bb *bundle, par int) {
 	start := time.Now()
 	if par == 1 {
 		for b.Loop() {
-			if _, err := bb.net.Submit(context.Background(), cmd); err != nil {
+			if _, err := bb.net.Submit(context.Background(), next()); err != nil {
 				b.Fatal(err)
 			}
 		}
 	} else {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, err := bb.net.Submit(context.Background(), cmd); err != nil {
+				if _, err := bb.net.Submit(context.Background(), next()); err != nil {
 					b.Error(err)
 					return
 				}

@@ -10,7 +10,10 @@
 // Commands run Go implementations of Daml choices (package
 // internal/ledger/splice registers them) inside a [Tx], which records the
 // transaction tree: created and exercised events, child ids, witnesses and
-// stakeholders.
+// stakeholders. A command that reaches the sequencer yields one
+// [Completion] in its participant's completion stream, and commands are
+// deduplicated by their change id (user, command id, actAs); see
+// completion.go.
 //
 // The package imports neither SQL nor HTTP. Persistence goes through the
 // [Store] seam, implemented by the adapters under internal/store.

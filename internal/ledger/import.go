@@ -78,7 +78,8 @@ func (n *Network) Import(ctx context.Context, contracts []*Contract, chunk int) 
 		}
 		for i, c := range part {
 			cp := *c
-			cp.Signatories, cp.Observers = union(c.Signatories), union(c.Observers)
+			cp.Signatories = union(c.Signatories)
+			cp.Observers = observersOf(cp.Signatories, c.Observers)
 			cp.ReassignmentCounter = 0
 			tx.Events[i] = Event{NodeID: int32(i), Created: &cp, Witnesses: cp.Stakeholders()}
 			tx.Roots[i] = int32(i)
@@ -112,10 +113,12 @@ func (n *Network) checkImport(ctx context.Context, contracts []*Contract) error 
 		if err != nil {
 			return fault.Wrap(fault.InvalidArgument, err, "contract %s: its payload is not a %s", c.ID, c.Template.Identifier)
 		}
-		if sigs, obs := union(t.Signatories()), union(t.Observers()); !slices.Equal(sigs, union(c.Signatories)) || !slices.Equal(obs, union(c.Observers)) {
+		sigs := union(t.Signatories())
+		obs := observersOf(sigs, t.Observers())
+		if gotSigs, gotObs := union(c.Signatories), observersOf(union(c.Signatories), c.Observers); !slices.Equal(sigs, gotSigs) || !slices.Equal(obs, gotObs) {
 			return fault.New(fault.InvalidArgument,
 				"contract %s of %s: signatories %v and observers %v, but its payload gives %v and %v",
-				c.ID, c.Template.Identifier, union(c.Signatories), union(c.Observers), sigs, obs)
+				c.ID, c.Template.Identifier, gotSigs, gotObs, sigs, obs)
 		}
 		parties = append(parties, c.Signatories...)
 		parties = append(parties, c.Observers...)

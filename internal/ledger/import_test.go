@@ -227,3 +227,62 @@ func TestForkAddSynchronizerID(t *testing.T) {
 		t.Errorf("the store holds %s %d times; want once", foreign, n)
 	}
 }
+
+// TestObserversAreNotSignatories checks that a contract's observers never
+// name a signatory, as Canton reports them, whether it is created by a
+// command or imported from another ledger (which reports them that way,
+// or not): an IOU a bank issues to itself has the bank as signatory and
+// no observer, and one with a viewer has only the viewer.
+func TestObserversAreNotSignatories(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	imported := func(n int, observers ...daml.Party) *ledger.Contract {
+		c := foreignIou(n, b.bank, b.bank, "1", 1)
+		c.Observers = observers
+		return c
+	}
+	tests := []struct {
+		name    string
+		viewers []daml.Party
+		// in is the contract to import; nil creates one by a command
+		in   *ledger.Contract
+		want []daml.Party
+	}{
+		{name: "created, owned by its issuer", want: nil},
+		{name: "created, owned by its issuer, with a viewer", viewers: []daml.Party{b.alice, b.bank}, want: []daml.Party{b.alice}},
+		{name: "imported, as Canton reports it", in: imported(1), want: nil},
+		{name: "imported, naming the signatory as observer too", in: imported(2, b.bank), want: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var cid daml.ContractID
+			if tc.in == nil {
+				tx, err := b.net.Submit(ctx, ledger.Command{
+					Participant: b.p1, ActAs: []daml.Party{b.bank},
+					Run: func(tx *ledger.Tx) error {
+						_, err := ledger.Create(tx, Iou{Issuer: b.bank, Owner: b.bank, Amount: daml.MustNumeric("1"), Viewers: tc.viewers})
+						return err
+					},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cid = tx.Created()[0].ID
+			} else {
+				if _, err := b.net.Import(ctx, []*ledger.Contract{tc.in}, 0); err != nil {
+					t.Fatal(err)
+				}
+				cid = tc.in.ID
+			}
+			c, _, err := b.net.Store().Contract(ctx, cid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(c.Signatories, []daml.Party{b.bank}) || !slices.Equal(c.Observers, tc.want) {
+				t.Errorf("signatories %v, observers %v; want [%s] and %v", c.Signatories, c.Observers, b.bank, tc.want)
+			}
+		})
+	}
+}

@@ -423,6 +423,13 @@ type Command struct {
 	Disclosed    []*Contract
 	Synchronizer SynchronizerID
 	TraceContext TraceContext
+	// MinLedgerTime is the earliest ledger effective time the command
+	// accepts (the ledger API's min_ledger_time_abs); 0 means none.
+	// MinLedgerTimeRel is the same relative to the ledger time when the
+	// command arrives (min_ledger_time_rel). See [LedgerTimeTolerance]
+	// for how a time ahead is met.
+	MinLedgerTime    daml.Timestamp
+	MinLedgerTimeRel time.Duration
 	// Run is the command's body.
 	Run func(tx *Tx) error
 }
@@ -502,6 +509,35 @@ func (n *Network) SubmitAndWait(ctx context.Context, cmd Command) (*Transaction,
 	return p.tx, p.completion, nil
 }
 
+// LedgerTimeTolerance is how far a transaction's ledger effective time
+// may run ahead of its record time: Canton's default
+// ledger-time-record-time-tolerance of one minute.
+const LedgerTimeTolerance = time.Minute
+
+// ledgerTime is the ledger effective time of a command interpreted now:
+// the clock's time, or the command's minimum ledger time when that is
+// later. A minimum further ahead than [LedgerTimeTolerance] is waited for
+// until it is within it, as a Canton participant delays such a
+// submission; the wait ends with the context.
+func (n *Network) ledgerTime(ctx context.Context, min daml.Timestamp) (daml.Timestamp, error) {
+	for {
+		now := n.clock.Now()
+		if min <= now {
+			return now, nil
+		}
+		ahead := time.Duration(min-now) * time.Microsecond
+		if ahead <= LedgerTimeTolerance {
+			return min, nil
+		}
+		select {
+		case <-time.After(ahead - LedgerTimeTolerance):
+		case <-n.clock.Advanced():
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
 // SubmitAsync interprets a command as SubmitAndWait does and returns once
 // the sequencer has taken it, without waiting for its outcome: the
 // outcome is the completion it yields in the participant's completion
@@ -551,7 +587,14 @@ func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err err
 				"Party not known on ledger: %s is not hosted on %s", p, cmd.Participant)
 		}
 	}
-	now := n.clock.Now()
+	min := cmd.MinLedgerTime
+	if cmd.MinLedgerTimeRel > 0 {
+		min = max(min, n.clock.Now()+daml.Timestamp(cmd.MinLedgerTimeRel.Microseconds()))
+	}
+	now, err := n.ledgerTime(ctx, min)
+	if err != nil {
+		return nil, err
+	}
 	tx := &Tx{
 		ctx: ctx, net: n, now: now,
 		seed:  transactionSeed(n.seeds.next(&cmd), cmd.Participant, now),

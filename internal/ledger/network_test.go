@@ -388,3 +388,70 @@ func TestIDsFixedAtInterpretation(t *testing.T) {
 		t.Errorf("two submissions derived discriminator %s", cid[:66])
 	}
 }
+
+// A command's minimum ledger time sets its effective time when it is
+// ahead; one further ahead than the tolerance is waited for until the
+// clock brings it within it, and the wait ends with the context.
+func TestMinLedgerTime(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	create := func(ctx context.Context, min daml.Timestamp, rel time.Duration) (*ledger.Transaction, error) {
+		return b.net.Submit(ctx, ledger.Command{
+			Participant: b.p1, ActAs: []daml.Party{b.bank}, MinLedgerTime: min, MinLedgerTimeRel: rel,
+			Run: func(tx *ledger.Tx) error {
+				_, err := ledger.Create(tx, Iou{Issuer: b.bank, Owner: b.alice, Amount: daml.MustNumeric("1")})
+				return err
+			},
+		})
+	}
+	now := b.net.Clock().Now()
+	for _, tc := range []struct {
+		name string
+		min  daml.Timestamp
+		rel  time.Duration
+		want daml.Timestamp // 0: the clock's time
+	}{
+		{"none", 0, 0, 0},
+		{"passed", now - 1_000_000, 0, 0},
+		{"ahead, absolute", now + 30_000_000, 0, now + 30_000_000},
+		{"ahead, relative", 0, 45 * time.Second, now + 45_000_000},
+	} {
+		tx, err := create(ctx, tc.min, tc.rel)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		want := tc.want
+		if want == 0 {
+			want = b.net.Clock().Now()
+		}
+		if tx.EffectiveAt != want {
+			t.Errorf("%s: effective at %s, want %s", tc.name, tx.EffectiveAt, want)
+		}
+	}
+	// Beyond the tolerance: the submission waits for the clock.
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := create(short, now+micros(3*time.Minute), 0); err == nil {
+		t.Fatalf("a minimum three minutes ahead was not waited for")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := create(ctx, now+micros(3*time.Minute), 0)
+		done <- err
+	}()
+	if _, err := b.net.AdvanceClock(ctx, 2*time.Minute+time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("after the clock moved: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the submission still waits after the clock moved within the tolerance")
+	}
+}
+
+// micros is a duration as a span of ledger time.
+func micros(d time.Duration) daml.Timestamp { return daml.Timestamp(d.Microseconds()) }

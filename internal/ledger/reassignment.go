@@ -2,8 +2,7 @@ package ledger
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -191,7 +190,9 @@ func (n *Network) commitReassignment(ctx context.Context, w WriteTx, head *Head,
 			CommandID: spec.CommandID, WorkflowID: spec.WorkflowID, TraceContext: spec.TraceContext,
 		}
 		if kind == Unassigned {
-			r.UnassignID = unassignID(r.UpdateID, spec.Contract)
+			// The assignment is the next update: the reassignment id
+			// names it.
+			r.UnassignID = ReassignmentID(updateID(n.seed, head.MigrationID, head.Sequence+1))
 		} else {
 			r.UnassignID = p.reassign.result[0].UnassignID
 			r.Contract = &moved2
@@ -211,11 +212,23 @@ func (n *Network) commitReassignment(ctx context.Context, w WriteTx, head *Head,
 	return nil, nil
 }
 
-// unassignID derives the id of an unassignment, a hex digest as Canton's
-// reassignment ids are.
-func unassignID(updateID string, cid daml.ContractID) string {
-	h := sha256.Sum256([]byte("unassign/" + updateID + "/" + string(cid)))
-	return "0x" + hex.EncodeToString(h[:])
+// ReassignmentID is the id of a reassignment (its unassignment's
+// reassignmentId), a "0x" hex digest as Canton's are. sandnet assigns a
+// contract in the same step as it unassigns it, as Canton's automatic
+// assignment would, so the id is made from the assignment's update id:
+// [AssignmentUpdateID] finds the assignment that completed it.
+func ReassignmentID(assignmentUpdateID string) string {
+	return "0x" + strings.TrimPrefix(assignmentUpdateID, "1220")
+}
+
+// AssignmentUpdateID is the update id of the assignment that completed
+// the reassignment id names, and whether id is one sandnet made.
+func AssignmentUpdateID(id string) (string, bool) {
+	digest, ok := strings.CutPrefix(id, "0x")
+	if !ok || len(digest) != 64 || strings.Trim(digest, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return "1220" + digest, true
 }
 
 func contains(ps []daml.Party, p daml.Party) bool {

@@ -21,7 +21,12 @@ type Contract struct {
 	Template    TemplateID
 	Argument    *daml.Record
 	Signatories []daml.Party
-	Observers   []daml.Party
+	// Observers are the stakeholders that are not signatories: Daml-LF
+	// keeps only signatories and stakeholders, and Canton's
+	// CreatedEvent.observers "never contains parties that are
+	// signatories", so a party a template names as both is a signatory
+	// only (see observersOf).
+	Observers []daml.Party
 	// CreatedAt is the ledger effective time of the creating transaction.
 	CreatedAt daml.Timestamp
 	// CreatedBy is the update that created the contract.
@@ -163,6 +168,15 @@ func union(lists ...[]daml.Party) []daml.Party {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// observersOf returns a contract's observers given its signatories and the
+// observers its template names: those that are not signatories, sorted
+// and distinct.
+func observersOf(signatories, observers []daml.Party) []daml.Party {
+	return slices.DeleteFunc(union(observers), func(p daml.Party) bool {
+		return slices.Contains(signatories, p)
+	})
 }
 
 // Final returns the committed id of a contract a command created, given

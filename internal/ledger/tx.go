@@ -173,7 +173,7 @@ func (tx *Tx) create(t Template) (daml.ContractID, error) {
 	seed := tx.nextSeed()
 	c := &Contract{
 		Template: id, Argument: rec,
-		Signatories: sigs, Observers: union(t.Observers()),
+		Signatories: sigs, Observers: observersOf(sigs, t.Observers()),
 		CreatedAt: tx.now,
 	}
 	cid := unsuffixedID(discriminator(seed, tx.now, c.Stakeholders()))

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -20,7 +19,7 @@ import (
 type Completions struct {
 	d Dialect
 	// The fixed statements, rebound for the dialect.
-	advance, insert, time, upsert, last, ordinal string
+	advance, insert, party, time, upsert, last, ordinal string
 }
 
 // NewCompletions returns the completion statements of a dialect.
@@ -34,6 +33,10 @@ func NewCompletions(d Dialect) *Completions {
 SET last_offset = CASE WHEN last_offset < $2 THEN $2 ELSE last_offset END
 WHERE id = $1 RETURNING ordinal`),
 		insert: d.Rebind(`INSERT INTO completions (participant, ledger_offset, user_id, body) VALUES ($1, $2, $3, $4)`),
+		// party indexes the completion under one of its parties: one
+		// fixed statement (prepared once) per party, as a command has
+		// one or two.
+		party: d.Rebind(`INSERT INTO completion_parties (participant, party, ledger_offset, user_id) VALUES ($1, $2, $3, $4)`),
 		// time moves the head's last record time up to a rejection's.
 		time: d.Rebind(`UPDATE head SET last_record_time = $1 WHERE id = 1 AND last_record_time < $1`),
 		upsert: d.Rebind(`INSERT INTO deduplication (participant, change_id, ledger_offset, record_time, submission_id)
@@ -50,8 +53,12 @@ WHERE p.id = $1 AND d.change_id = $2`),
 // Statements returns the fixed statements, for an adapter that prepares
 // its hot statements ahead.
 func (s *Completions) Statements() []string {
-	return []string{s.advance, s.insert, s.time, s.upsert, s.last, s.ordinal}
+	return []string{s.advance, s.insert, s.party, s.time, s.upsert, s.last, s.ordinal}
 }
+
+// LastAcceptanceStatement is LastAcceptance's statement, for the query
+// plan tests.
+func (s *Completions) LastAcceptanceStatement() string { return s.last }
 
 // Append is [ledger.WriteTx.AppendCompletion] on q, a write transaction.
 func (s *Completions) Append(ctx context.Context, q Querier, c *ledger.Completion) error {
@@ -70,16 +77,8 @@ func (s *Completions) Append(ctx context.Context, q Querier, c *ledger.Completio
 	if _, err := q.Exec(ctx, s.insert, ordinal, int64(c.Offset), c.UserID, body); err != nil {
 		return fmt.Errorf("completion at %d: %w", c.Offset, err)
 	}
-	if parties := Parties(c.ActAs); len(parties) > 0 {
-		// One statement for all the parties: a row of VALUES each.
-		var a args
-		p, o, u := a.add(ordinal), a.add(int64(c.Offset)), a.add(c.UserID)
-		rows := make([]string, len(parties))
-		for i, party := range parties {
-			rows[i] = "(" + p + ", " + a.add(party) + ", " + o + ", " + u + ")"
-		}
-		stmt := s.d.Rebind(`INSERT INTO completion_parties (participant, party, ledger_offset, user_id) VALUES ` + strings.Join(rows, ", "))
-		if _, err := q.Exec(ctx, stmt, a...); err != nil {
+	for _, party := range Parties(c.ActAs) {
+		if _, err := q.Exec(ctx, s.party, ordinal, party, int64(c.Offset), c.UserID); err != nil {
 			return fmt.Errorf("completion at %d: %w", c.Offset, err)
 		}
 	}

@@ -1,7 +1,8 @@
-// Drives a running sandnet with the Canton Network's own TypeScript clients
-// (@canton-network/core-ledger-client, core-asyncapi-client) and checks every
-// answer against the schemas those clients were generated from
-// (core-ledger-client-types' openapi-3.5.1.d.ts).
+// Drives a running sandnet's reads with the Canton Network's own TypeScript
+// clients (@canton-network/core-ledger-client, core-asyncapi-client) and
+// checks every answer against the schemas those clients were generated from
+// (core-ledger-client-types' openapi-3.5.1.d.ts). Command submission, and
+// the completions of the commands it makes: ledger-commands.mjs.
 //
 // Environment: SANDNET_URL (http://127.0.0.1:PORT), ADMIN_TOKEN (user
 // participant_admin), ALICE_TOKEN (user alice). run.sh sets them.
@@ -19,7 +20,7 @@ import {
     TransactionFilterBySetup,
 } from '@canton-network/core-ledger-client-types'
 import { AuthTokenProvider } from '@canton-network/core-wallet-auth'
-import { VERBOSE, assert, check, logger, report, schemaChecker } from './lib.mjs'
+import { VERBOSE, assert, check, logger, rejection, report, schemaChecker } from './lib.mjs'
 
 const BASE = process.env.SANDNET_URL
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN
@@ -50,17 +51,6 @@ const alice = new LedgerClient({
     logger,
     accessTokenProvider: AuthTokenProvider.fromToken(ALICE_TOKEN, logger),
 })
-
-// the error a client call rejected with, or a failure if it resolved
-async function rejection(p) {
-    try {
-        const v = await p
-        throw new Error(`expected an error, got ${JSON.stringify(v).slice(0, 200)}`)
-    } catch (e) {
-        if (e instanceof Error && e.message.startsWith('expected an error')) throw e
-        return e
-    }
-}
 
 function updates(list, path) {
     assert(Array.isArray(list), `${path}: expected an array, got ${typeof list}`)
@@ -402,14 +392,14 @@ await check('MUST', 'POST /v2/updates from the old ledger end sees the tap; ledg
     return `ledger end ${ledgerEnd} -> ${end}`
 })
 
-// ---- what the client's helpers use beyond the endpoints sandnet documents
-await check('GAP', 'LedgerClient.checkIfPartyExists(alice) (GET /v2/parties/{party})', async () => {
+// ---- what the client's helpers use beyond the reads above
+await check('MUST', 'LedgerClient.checkIfPartyExists(alice) (GET /v2/parties/{party})', async () => {
     const r = await admin.get('/v2/parties/{party}', { path: { party: alicePartyId } })
     checkSchema('GetPartiesResponse', r)
     const ok = await admin.checkIfPartyExists(alicePartyId)
     assert(ok === true, 'returned false')
 })
-await check('GAP', 'POST /v2/state/active-contracts (ACS snapshot, used by the wallet SDK for holdings)', async () => {
+await check('MUST', 'POST /v2/state/active-contracts (ACS snapshot, used by the wallet SDK for holdings)', async () => {
     const r = await alice.post('/v2/state/active-contracts', {
         activeAtOffset: ledgerEnd,
         eventFormat: EventFilterBySetup({ interfaceIds: HOLDING, partyId: alicePartyId }),
@@ -426,11 +416,11 @@ await check('MUST', 'awaitCompletion / POST /v2/commands/completions', async () 
     assert(r.some((x) => x.completionResponse?.Completion?.value?.status?.code === 0), 'no accepted completion')
     return `${r.length} elements`
 })
-await check('GAP', 'POST /v2/updates/trees (deprecated, still in the 3.5 client)', async () => {
+await check('MUST', 'POST /v2/updates/trees (deprecated, still in the 3.5 client)', async () => {
     const r = await alice.post('/v2/updates/trees', { beginExclusive: 0, endInclusive: ledgerEnd, filter: TransactionFilterBySetup({ templateIds: [], includeWildcard: true, partyId: alicePartyId }), verbose: false })
     assert(Array.isArray(r), JSON.stringify(r).slice(0, 200))
 })
-await check('GAP', 'LedgerClient.getSynchronizerId() (GET /v2/state/connected-synchronizers)', async () => {
+await check('MUST', 'LedgerClient.getSynchronizerId() (GET /v2/state/connected-synchronizers)', async () => {
     const id = await admin.getSynchronizerId()
     assert(typeof id === 'string' && id.length > 0, String(id))
     return id

@@ -11,9 +11,9 @@
 // ALICE_TOKEN (from `sandnet token`, for its `static` auth). run.sh sets them.
 //
 // Each check is MUST (the run fails when it fails) or GAP: a call needing an
-// endpoint sandnet does not serve yet (command submission, interactive
-// submission, external parties, the token-standard registry, and the other
-// endpoints each GAP names), reported as FAIL GAP without failing the run.
+// endpoint sandnet does not serve yet (interactive submission, external
+// parties, the token-standard registry, and the other endpoints each GAP
+// names), reported as FAIL GAP without failing the run.
 // A GAP check that starts passing says the gap is closed: make it MUST.
 //
 // Node 20: the SDK's ACS cache (core-acs-reader) calls Set.prototype.union,
@@ -317,20 +317,83 @@ await check('MUST', 'ledger.acsReader.read again: the cached ACS catches up with
     return `${acsBefore} -> ${r.length} holdings`
 })
 
-// ---------------------------------------------------------------- known gaps
-// Each names the endpoint sandnet does not serve yet.
-await check('GAP', 'token.holdings over the whole history: an archived Holding is looked up with POST /v2/events/events-by-contract-id (not served)', async () => {
+await check('MUST', 'token.holdings over the whole history (an archived Holding is looked up with POST /v2/events/events-by-contract-id)', async () => {
     const txs = await tokens.token.holdings({ partyId: alice })
+    const creates = txs.transactions.flatMap((t) => t.events).flatMap((e) => e.unlockedHoldingsChange?.creates ?? [])
+    assert(creates.some((h) => h.owner === alice && h.amount.startsWith('7.25')), `the tap is not in ${txs.transactions.length} transactions`)
     return `${txs.transactions.length} transactions`
 })
-await check('GAP', 'token.transactionsById of the tap (POST /v2/updates/transaction-by-id, not served)', async () => {
+await check('MUST', 'token.transactionsById of the tap (POST /v2/updates/transaction-by-id)', async () => {
     const txs = await tokens.token.holdings({ partyId: alice, afterOffset: tapStart, beforeOffset: tapEnd })
     const updateId = txs.transactions[0]?.updateId
     assert(updateId, 'no transaction in the tap range')
     const tx = await tokens.token.transactionsById({ updateId, partyId: alice })
     assert(tx.updateId === updateId, show(tx, 200))
 })
-await check('GAP', 'ledger.dar.check (GET /v2/packages, not served)', async () => {
+
+// ---------------------------------------------------------------- an internal party
+// The SDK's "internal party" flow, unchanged: a party the participant
+// holds the keys of is allocated for the SDK's user, a command is
+// submitted as it (the SDK docs' smoke test: a Ping), and read back.
+const PING = '#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping'
+let internalParty, pingSubmit, pingBegin
+await check('MUST', 'party.internal.allocate as participant_admin (GET /v2/parties/participant-id and /v2/parties/{party}, then POST /v2/parties with userId): the user may act as it', async () => {
+    const hint = `wallet-sdk-${Date.now()}`
+    internalParty = await admin.party.internal.allocate({ partyHint: hint })
+    assert(typeof internalParty === 'string' && internalParty.startsWith(`${hint}::1220`), show(internalParty, 200))
+    const rights = await admin.user.rights.list()
+    assert(rights.rights.some((x) => x.kind?.CanActAs?.value?.party === internalParty), `no CanActAs ${internalParty} in ${show(rights, 300)}`)
+    assert((await admin.party.list()).includes(internalParty), 'not among the local parties')
+    const again = await admin.party.internal.allocate({ partyHint: hint }) // exists: found, not allocated again
+    assert(again === internalParty, `again: ${again}`)
+    return internalParty.slice(0, 30) + '…'
+})
+
+await check('MUST', 'ledger.internal.submit of utils.ping.create as the internal party (POST /v2/commands/submit-and-wait)', async () => {
+    const commands = admin.utils.ping.create([{ initiator: internalParty, responder: internalParty }])
+    pingBegin = await ledgerEndOf(admin)
+    pingSubmit = await admin.ledger.internal.submit({ commands, actAs: [internalParty] })
+    assert(typeof pingSubmit.updateId === 'string' && Number.isInteger(pingSubmit.completionOffset), show(pingSubmit, 200))
+    return `update ${pingSubmit.updateId.slice(0, 16)}…, offset ${pingSubmit.completionOffset}`
+})
+
+await check('MUST', 'the Ping read back: ledger.acsReader.readJsContracts (Ping template) and ledger.acs.readRaw', async () => {
+    const cs = await admin.ledger.acsReader.readJsContracts({ parties: [internalParty], filterByParty: true, templateIds: [PING] })
+    assert(cs.length === 1 && cs[0].templateId.endsWith(':Canton.Internal.Ping:Ping') && cs[0].createArgument?.initiator === internalParty, show(cs, 300))
+    assert(cs[0].offset === pingSubmit.completionOffset, `created at ${cs[0].offset}, completion offset ${pingSubmit.completionOffset}`)
+    // a Ping to oneself: the initiator signs, and observers never name a signatory
+    assert(show(cs[0].signatories) === show([internalParty]) && cs[0].observers?.length === 0, `signatories ${show(cs[0].signatories)}, observers ${show(cs[0].observers)}`)
+    const raw = await admin.ledger.acs.readRaw({ parties: [internalParty], filterByParty: true, templateIds: [PING] })
+    raw.forEach((x, j) => checkSchema('JsGetActiveContractsResponse', x, `readRaw[${j}]`))
+    assert(raw.length === 1, `${raw.length} contracts`)
+    return `contract ${cs[0].contractId.slice(0, 16)}…`
+})
+
+await check('MUST', "events.completions as participant_admin (websocket /v2/commands/completions): the internal party's Ping, accepted, with its update id", async () => {
+    assert(pingSubmit, 'no Ping was submitted')
+    const ext = quiet(await admin.extend({ events: { auth: staticToken(ADMIN_TOKEN), websocketURL: ROOT.replace(/^http/, 'ws') } }))
+    const { out } = await collect(ext.events.completions({ parties: [internalParty], beginOffset: pingBegin }), { max: 1, ms: 3000 })
+    out.forEach((m, j) => checkSchema('CompletionStreamResponse', m, `completions[${j}]`))
+    const c = out[0]?.completionResponse?.Completion?.value
+    assert(c?.updateId === pingSubmit.updateId && c.offset === pingSubmit.completionOffset, `messages: ${show(out, 300)}`)
+    assert(!c.status || c.status.code === 0, show(c.status, 200))
+    return `offset ${c.offset}`
+})
+
+await check('MUST', 'ledger.internal.submit of an unknown choice rejects with a JsCantonError (400 INVALID_ARGUMENT)', async () => {
+    const [c] = await admin.ledger.acsReader.readJsContracts({ parties: [internalParty], filterByParty: true, templateIds: [PING] })
+    const e = await rejection(admin.ledger.internal.submit({
+        commands: [{ ExerciseCommand: { templateId: PING, contractId: c.contractId, choice: 'Pong', choiceArgument: {} } }],
+        actAs: [internalParty],
+    }))
+    checkSchema('JsCantonError', e)
+    assert(e.code === 'INVALID_ARGUMENT' && e.grpcCodeValue === 3, show(e, 300))
+    return e.cause.slice(0, 80)
+})
+
+// ---------------------------------------------------------------- known gaps
+// Each names the endpoint sandnet does not serve yet.
+await check('MUST', 'ledger.dar.check of a built-in package (GET /v2/packages)', async () => {
     const ok = await sdk.ledger.dar.check('dbeda50efee6c5e53959638ef5422116723a9a6137fcdd4d2d82544291726a88')
     return String(ok)
 })
@@ -341,7 +404,7 @@ await check('MUST', 'events.completions (websocket /v2/commands/completions)', a
     assert(how !== 'timeout' && out.length === 1, `no completion (${how})`)
     return show(out[0], 120)
 })
-await check('GAP', 'amulet.tap (the registry: /registry/metadata/v1/instruments, then command submission)', async () => {
+await check('GAP', 'amulet.tap (builds the tap command with the registry: /registry/metadata/v1/instruments and the transfer factory, not served)', async () => {
     const cmd = await amulet.tap(alice, '1')
     return show(cmd, 100)
 })
@@ -361,22 +424,11 @@ await check('GAP', 'extend({asset}) (the registry: /registry/metadata/v1/info an
     const ext = await sdk.extend({ asset: { auth: selfSigned('alice'), registries: [`${ROOT}/registry`] } })
     return `${ext.asset.list.length} assets`
 })
-await check('GAP', 'party.internal.allocate (POST /v2/parties, not served)', async () => {
-    const p = await admin.party.internal.allocate({ partyHint: `wallet-sdk-${Date.now()}` })
-    return p
-})
 await check('GAP', 'party.external.create (POST /v2/parties/external/generate-topology)', async () => {
     const keys = sdk.keys.generate()
     const signed = sdk.party.external.create(keys.publicKey, { partyHint: `wallet-sdk-ext-${Date.now()}` }).sign(keys.privateKey)
     const p = await signed.execute()
     return show(p, 100)
-})
-await check('GAP', 'ledger.internal.submit (POST /v2/commands/submit-and-wait)', async () => {
-    const r = await sdk.ledger.internal.submit({
-        commands: [{ CreateCommand: { templateId: '#splice-amulet:Splice.Amulet:Amulet', createArguments: {} } }],
-        actAs: [alice],
-    })
-    return show(r, 100)
 })
 await check('GAP', 'ledger.prepare (POST /v2/interactive-submission/prepare)', async () => {
     const ping = sdk.utils.ping.create([{ initiator: alice, responder: alice }])

@@ -237,20 +237,9 @@ type submission struct {
 // prepareSubmission validates a JsCommands for the caller, in Canton's
 // order, and builds the engine command.
 func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (*submission, error) {
-	// The user: a user token's user, which the request may repeat but not
-	// contradict; without authentication the request must name one.
-	userID := jc.UserID
-	if c.user != nil {
-		if userID != "" && userID != c.user.ID {
-			return nil, permissionDenied(false, "user_id %s differs from the token's user %s", fault.Quote(userID), fault.Quote(c.user.ID))
-		}
-		userID = c.user.ID
-	}
-	switch {
-	case userID == "":
-		return nil, missingField("user_id")
-	case !ledger.ValidUserID(userID):
-		return nil, invalidField("user_id", "Daml-LF User ID %s is not a valid user id", fault.Quote(userID))
+	userID, err := submittingUser(c, jc.UserID)
+	if err != nil {
+		return nil, err
 	}
 	if len(jc.Commands) == 0 {
 		return nil, missingField("commands")
@@ -258,15 +247,8 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 	if jc.CommandID == "" {
 		return nil, missingField("command_id")
 	}
-	for _, f := range []struct{ name, value string }{
-		{"command_id", jc.CommandID}, {"workflow_id", jc.WorkflowID}, {"submission_id", jc.SubmissionID},
-	} {
-		if f.value == "" {
-			continue // command_id is checked above; the others are optional
-		}
-		if msg := checkLedgerString(f.value); msg != "" {
-			return nil, invalidField(f.name, "%s", msg)
-		}
+	if err := checkSubmissionIDs(jc.CommandID, jc.WorkflowID, jc.SubmissionID); err != nil {
+		return nil, err
 	}
 	if len(jc.ActAs) == 0 {
 		return nil, missingField("act_as")
@@ -282,10 +264,18 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 	if jc.MinLedgerTimeAbs != "" && jc.MinLedgerTimeRel != nil {
 		return nil, invalidArgument("min_ledger_time_abs and min_ledger_time_rel are both set")
 	}
+	var minLedgerTime daml.Timestamp
 	if jc.MinLedgerTimeAbs != "" {
-		if _, err := daml.ParseTimestamp(jc.MinLedgerTimeAbs); err != nil {
+		if minLedgerTime, err = daml.ParseTimestamp(jc.MinLedgerTimeAbs); err != nil {
 			return nil, invalidField("min_ledger_time_abs", "%s is not a timestamp", fault.Quote(jc.MinLedgerTimeAbs))
 		}
+	}
+	var minLedgerTimeRel time.Duration
+	if jc.MinLedgerTimeRel != nil {
+		if *jc.MinLedgerTimeRel < 0 {
+			return nil, invalidField("min_ledger_time_rel", "Duration must be positive")
+		}
+		minLedgerTimeRel = *jc.MinLedgerTimeRel
 	}
 	// Rights: acting needs CanActAs for every actAs party, reading
 	// CanReadAs (or CanActAs, or CanReadAsAnyParty) for every readAs party.
@@ -314,6 +304,7 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 			ActAs: actAs, ReadAs: readAs,
 			CommandID: jc.CommandID, WorkflowID: jc.WorkflowID,
 			SubmissionID: jc.SubmissionID, Deduplication: jc.Deduplication,
+			MinLedgerTime: minLedgerTime, MinLedgerTimeRel: minLedgerTimeRel,
 			Disclosed:    disclosed,
 			Synchronizer: ledger.SynchronizerID(jc.SynchronizerID),
 			TraceContext: ledger.TraceContext{TraceParent: trace.TraceParent, TraceState: trace.TraceState},
@@ -321,6 +312,43 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 		},
 		readers: union(actAs, readAs),
 	}, nil
+}
+
+// checkSubmissionIDs checks the syntax of a submission's command,
+// workflow and submission ids (LedgerStrings); empty ones are left to the
+// caller, which requires the command id.
+func checkSubmissionIDs(commandID, workflowID, submissionID string) error {
+	for _, f := range []struct{ name, value string }{
+		{"command_id", commandID}, {"workflow_id", workflowID}, {"submission_id", submissionID},
+	} {
+		if f.value == "" {
+			continue
+		}
+		if msg := checkLedgerString(f.value); msg != "" {
+			return invalidField(f.name, "%s", msg)
+		}
+	}
+	return nil
+}
+
+// submittingUser is the user a submission is made as: a user token's
+// user, which the request may repeat but not contradict; without
+// authentication the request must name one.
+func submittingUser(c caller, requested string) (string, error) {
+	userID := requested
+	if c.user != nil {
+		if userID != "" && userID != c.user.ID {
+			return "", permissionDenied(false, "user_id %s differs from the token's user %s", fault.Quote(userID), fault.Quote(c.user.ID))
+		}
+		userID = c.user.ID
+	}
+	switch {
+	case userID == "":
+		return "", missingField("user_id")
+	case !ledger.ValidUserID(userID):
+		return "", invalidField("user_id", "Daml-LF User ID %s is not a valid user id", fault.Quote(userID))
+	}
+	return userID, nil
 }
 
 // partyList checks the syntax of a list of parties.

@@ -94,6 +94,10 @@ func TestSubmitAndWait(t *testing.T) {
 			body: `{"commands":` + createPing("c1", "{alice}", "{alice}", "{bob}") + `,"transactionFormat":{"eventFormat":{"filtersByParty":{"{alice}":{"cumulative":[]}},"verbose":false},"transactionShape":"TRANSACTION_SHAPE_LEDGER_EFFECTS"}}`, status: 200},
 		{name: "a format that selects nothing", path: "/v2/commands/submit-and-wait-for-transaction", user: "alice",
 			body: `{"commands":` + createPing("c1", "{alice}", "{alice}", "{bob}") + `,"transactionFormat":{"eventFormat":{"filtersByParty":{"{alice}":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#splice-amulet:Splice.Amulet:Amulet","includeCreatedEventBlob":false}}}}]}}},"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA"}}`, status: 200},
+		// Canton's observers never contain a signatory: a ping to oneself
+		// has the initiator as signatory and no observer.
+		{name: "create a ping to oneself", path: "/v2/commands/submit-and-wait-for-transaction", user: "alice",
+			body: `{"commands":` + createPing("c1", "{alice}", "{alice}", "{alice}") + `,"transactionFormat":{"eventFormat":{"filtersByParty":{"{alice}":{"cumulative":[]}},"verbose":true},"transactionShape":"TRANSACTION_SHAPE_LEDGER_EFFECTS"}}`, status: 200},
 		{name: "create a ping for the tree", path: "/v2/commands/submit-and-wait-for-transaction-tree", user: "alice",
 			body: createPing("c1", "{alice}", "{alice}", "{bob}"), status: 200},
 		{name: "respond to a ping", path: "/v2/commands/submit-and-wait-for-transaction", user: "bob",
@@ -132,6 +136,13 @@ func TestSubmitAndWait(t *testing.T) {
 			body: createPing("c1", "{alice}", "{alice}", "{bob}"), status: 200},
 		{name: "submit asynchronously, refused at interpretation", path: "/v2/commands/async/submit", user: "alice",
 			body: createPing("c1", "{alice}", "{bob}", "{alice}"), status: 400, code: "DAML_AUTHORIZATION_ERROR"},
+
+		{name: "a minimum ledger time ahead", path: "/v2/commands/submit-and-wait-for-transaction", user: "alice",
+			body: `{"commands":` + strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"minLedgerTimeRel":{"seconds":30},"actAs"`, 1) + `}`, status: 200},
+		{name: "a minimum ledger time passed", path: "/v2/commands/submit-and-wait-for-transaction", user: "alice",
+			body: `{"commands":` + strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"minLedgerTimeAbs":"2020-01-01T00:00:00Z","actAs"`, 1) + `}`, status: 200},
+		{name: "both minimum ledger times", path: "/v2/commands/submit-and-wait", user: "alice",
+			body: strings.Replace(createPing("c1", "{alice}", "{alice}", "{bob}"), `"actAs"`, `"minLedgerTimeAbs":"2020-01-01T00:00:00Z","minLedgerTimeRel":{"seconds":1},"actAs"`, 1), status: 400, code: "INVALID_ARGUMENT"},
 
 		// Refusals before interpretation.
 		{name: "malformed JSON", path: "/v2/commands/submit-and-wait", user: "alice", body: `{"commands":`, status: 400},

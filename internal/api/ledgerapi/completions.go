@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -352,11 +353,12 @@ type JsStatus struct {
 
 // ProtoAny is a google.protobuf.Any as Canton's JSON API renders one: the
 // message's type URL, its protobuf encoding in base64, and the message
-// decoded.
+// decoded, in protobuf's text format (as protobuf-java's TextFormat
+// prints it).
 type ProtoAny struct {
 	TypeURL       string          `json:"typeUrl"`
 	Value         string          `json:"value"`
-	ValueDecoded  any             `json:"valueDecoded"`
+	ValueDecoded  string          `json:"valueDecoded"`
 	UnknownFields UnknownFieldSet `json:"unknownFields"`
 }
 
@@ -443,30 +445,9 @@ const (
 	typeRequestInfo = "type.googleapis.com/google.rpc.RequestInfo"
 )
 
-// errorInfoJSON is a google.rpc.ErrorInfo decoded.
-type errorInfoJSON struct {
-	Reason        string            `json:"reason"`
-	Domain        string            `json:"domain"`
-	Metadata      map[string]string `json:"metadata"`
-	UnknownFields UnknownFieldSet   `json:"unknownFields"`
-}
-
-// retryInfoJSON is a google.rpc.RetryInfo decoded.
-type retryInfoJSON struct {
-	RetryDelay    *Duration       `json:"retryDelay"`
-	UnknownFields UnknownFieldSet `json:"unknownFields"`
-}
-
-// requestInfoJSON is a google.rpc.RequestInfo decoded.
-type requestInfoJSON struct {
-	RequestID     string          `json:"requestId"`
-	ServingData   string          `json:"servingData"`
-	UnknownFields UnknownFieldSet `json:"unknownFields"`
-}
-
 func noUnknownFields() UnknownFieldSet { return UnknownFieldSet{Fields: map[string]any{}} }
 
-func protoAny(typeURL string, encoded []byte, decoded any) ProtoAny {
+func protoAny(typeURL string, encoded []byte, decoded string) ProtoAny {
 	return ProtoAny{TypeURL: typeURL, Value: base64.StdEncoding.EncodeToString(encoded), ValueDecoded: decoded, UnknownFields: noUnknownFields()}
 }
 
@@ -480,15 +461,17 @@ func appendString(b []byte, field protowire.Number, s string) []byte {
 }
 
 // errorInfo is ErrorInfo{reason: code, metadata}, the map's entries in
-// key order so that the encoding is deterministic.
+// key order (as the text format prints them, too).
 func errorInfo(code string, metadata map[string]string) ProtoAny {
 	b := appendString(nil, 1, code)
+	text := textField("", "reason", code)
 	for _, k := range slices.Sorted(maps.Keys(metadata)) {
 		entry := appendString(appendString(nil, 1, k), 2, metadata[k])
 		b = protowire.AppendTag(b, 3, protowire.BytesType)
 		b = protowire.AppendBytes(b, entry)
+		text += "metadata {\n" + textField("  ", "key", k) + textField("  ", "value", metadata[k]) + "}\n"
 	}
-	return protoAny(typeErrorInfo, b, errorInfoJSON{Reason: code, Metadata: metadata, UnknownFields: noUnknownFields()})
+	return protoAny(typeErrorInfo, b, text)
 }
 
 // retryInfo is RetryInfo{retry_delay: seconds}.
@@ -497,13 +480,58 @@ func retryInfo(seconds int64) ProtoAny {
 	delay = protowire.AppendVarint(delay, uint64(seconds))
 	b := protowire.AppendTag(nil, 1, protowire.BytesType)
 	b = protowire.AppendBytes(b, delay)
-	return protoAny(typeRetryInfo, b, retryInfoJSON{
-		RetryDelay:    &Duration{Seconds: seconds, UnknownFields: noUnknownFields()},
-		UnknownFields: noUnknownFields(),
-	})
+	return protoAny(typeRetryInfo, b, "retry_delay {\n  seconds: "+strconv.FormatInt(seconds, 10)+"\n}\n")
 }
 
 // requestInfo is RequestInfo{request_id: id}.
 func requestInfo(id string) ProtoAny {
-	return protoAny(typeRequestInfo, appendString(nil, 1, id), requestInfoJSON{RequestID: id, UnknownFields: noUnknownFields()})
+	return protoAny(typeRequestInfo, appendString(nil, 1, id), textField("", "request_id", id))
+}
+
+// textField is a string field in protobuf's text format, on a line of its
+// own; an empty one is left out, as proto3 leaves out a default value.
+func textField(indent, name, value string) string {
+	if value == "" {
+		return ""
+	}
+	return indent + name + ": \"" + textEscape(value) + "\"\n"
+}
+
+// textEscape escapes a string as protobuf-java's TextFormat does: the C
+// escapes for quotes, backslashes and control characters, and every other
+// byte outside printable ASCII (each byte of a multi-byte UTF-8
+// character) as a three-digit octal escape.
+func textEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\'':
+			b.WriteString(`\'`)
+		case '"':
+			b.WriteString(`\"`)
+		default:
+			if c >= 0x20 && c < 0x7f {
+				b.WriteByte(c)
+			} else {
+				fmt.Fprintf(&b, "\\%03o", c)
+			}
+		}
+	}
+	return b.String()
 }

@@ -209,18 +209,17 @@ func checkErrorInfo(t *testing.T, st *ledgerapi.JsStatus, reason string, metadat
 	if st == nil || len(st.Details) == 0 || st.Details[0].TypeURL != "type.googleapis.com/google.rpc.ErrorInfo" {
 		t.Fatalf("status %+v has no ErrorInfo first", st)
 	}
-	info, ok := st.Details[0].ValueDecoded.(map[string]any)
-	if !ok || info["reason"] != reason {
-		t.Fatalf("ErrorInfo %+v, want reason %s", st.Details[0].ValueDecoded, reason)
+	text := st.Details[0].ValueDecoded
+	if !strings.HasPrefix(text, `reason: "`+reason+`"`+"\n") {
+		t.Fatalf("ErrorInfo %q, want reason %s", text, reason)
 	}
-	md, _ := info["metadata"].(map[string]any)
 	raw, err := base64.StdEncoding.DecodeString(st.Details[0].Value)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range metadata {
-		if md[k] != v {
-			t.Errorf("metadata %s = %v, want %q", k, md[k], v)
+		if entry := "metadata {\n  key: \"" + k + "\"\n  value: \"" + v + "\"\n}\n"; !strings.Contains(text, entry) {
+			t.Errorf("the decoded ErrorInfo lacks %s=%s: %q", k, v, text)
 		}
 		// A map entry is key (field 1) and value (field 2), each with
 		// its length.

@@ -86,6 +86,9 @@ type Ledger interface {
 	// SubmitAsync runs a command through the same path and returns once
 	// the sequencer has taken it; its outcome is its completion.
 	SubmitAsync(ctx context.Context, cmd ledger.Command) error
+	// Reassign moves a contract to another synchronizer: its
+	// unassignment and then its assignment.
+	Reassign(ctx context.Context, spec ledger.ReassignSpec) (unassigned, assigned *ledger.Reassignment, err error)
 	PartyDirectory
 	UpdateLookup
 }
@@ -132,6 +135,9 @@ func (l networkLedger) UpdateUser(ctx context.Context, p ledger.ParticipantID, i
 }
 func (l networkLedger) Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error) {
 	return l.n.Submit(ctx, cmd)
+}
+func (l networkLedger) Reassign(ctx context.Context, spec ledger.ReassignSpec) (*ledger.Reassignment, *ledger.Reassignment, error) {
+	return l.n.Reassign(ctx, spec)
 }
 func (l networkLedger) SubmitAsync(ctx context.Context, cmd ledger.Command) error {
 	return l.n.SubmitAsync(ctx, cmd)
@@ -243,6 +249,8 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-transaction", h.serve(h.submitAndWaitForTransaction))
 	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-transaction-tree", h.serve(h.submitAndWaitForTransactionTree))
 	mux.Handle("POST "+prefix+"/v2/commands/async/submit", h.serve(h.submitAsync))
+	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-reassignment", h.serve(h.submitAndWaitForReassignment))
+	mux.Handle("POST "+prefix+"/v2/commands/async/submit-reassignment", h.serve(h.submitReassignmentAsync))
 	h.registerNeighbours(mux, prefix)
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
 	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)

@@ -304,7 +304,7 @@ func (h *Handler) listVettedPackages(w http.ResponseWriter, r *http.Request) err
 			!slices.ContainsFunc(req.namePrefixes, func(prefix string) bool { return strings.HasPrefix(p.Name, prefix) }) {
 			continue
 		}
-		pkgs = append(pkgs, VettedPackage{PackageID: p.ID, PackageName: p.Name})
+		pkgs = append(pkgs, VettedPackage{PackageID: p.ID, PackageName: p.Name, PackageVersion: p.Version})
 	}
 	// Registry.Packages is in name order; the package id breaks ties.
 	slices.SortStableFunc(pkgs, func(a, b VettedPackage) int {

@@ -83,7 +83,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"POST /v2/state/active-contracts", "POST /v2/state/active-contracts-page", "POST /v2/updates", "POST /v2/updates/flats", "POST /v2/updates/get-updates-page",
 		"POST /v2/updates/transaction-by-id", "POST /v2/updates/transaction-by-offset", "POST /v2/updates/trees",
 		"POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/users", "POST /v2/users/{user-id}/rights",
-		"POST /v2/commands/async/submit", "POST /v2/commands/submit-and-wait", "POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/submit-and-wait-for-transaction-tree",
+		"POST /v2/commands/async/submit", "POST /v2/commands/async/submit-reassignment", "POST /v2/commands/submit-and-wait-for-reassignment", "POST /v2/commands/submit-and-wait", "POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/submit-and-wait-for-transaction-tree",
 		"POST /v2/commands/command-completions", "POST /v2/commands/completions",
 	}
 	slices.Sort(want)
