@@ -35,7 +35,9 @@ const knownGaps = new Map()
 export function knownSchemaGap(key, why) {
     knownGaps.set(key, why)
 }
-export const show = (v, n = 60) => JSON.stringify(v)?.slice(0, n)
+// show renders a value for a message; BigInts (the clients' int64s) as
+// their digits, which JSON.stringify refuses.
+export const show = (v, n = 60) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))?.slice(0, n)
 
 // ---------------------------------------------------------------- schemas
 // Parse components.schemas of a generated .d.ts (pkg's

@@ -169,6 +169,14 @@ await check('MUST', 'POST /v1/state/acs paged (page_size 10, numeric next_page_t
     return `${n} contracts in ${pages} pages`
 })
 
+// micros reads an ISO-8601 instant to the microsecond: Date.parse stops at
+// the millisecond, and updates a microsecond apart would compare equal.
+const micros = (s) => {
+    const m = /^(.*?)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(s)
+    assert(m, `${show(s)} is not an instant`)
+    return BigInt(Date.parse(m[1] + m[3])) * 1000n + BigInt((m[2] ?? '').padEnd(6, '0').slice(0, 6))
+}
+
 await check('MUST', 'POST /v2/updates paged (page_size 10, after {after_migration_id, after_record_time}) until empty', async () => {
     let after, pages = 0
     const all = []
@@ -181,7 +189,7 @@ await check('MUST', 'POST /v2/updates paged (page_size 10, after {after_migratio
         const last = r.transactions.at(-1)
         if (after) {
             const first = r.transactions[0]
-            assert(first.migration_id > after.after_migration_id || Date.parse(first.record_time) > Date.parse(after.after_record_time), `page ${pages} starts at ${first.record_time}, not after ${after.after_record_time}`)
+            assert(first.migration_id > after.after_migration_id || micros(first.record_time) > micros(after.after_record_time), `page ${pages} starts at ${first.record_time}, not after ${after.after_record_time}`)
         }
         all.push(...r.transactions)
         after = { after_migration_id: last.migration_id, after_record_time: last.record_time }
