@@ -35,7 +35,9 @@ const knownGaps = new Map()
 export function knownSchemaGap(key, why) {
     knownGaps.set(key, why)
 }
-export const show = (v, n = 60) => JSON.stringify(v)?.slice(0, n)
+// v as JSON, cut to n characters; BigInts (protobuf-es int64s, as in
+// the client's decoded google.rpc details) as strings
+export const show = (v, n = 60) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))?.slice(0, n)
 
 // ---------------------------------------------------------------- schemas
 // Parse components.schemas of a generated .d.ts (pkg's
