@@ -414,12 +414,18 @@ await check('MUST', "the race's completions (POST /v2/commands/completions): the
     }
     const sequenced = race.losers.filter((l) => l.code !== 'CONTRACT_NOT_FOUND')
     if (sequenced.length === 0) return 'no loser reached the sequencer this time: no rejected completion to read'
-    const e = await completion(initiator, sequenced[0].commandId).then(
-        (c) => { throw new Error(`accepted: ${show(c, 200)}`) },
-        (e) => e,
-    )
-    assert(e?.errorInfo?.reason === sequenced[0].code, `awaitCompletion threw ${show(e, 300)}`)
-    return `${sequenced.length} rejected completions; awaitCompletion threw ${e.errorInfo.reason}`
+    // awaitCompletion of one loser of each code
+    const threw = []
+    for (const code of new Set(sequenced.map((l) => l.code))) {
+        const l = sequenced.find((x) => x.code === code)
+        const e = await completion(initiator, l.commandId).then(
+            (c) => { throw new Error(`accepted: ${show(c, 200)}`) },
+            (e) => e,
+        )
+        assert(e?.errorInfo?.reason === code, `awaitCompletion of a ${code} loser threw ${show(e, 600)}`)
+        threw.push(code)
+    }
+    return `${sequenced.length} rejected completions; awaitCompletion threw ${threw.join(', ')}`
 })
 
 // ---------------------------------------------------------------- report

@@ -35,8 +35,8 @@ const knownGaps = new Map()
 export function knownSchemaGap(key, why) {
     knownGaps.set(key, why)
 }
-// show renders a value for a message; BigInts (the clients' int64s) as
-// their digits, which JSON.stringify refuses.
+// v as JSON, cut to n characters; BigInts (protobuf-es int64s, as in
+// the client's decoded google.rpc details) as strings
 export const show = (v, n = 60) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))?.slice(0, n)
 
 // ---------------------------------------------------------------- schemas
