@@ -474,25 +474,8 @@ func (h *Handler) submit(r *http.Request, obj map[string]any, path string) (*sub
 	return &submitted{tx: tx, offset: tx.Offsets[h.cfg.Participant], sub: sub}, nil
 }
 
-// bodyObject reads and parses a request body that must be a JSON object.
-func bodyObject(r *http.Request, what string) (map[string]any, error) {
-	b, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
-	root, err := parseJSON(b)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := root.(map[string]any)
-	if !ok {
-		return nil, undecodable("Invalid value for: body (expected a %s object, got %s)", what, describe(root))
-	}
-	return obj, nil
-}
-
 func (h *Handler) submitAndWait(w http.ResponseWriter, r *http.Request) error {
-	obj, err := bodyObject(r, "JsCommands")
+	obj, err := decodeBody(r, "JsCommands")
 	if err != nil {
 		return err
 	}
@@ -510,7 +493,7 @@ type SubmitResponse struct{}
 // taken it: refusals before that are answered here, and the outcome is
 // the completion in the submitting user's completion stream.
 func (h *Handler) submitAsync(w http.ResponseWriter, r *http.Request) error {
-	obj, err := bodyObject(r, "JsCommands")
+	obj, err := decodeBody(r, "JsCommands")
 	if err != nil {
 		return err
 	}
@@ -527,7 +510,7 @@ func (h *Handler) submitAsync(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Request) error {
-	obj, err := bodyObject(r, "JsSubmitAndWaitForTransactionRequest")
+	obj, err := decodeBody(r, "JsSubmitAndWaitForTransactionRequest")
 	if err != nil {
 		return err
 	}
@@ -560,7 +543,7 @@ func (h *Handler) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Req
 }
 
 func (h *Handler) submitAndWaitForTransactionTree(w http.ResponseWriter, r *http.Request) error {
-	obj, err := bodyObject(r, "JsCommands")
+	obj, err := decodeBody(r, "JsCommands")
 	if err != nil {
 		return err
 	}

@@ -218,7 +218,7 @@ func decodeReassignmentRequest(obj map[string]any) (*reassignmentRequest, error)
 }
 
 func (h *Handler) submitAndWaitForReassignment(w http.ResponseWriter, r *http.Request) error {
-	obj, err := bodyObject(r, "SubmitAndWaitForReassignmentRequest")
+	obj, err := decodeBody(r, "SubmitAndWaitForReassignmentRequest")
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func (h *Handler) submitAndWaitForReassignment(w http.ResponseWriter, r *http.Re
 }
 
 func (h *Handler) submitReassignmentAsync(w http.ResponseWriter, r *http.Request) error {
-	obj, err := bodyObject(r, "SubmitReassignmentRequest")
+	obj, err := decodeBody(r, "SubmitReassignmentRequest")
 	if err != nil {
 		return err
 	}
