@@ -24,7 +24,7 @@
 import { LedgerClient, awaitCompletion, isJsCantonError, promiseWithTimeout } from '@canton-network/core-ledger-client'
 import { ScanClient } from '@canton-network/core-splice-client'
 import { AuthTokenProvider } from '@canton-network/core-wallet-auth'
-import { assert, check, knownSchemaGap, logger, mintToken, noAuth, report, schemaChecker, show } from './lib.mjs'
+import { assert, check, logger, mintToken, noAuth, report, schemaChecker, show } from './lib.mjs'
 
 const BASE = process.env.SANDNET_URL
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN
