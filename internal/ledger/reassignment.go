@@ -73,6 +73,14 @@ type ReassignSpec struct {
 	CommandID    string
 	WorkflowID   string
 	TraceContext TraceContext
+	// Participant, UserID and SubmissionID say who submitted the
+	// reassignment through the ledger API: the unassignment then gets an
+	// accepted completion in that user's completion stream on that
+	// participant, as an unassign command's does on Canton. Empty for a
+	// reassignment the operator makes.
+	Participant  ParticipantID
+	UserID       string
+	SubmissionID string
 }
 
 // reassignment is the sequencer's part of a Reassign call.
@@ -206,10 +214,33 @@ func (n *Network) commitReassignment(ctx context.Context, w WriteTx, head *Head,
 		if err := w.AppendReassignment(ctx, r, offsets); err != nil {
 			return nil, err
 		}
+		if kind == Unassigned && spec.Participant != "" {
+			if err := n.completeReassignment(ctx, w, head, spec, r, offsets); err != nil {
+				return nil, err
+			}
+		}
 		p.reassign.result[i] = r
 	}
 	moved[spec.Contract] = &moved2
 	return nil, nil
+}
+
+// completeReassignment records the accepted completion of an unassignment
+// submitted through the ledger API, at the unassignment's offset in the
+// submitting participant's stream (or an offset of its own there, should
+// that participant host none of the stakeholders).
+func (n *Network) completeReassignment(ctx context.Context, w WriteTx, head *Head, spec ReassignSpec, r *Reassignment, offsets map[ParticipantID]Offset) error {
+	off, ok := offsets[spec.Participant]
+	if !ok {
+		head.Offsets[spec.Participant]++
+		off = head.Offsets[spec.Participant]
+	}
+	return w.AppendCompletion(ctx, &Completion{
+		Participant: spec.Participant, Offset: off,
+		UserID: spec.UserID, CommandID: spec.CommandID, SubmissionID: spec.SubmissionID, ActAs: []daml.Party{r.Submitter},
+		UpdateID: r.UpdateID, TraceContext: r.TraceContext,
+		Synchronizer: r.Source, RecordTime: r.RecordTime,
+	})
 }
 
 // ReassignmentID is the id of a reassignment (its unassignment's

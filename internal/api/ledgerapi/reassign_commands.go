@@ -95,7 +95,8 @@ type reassigned struct {
 // reassign validates a reassignment request for the caller and carries it
 // out.
 func (h *Handler) reassign(r *http.Request, c caller, req *reassignmentRequest) (*reassigned, error) {
-	if _, err := submittingUser(c, req.UserID); err != nil {
+	userID, err := submittingUser(c, req.UserID)
+	if err != nil {
 		return nil, err
 	}
 	switch {
@@ -144,6 +145,7 @@ func (h *Handler) reassign(r *http.Request, c caller, req *reassignmentRequest) 
 		Contract: contract.ID, Target: ledger.SynchronizerID(u.Target), Submitter: submitter,
 		CommandID: req.CommandID, WorkflowID: req.WorkflowID,
 		TraceContext: ledger.TraceContext{TraceParent: trace.TraceParent, TraceState: trace.TraceState},
+		Participant:  h.cfg.Participant, UserID: userID, SubmissionID: req.SubmissionID,
 	})
 	if err != nil {
 		return nil, err

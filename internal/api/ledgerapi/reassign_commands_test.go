@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/daml"
@@ -78,6 +79,16 @@ func TestReassignmentCommands(t *testing.T) {
 			body: `{"reassignmentCommands":{"commandId":"c","submitter":"{alice}","commands":[{"command":` + unassign(dst, src) + `},{"command":` + unassign(dst, src) + `}]}}`, status: 400},
 	}
 	runSteps(t, e, s, golden, steps, "{cid}", string(cid))
+
+	// Each unassignment has its accepted completion in alice's stream,
+	// with the unassignment's update id.
+	rec := e.post(t, options{wait: 50 * time.Millisecond}, "/v2/commands/completions", "alice",
+		e.expand(`{"userId":"alice","parties":["{alice}"],"beginExclusive":0}`))
+	for _, id := range []string{"move-out", "move-back", "move-async"} {
+		if !strings.Contains(rec.Body.String(), `"commandId":"`+id+`"`) {
+			t.Errorf("no completion of %s among alice's: %d %.3000s", id, rec.Code, rec.Body)
+		}
+	}
 
 	// The assignment of the last move, named by its reassignment id.
 	contract, _, err := e.net.Store().Contract(ctx, cid)
