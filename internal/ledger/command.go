@@ -216,15 +216,16 @@ func preprocessing(format string, args ...any) error {
 // (missing non-Optional fields, a value of the wrong shape) is
 // COMMAND_PREPROCESSING_FAILED. Both are fault.InvalidArgument (HTTP
 // 400). The message names the offending field's path unless it is the
-// argument itself. Other errors are returned unchanged.
+// argument itself. Both are clipped: the field names and paths are the
+// client's. Other errors are returned unchanged.
 func ArgumentError(err error) error {
 	var de *daml.Error
 	if !errors.As(err, &de) {
 		return err
 	}
-	msg := de.Msg
+	msg := fault.Clip(de.Msg)
 	if de.Path != "$" && de.Path != "" {
-		msg += " (at " + de.Path + ")"
+		msg += " (at " + fault.Clip(de.Path) + ")"
 	}
 	if de.Kind == daml.ErrUnexpectedFields {
 		return &fault.Error{Kind: fault.InvalidArgument, Code: CodeInvalidArgument, Message: invalidArgumentPrefix + msg, Err: err}

@@ -804,7 +804,6 @@ func (n *Network) commit(batch []*pending) {
 			if err := w.AppendTransaction(ctx, t, offsets); err != nil {
 				return err
 			}
-			t.Offsets = offsets
 			if err := n.accept(ctx, w, &head, p, offsets); err != nil {
 				return err
 			}

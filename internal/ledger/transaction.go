@@ -111,11 +111,6 @@ type Transaction struct {
 	Events       []Event
 	Roots        []int32
 	TraceContext TraceContext
-	// Offsets are the transaction's offsets in the streams of the
-	// participants that record it, as the commit that ordered it assigned
-	// them: a submitter learns its completion offset from them. A
-	// transaction read back from a store does not carry them.
-	Offsets map[ParticipantID]Offset
 	// NodeSeeds are the seeds of the nodes, by node id, from which the
 	// contract ids were derived when the command was interpreted (what a
 	// prepared transaction shows). They are set on the transaction Submit

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -438,11 +437,7 @@ type submitted struct {
 
 // submission decodes the JsCommands at path in the body's object (the
 // object itself when path is "") and validates it for the caller.
-func (h *Handler) submission(r *http.Request, obj map[string]any, path string) (*submission, error) {
-	c, err := h.authenticate(r)
-	if err != nil {
-		return nil, err
-	}
+func (h *Handler) submission(r *http.Request, c caller, obj map[string]any, path string) (*submission, error) {
 	d := &decoder{}
 	body := obj
 	if path != "" {
@@ -462,16 +457,16 @@ func (h *Handler) submission(r *http.Request, obj map[string]any, path string) (
 }
 
 // submit submits the JsCommands at path and waits for its transaction.
-func (h *Handler) submit(r *http.Request, obj map[string]any, path string) (*submitted, error) {
-	sub, err := h.submission(r, obj, path)
+func (h *Handler) submit(r *http.Request, c caller, obj map[string]any, path string) (*submitted, error) {
+	sub, err := h.submission(r, c, obj, path)
 	if err != nil {
 		return nil, err
 	}
-	tx, err := h.cfg.Ledger.Submit(r.Context(), sub.cmd)
+	tx, completion, err := h.cfg.Ledger.SubmitAndWait(r.Context(), sub.cmd)
 	if err != nil {
 		return nil, err
 	}
-	return &submitted{tx: tx, offset: tx.Offsets[h.cfg.Participant], sub: sub}, nil
+	return &submitted{tx: tx, offset: completion.Offset, sub: sub}, nil
 }
 
 func (h *Handler) submitAndWait(w http.ResponseWriter, r *http.Request) error {
@@ -479,7 +474,11 @@ func (h *Handler) submitAndWait(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s, err := h.submit(r, obj, "")
+	c, err := h.authenticate(r)
+	if err != nil {
+		return err
+	}
+	s, err := h.submit(r, c, obj, "")
 	if err != nil {
 		return err
 	}
@@ -497,7 +496,11 @@ func (h *Handler) submitAsync(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sub, err := h.submission(r, obj, "")
+	c, err := h.authenticate(r)
+	if err != nil {
+		return err
+	}
+	sub, err := h.submission(r, c, obj, "")
 	if err != nil {
 		return err
 	}
@@ -524,11 +527,15 @@ func (h *Handler) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Req
 	if d.err != nil {
 		return d.err
 	}
-	plan, err := h.transactionPlan(r, tf)
+	c, err := h.authenticate(r)
 	if err != nil {
 		return err
 	}
-	s, err := h.submit(r, obj, "commands")
+	plan, err := h.transactionPlan(c, tf)
+	if err != nil {
+		return err
+	}
+	s, err := h.submit(r, c, obj, "commands")
 	if err != nil {
 		return err
 	}
@@ -547,7 +554,11 @@ func (h *Handler) submitAndWaitForTransactionTree(w http.ResponseWriter, r *http
 	if err != nil {
 		return err
 	}
-	s, err := h.submit(r, obj, "")
+	c, err := h.authenticate(r)
+	if err != nil {
+		return err
+	}
+	s, err := h.submit(r, c, obj, "")
 	if err != nil {
 		return err
 	}
@@ -562,26 +573,20 @@ func (h *Handler) submitAndWaitForTransactionTree(w http.ResponseWriter, r *http
 
 // transactionPlan compiles a requested TransactionFormat, checking the
 // caller may read what it asks for; nil when none was given.
-func (h *Handler) transactionPlan(r *http.Request, tf *transactionFormat) (*updatePlan, error) {
+func (h *Handler) transactionPlan(c caller, tf *transactionFormat) (*updatePlan, error) {
 	if tf == nil {
 		return nil, nil
 	}
-	c, err := h.authenticate(r)
-	if err != nil {
-		return nil, err
-	}
-	uf := &updateFormat{Transactions: tf}
+	return h.formatPlan(c, &updateFormat{Transactions: tf})
+}
+
+// formatPlan compiles the format a command's answer is rendered in, once
+// the caller is known to have the right to read what it asks for.
+func (h *Handler) formatPlan(c caller, uf *updateFormat) (*updatePlan, error) {
 	if err := authorize(c, uf); err != nil {
 		return nil, err
 	}
-	plan, err := compile(&getUpdatesRequest{}, uf)
-	if err != nil {
-		return nil, err
-	}
-	if err := plan.resolve(h.cfg.Registry); err != nil {
-		return nil, err
-	}
-	return plan, nil
+	return h.compileLookup(uf)
 }
 
 // defaultTransactionPlan is Canton's default transaction format for a
@@ -680,10 +685,24 @@ func (h *Handler) commandBody(cmds []jsCommand) (func(*ledger.Tx) error, error) 
 		case cmdExerciseByKey:
 			// No template sandnet runs has a key: resolution refuses it as
 			// Canton refuses a template without one.
-			if _, err := reg.ResolveKey(ref); err != nil {
+			t, err := reg.ResolveKey(ref)
+			if err != nil {
 				return nil, err
 			}
-			return nil, fault.WithCode(fault.NotFound, ledger.CodeTemplatesNotFound, "Templates do not exist: [%s].", ref)
+			ch, err := reg.ResolveChoice(ref, c.Choice)
+			if err != nil {
+				return nil, err
+			}
+			key, err := decodeArgument(c.ContractKey, t.Key)
+			if err != nil {
+				return nil, err
+			}
+			arg, err := decodeArgument(c.ChoiceArgument, ch.Choice.Argument)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ledger.APICommand{ExerciseByKey: &ledger.ExerciseByKeyCommand{
+				Template: ref, ContractKey: key, Choice: c.Choice, ChoiceArgument: arg}})
 		}
 	}
 	return ledger.RunCommands(out), nil
@@ -700,29 +719,13 @@ func parseTemplateRef(path, s string) (daml.Identifier, error) {
 	return daml.Identifier{PackageID: parts[0], ModuleName: parts[1], EntityName: parts[2]}, nil
 }
 
-// codeCommandPreprocessingFailed is Canton's code for an argument that
-// does not fit its type.
-const codeCommandPreprocessingFailed = "COMMAND_PREPROCESSING_FAILED"
-
-// decodeArgument decodes a create or choice argument against its type, as
-// Canton's JSON API does: a field the type lacks is INVALID_ARGUMENT
-// ("Unexpected fields: …"), a missing field or a value of the wrong shape
-// COMMAND_PREPROCESSING_FAILED, each naming where.
+// decodeArgument decodes a create or choice argument against its type,
+// with the engine's answers to an argument that does not fit it
+// (ledger.ArgumentError).
 func decodeArgument(data json.RawMessage, t *daml.Type) (daml.Value, error) {
 	v, err := daml.LedgerJSONStrict.Decode(data, t)
-	if err == nil {
-		return v, nil
+	if err != nil {
+		return nil, ledger.ArgumentError(err)
 	}
-	de, ok := errors.AsType[*daml.Error](err)
-	if !ok {
-		return nil, fault.WithCode(fault.InvalidArgument, codeCommandPreprocessingFailed, "%s", fault.Clip(err.Error()))
-	}
-	where := ""
-	if de.Path != "" {
-		where = " at " + fault.Clip(de.Path)
-	}
-	if de.Kind == daml.ErrUnexpectedFields {
-		return nil, invalidArgument("%s%s", fault.Clip(de.Msg), where)
-	}
-	return nil, fault.WithCode(fault.InvalidArgument, codeCommandPreprocessingFailed, "%s%s", fault.Clip(de.Msg), where)
+	return v, nil
 }

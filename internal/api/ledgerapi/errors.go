@@ -144,18 +144,18 @@ var codeClass = map[string]errorClass{
 	// The codes of command submission, as Canton classifies them. The
 	// engine names them (internal/ledger); the classes live here, with
 	// the rest of the API's mapping.
-	codeCommandPreprocessingFailed:      {catInvalidIndependent, grpcInvalidArgument},
-	"DAML_AUTHORIZATION_ERROR":          {catInvalidIndependent, grpcInvalidArgument},
-	"TEMPLATE_PRECONDITION_VIOLATED":    {catInvalidIndependent, grpcInvalidArgument},
-	"TEMPLATES_OR_INTERFACES_NOT_FOUND": {catResourceMissing, grpcNotFound},
-	"CONTRACT_NOT_FOUND":                {catResourceMissing, grpcNotFound},
-	"CONTRACT_NOT_ACTIVE":               {catResourceMissing, grpcNotFound},
-	"PARTY_NOT_KNOWN_ON_LEDGER":         {catResourceMissing, grpcNotFound},
-	"UNKNOWN_INFORMEES":                 {catResourceMissing, grpcNotFound},
-	"UNHANDLED_EXCEPTION":               {catInvalidGivenState, grpcFailedPrecondition},
-	"DAML_FAILURE":                      {catInvalidGivenState, grpcFailedPrecondition},
-	"DAML_INTERPRETATION_ERROR":         {catInvalidGivenState, grpcFailedPrecondition},
-	"WRONGLY_TYPED_CONTRACT":            {catInvalidGivenState, grpcFailedPrecondition},
+	ledger.CodePreprocessingFailed:   {catInvalidIndependent, grpcInvalidArgument},
+	ledger.CodeAuthorization:         {catInvalidIndependent, grpcInvalidArgument},
+	"TEMPLATE_PRECONDITION_VIOLATED": {catInvalidIndependent, grpcInvalidArgument},
+	ledger.CodeTemplatesNotFound:     {catResourceMissing, grpcNotFound},
+	"CONTRACT_NOT_FOUND":             {catResourceMissing, grpcNotFound},
+	"CONTRACT_NOT_ACTIVE":            {catResourceMissing, grpcNotFound},
+	"PARTY_NOT_KNOWN_ON_LEDGER":      {catResourceMissing, grpcNotFound},
+	"UNKNOWN_INFORMEES":              {catResourceMissing, grpcNotFound},
+	ledger.CodeUnhandledException:    {catInvalidGivenState, grpcFailedPrecondition},
+	"DAML_FAILURE":                   {catInvalidGivenState, grpcFailedPrecondition},
+	ledger.CodeInterpretation:        {catInvalidGivenState, grpcFailedPrecondition},
+	"WRONGLY_TYPED_CONTRACT":         {catInvalidGivenState, grpcFailedPrecondition},
 
 	codeInvalidToken: {catInvalidIndependent, grpcInvalidArgument},
 	// The outcomes of a submission (ledger.Completion): a change in

@@ -80,9 +80,9 @@ type Ledger interface {
 	// DeleteUser removes a user; an unknown one is a fault.NotFound.
 	DeleteUser(ctx context.Context, p ledger.ParticipantID, id string) error
 
-	// Submit runs a command through the engine's one submission path and
-	// returns the committed transaction.
-	Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error)
+	// SubmitAndWait runs a command through the engine's one submission
+	// path and returns the committed transaction and its completion.
+	SubmitAndWait(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, *ledger.Completion, error)
 	// SubmitAsync runs a command through the same path and returns once
 	// the sequencer has taken it; its outcome is its completion.
 	SubmitAsync(ctx context.Context, cmd ledger.Command) error
@@ -133,8 +133,8 @@ func (l networkLedger) CreateUser(ctx context.Context, u ledger.User) error {
 func (l networkLedger) UpdateUser(ctx context.Context, p ledger.ParticipantID, id string, change func(*ledger.User) error) (*ledger.User, error) {
 	return l.n.UpdateUser(ctx, p, id, change)
 }
-func (l networkLedger) Submit(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, error) {
-	return l.n.Submit(ctx, cmd)
+func (l networkLedger) SubmitAndWait(ctx context.Context, cmd ledger.Command) (*ledger.Transaction, *ledger.Completion, error) {
+	return l.n.SubmitAndWait(ctx, cmd)
 }
 func (l networkLedger) Reassign(ctx context.Context, spec ledger.ReassignSpec) (*ledger.Reassignment, *ledger.Reassignment, error) {
 	return l.n.Reassign(ctx, spec)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
@@ -134,7 +135,7 @@ func (h *Handler) reassign(r *http.Request, c caller, req *reassignmentRequest) 
 	if err != nil && !fault.Is(err, fault.NotFound) {
 		return nil, err
 	}
-	if contract == nil || !active || !contains(contract.Stakeholders(), submitter) {
+	if contract == nil || !active || !slices.Contains(contract.Stakeholders(), submitter) {
 		return nil, fault.WithCode(fault.NotFound, "CONTRACT_NOT_FOUND", "Contract could not be found with id %s", fault.Clip(u.ContractID))
 	}
 	if on := string(contract.Synchronizer); on != "" && on != u.Source {
@@ -181,22 +182,13 @@ func (h *Handler) completedAssignment(ctx context.Context, submitter daml.Party,
 		return nil, err
 	}
 	ra := pu.Reassignment
-	if ra == nil || ra.Kind != ledger.Assigned || ra.UnassignID != a.ReassignmentID || !contains(ra.Contract.Stakeholders(), submitter) {
+	if ra == nil || ra.Kind != ledger.Assigned || ra.UnassignID != a.ReassignmentID || !slices.Contains(ra.Contract.Stakeholders(), submitter) {
 		return nil, notFound
 	}
 	if string(ra.Source) != a.Source || string(ra.Target) != a.Target {
 		return nil, invalidArgument("reassignment %s goes from %s to %s, not from %s to %s", a.ReassignmentID, ra.Source, ra.Target, fault.Clip(a.Source), fault.Clip(a.Target))
 	}
 	return &reassigned{update: pu}, nil
-}
-
-func contains(ps []daml.Party, p daml.Party) bool {
-	for _, q := range ps {
-		if q == p {
-			return true
-		}
-	}
-	return false
 }
 
 // JsSubmitAndWaitForReassignmentResponse answers
@@ -244,14 +236,7 @@ func (h *Handler) submitAndWaitForReassignment(w http.ResponseWriter, r *http.Re
 	// anything moves.
 	var plan *updatePlan
 	if ef != nil {
-		uf := &updateFormat{Reassignments: ef}
-		if err := authorize(c, uf); err != nil {
-			return err
-		}
-		if plan, err = compile(&getUpdatesRequest{}, uf); err != nil {
-			return err
-		}
-		if err := plan.resolve(h.cfg.Registry); err != nil {
+		if plan, err = h.formatPlan(c, &updateFormat{Reassignments: ef}); err != nil {
 			return err
 		}
 	}
