@@ -519,15 +519,15 @@ const LedgerTimeTolerance = time.Minute
 // later. A minimum further ahead than [LedgerTimeTolerance] is waited for
 // until it is within it, as a Canton participant delays such a
 // submission; the wait ends with the context.
-func (n *Network) ledgerTime(ctx context.Context, min daml.Timestamp) (daml.Timestamp, error) {
+func (n *Network) ledgerTime(ctx context.Context, earliest daml.Timestamp) (daml.Timestamp, error) {
 	for {
 		now := n.clock.Now()
-		if min <= now {
+		if earliest <= now {
 			return now, nil
 		}
-		ahead := time.Duration(min-now) * time.Microsecond
+		ahead := time.Duration(earliest-now) * time.Microsecond
 		if ahead <= LedgerTimeTolerance {
-			return min, nil
+			return earliest, nil
 		}
 		select {
 		case <-time.After(ahead - LedgerTimeTolerance):
@@ -587,11 +587,11 @@ func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err err
 				"Party not known on ledger: %s is not hosted on %s", p, cmd.Participant)
 		}
 	}
-	min := cmd.MinLedgerTime
+	earliest := cmd.MinLedgerTime
 	if cmd.MinLedgerTimeRel > 0 {
-		min = max(min, n.clock.Now()+daml.Timestamp(cmd.MinLedgerTimeRel.Microseconds()))
+		earliest = max(earliest, n.clock.Now()+daml.Timestamp(cmd.MinLedgerTimeRel.Microseconds()))
 	}
-	now, err := n.ledgerTime(ctx, min)
+	now, err := n.ledgerTime(ctx, earliest)
 	if err != nil {
 		return nil, err
 	}

@@ -91,9 +91,7 @@ func latencies(b *testing.B, fn func() error) []time.Duration {
 		}
 		lat = append(lat, time.Since(start))
 	}
-	slices.Sort(lat)
-	b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
-	b.ReportMetric(ms(lat[len(lat)*99/100]), "p99-ms")
+	reportPercentiles(b, lat)
 	return lat
 }
 
@@ -134,6 +132,13 @@ func throughput(b *testing.B, clients int, batches *batchCounter, fn func() erro
 		b.ReportMetric(float64(after.committed-before.committed)/float64(after.batches-before.batches), "tx/batch")
 	}
 	return rate
+}
+
+// reportPercentiles sorts durations and reports their p50 and p99.
+func reportPercentiles(b *testing.B, ds []time.Duration) {
+	slices.Sort(ds)
+	b.ReportMetric(ms(ds[len(ds)/2]), "p50-ms")
+	b.ReportMetric(ms(ds[len(ds)*99/100]), "p99-ms")
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -237,9 +242,7 @@ func BenchmarkStreamLag(b *testing.B) {
 				delivered := time.Now()
 				lag = append(lag, delivered.Sub(<-commits))
 			}
-			slices.Sort(lag)
-			b.ReportMetric(ms(lag[len(lag)/2]), "p50-ms")
-			b.ReportMetric(ms(lag[len(lag)*99/100]), "p99-ms")
+			reportPercentiles(b, lag)
 			b.ReportMetric(ms(lag[len(lag)-1]), "max-ms")
 		})
 	}
@@ -385,9 +388,7 @@ func BenchmarkMerge(b *testing.B) {
 				}
 				lat = append(lat, time.Since(start))
 			}
-			slices.Sort(lat)
-			b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
-			b.ReportMetric(ms(lat[len(lat)*99/100]), "p99-ms")
+			reportPercentiles(b, lat)
 		})
 	}
 }
