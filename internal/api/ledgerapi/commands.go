@@ -77,23 +77,14 @@ type jsDisclosed struct {
 // decode failures naming the member at fault.
 func (d *decoder) commands(path string, obj map[string]any) *jsCommands {
 	c := &jsCommands{}
-	switch v := obj["commands"].(type) {
-	case nil:
-	case []any:
-		for i, item := range v {
-			ip := fmt.Sprintf("%s[%d]", join(path, "commands"), i)
-			o, ok := d.object(ip, item)
-			if !ok {
-				if d.err == nil {
-					d.fail(ip, "expected a Command object, got null")
-				}
-				break
-			}
-			c.Commands = append(c.Commands, d.command(ip, o))
+	d.list(path, obj, "commands", func(ip string, item any) {
+		o, ok := d.object(ip, item)
+		if !ok {
+			d.fail(ip, "expected a Command object, got null")
+			return
 		}
-	default:
-		d.fail(join(path, "commands"), "expected an array, got %s", describe(v))
-	}
+		c.Commands = append(c.Commands, d.command(ip, o))
+	})
 	c.CommandID, _ = d.stringMember(path, obj, "commandId")
 	c.ActAs = d.stringList(path, obj, "actAs")
 	c.ReadAs = d.stringList(path, obj, "readAs")
@@ -110,26 +101,36 @@ func (d *decoder) commands(path string, obj map[string]any) *jsCommands {
 		c.Deduplication = d.dedupPeriod(join(path, "deduplicationPeriod"), dp)
 	}
 	c.PackagePreferences = d.stringList(path, obj, "packageIdSelectionPreference")
-	switch v := obj["disclosedContracts"].(type) {
+	d.list(path, obj, "disclosedContracts", func(ip string, item any) {
+		o, ok := d.object(ip, item)
+		if !ok {
+			return
+		}
+		var dc jsDisclosed
+		dc.ContractID, _ = d.stringMember(ip, o, "contractId")
+		dc.TemplateID, _ = d.stringMember(ip, o, "templateId")
+		dc.Blob, _ = d.stringMember(ip, o, "createdEventBlob")
+		dc.SynchronizerID, _ = d.stringMember(ip, o, "synchronizerId")
+		c.Disclosed = append(c.Disclosed, dc)
+	})
+	return c
+}
+
+// list calls each with the path and value of every item of an optional
+// array member, until the first failure; absent or null is empty.
+func (d *decoder) list(path string, obj map[string]any, name string, each func(itemPath string, item any)) {
+	switch v := obj[name].(type) {
 	case nil:
 	case []any:
 		for i, item := range v {
-			ip := fmt.Sprintf("%s[%d]", join(path, "disclosedContracts"), i)
-			o, ok := d.object(ip, item)
-			if !ok {
-				continue
+			each(fmt.Sprintf("%s[%d]", join(path, name), i), item)
+			if d.err != nil {
+				return
 			}
-			var dc jsDisclosed
-			dc.ContractID, _ = d.stringMember(ip, o, "contractId")
-			dc.TemplateID, _ = d.stringMember(ip, o, "templateId")
-			dc.Blob, _ = d.stringMember(ip, o, "createdEventBlob")
-			dc.SynchronizerID, _ = d.stringMember(ip, o, "synchronizerId")
-			c.Disclosed = append(c.Disclosed, dc)
 		}
 	default:
-		d.fail(join(path, "disclosedContracts"), "expected an array, got %s", describe(v))
+		d.fail(join(path, name), "expected an array, got %s", describe(v))
 	}
-	return c
 }
 
 // command reads one Command: an object with exactly one of the four

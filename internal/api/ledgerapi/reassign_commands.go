@@ -2,7 +2,6 @@ package ledgerapi
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -44,46 +43,46 @@ func (d *decoder) reassignmentCommands(path string, obj map[string]any) *reassig
 	req.CommandID, _ = d.stringMember(path, obj, "commandId")
 	req.SubmissionID, _ = d.stringMember(path, obj, "submissionId")
 	req.Submitter, _ = d.stringMember(path, obj, "submitter")
-	cmds, _ := obj["commands"].([]any)
-	if _, isList := obj["commands"].([]any); obj["commands"] != nil && !isList {
-		d.fail(join(path, "commands"), "expected an array, got %s", describe(obj["commands"]))
-		return req
-	}
-	for i, item := range cmds {
-		ip := fmt.Sprintf("%s[%d]", join(path, "commands"), i)
+	n := 0
+	d.list(path, obj, "commands", func(ip string, item any) {
 		rc, ok := d.object(ip, item)
 		if !ok {
-			continue
+			return
 		}
 		cmd, ok := d.member(ip, rc, "command")
 		if !ok {
-			continue
+			return
+		}
+		if n++; n > 1 {
+			d.fail(join(path, "commands"), "sandnet takes one reassignment command per submission")
+			return
 		}
 		cp := join(ip, "command")
-		if u, ok := d.member(cp, cmd, "UnassignCommand"); ok {
-			if v, ok := d.member(join(cp, "UnassignCommand"), u, "value"); ok {
-				vp := join(cp, "UnassignCommand.value")
-				c := &unassignCommand{}
-				c.ContractID, _ = d.stringMember(vp, v, "contractId")
-				c.Source, _ = d.stringMember(vp, v, "source")
-				c.Target, _ = d.stringMember(vp, v, "target")
-				req.Unassign = c
+		// The two kinds have the same shape: what they name, the source
+		// and the target.
+		for _, kind := range []struct{ name, id string }{{"UnassignCommand", "contractId"}, {"AssignCommand", "reassignmentId"}} {
+			k, ok := d.member(cp, cmd, kind.name)
+			if !ok {
+				continue
+			}
+			v, ok := d.member(join(cp, kind.name), k, "value")
+			if !ok {
+				continue
+			}
+			vp := join(cp, kind.name+".value")
+			id, _ := d.stringMember(vp, v, kind.id)
+			source, _ := d.stringMember(vp, v, "source")
+			target, _ := d.stringMember(vp, v, "target")
+			if kind.name == "UnassignCommand" {
+				req.Unassign = &unassignCommand{ContractID: id, Source: source, Target: target}
+			} else {
+				req.Assign = &assignCommand{ReassignmentID: id, Source: source, Target: target}
 			}
 		}
-		if a, ok := d.member(cp, cmd, "AssignCommand"); ok {
-			if v, ok := d.member(join(cp, "AssignCommand"), a, "value"); ok {
-				vp := join(cp, "AssignCommand.value")
-				c := &assignCommand{}
-				c.ReassignmentID, _ = d.stringMember(vp, v, "reassignmentId")
-				c.Source, _ = d.stringMember(vp, v, "source")
-				c.Target, _ = d.stringMember(vp, v, "target")
-				req.Assign = c
-			}
+		if req.Unassign != nil && req.Assign != nil {
+			d.fail(cp, "expected one of UnassignCommand and AssignCommand, got both")
 		}
-		if i > 0 || (req.Unassign != nil && req.Assign != nil) {
-			d.fail(join(path, "commands"), "sandnet takes one reassignment command per submission")
-		}
-	}
+	})
 	return req
 }
 
