@@ -65,8 +65,18 @@ func AddSV(ctx context.Context, net *ledger.Network, s *Seeded) (*Seeded, Seeded
 		})
 		return err
 	}
-	if err := joinSV(ctx, net, &out, sv, node, "sandnet: "+sv.Name+" joins", submit); err != nil {
-		return nil, SeededSV{}, fmt.Errorf("add SV %s: %w", sv.Name, err)
+	// The DSO's automation exercises DsoRules too: a step may lose the
+	// race for it (a contention loss, or the rules it read archived before
+	// it ran). joinSV reads again and skips what is done, so run it again,
+	// as a client retries a contended command.
+	for attempt := 1; ; attempt++ {
+		err := joinSV(ctx, net, &out, sv, node, "sandnet: "+sv.Name+" joins", submit)
+		if err == nil {
+			break
+		}
+		if attempt == 5 || !contended(err) {
+			return nil, SeededSV{}, fmt.Errorf("add SV %s: %w", sv.Name, err)
+		}
 	}
 	out.SVs = append(out.SVs, sv)
 	raw, err := json.Marshal(&out)
@@ -77,4 +87,11 @@ func AddSV(ctx context.Context, net *ledger.Network, s *Seeded) (*Seeded, Seeded
 		return nil, SeededSV{}, err
 	}
 	return &out, sv, nil
+}
+
+// contended reports whether a command lost a race for a contract another
+// command consumed: worth running again on what the ledger holds now.
+func contended(err error) bool {
+	f, ok := fault.As(err)
+	return ok && (f.Kind == fault.Aborted || f.Code == "CONTRACT_NOT_FOUND")
 }
