@@ -312,6 +312,11 @@ func EncodeTransaction(t *Transaction) ([]byte, error) {
 	putNodeIDs(e, t.Roots)
 	e.String(t.TraceContext.TraceParent)
 	e.String(t.TraceContext.TraceState)
+	// A field added later: written only when set, so that the blobs of
+	// transactions without it are unchanged.
+	if len(t.ExternalHash) > 0 {
+		e.String(string(t.ExternalHash))
+	}
 	return e.Bytes(), nil
 }
 
@@ -368,6 +373,11 @@ func decodeTransaction(b []byte, shared bool) (*Transaction, error) {
 	t.Roots = getNodeIDs(d)
 	t.TraceContext.TraceParent = d.String()
 	t.TraceContext.TraceState = d.String()
+	if d.Err() == nil && len(d.Rest()) > 0 {
+		if t.ExternalHash = []byte(d.String()); len(t.ExternalHash) == 0 {
+			d.Fail(errors.New("empty external transaction hash"))
+		}
+	}
 	if err := end(d); err != nil {
 		return nil, err
 	}

@@ -84,6 +84,10 @@ type Network struct {
 	seeds *submissionSeeds
 	// users caches the users that authorize requests (usercache.go).
 	users *userCache
+	// external caches the external parties' keys (external.go), under mu;
+	// externalMu serializes their allocations.
+	external   map[daml.Party]*ExternalParty
+	externalMu sync.Mutex
 }
 
 // Open starts a network over a store. It loads the clock offset and the
@@ -106,6 +110,7 @@ func Open(ctx context.Context, store Store, registry *Registry, cfg Config) (*Ne
 		store: store, registry: registry, seed: cfg.Seed, maxBatch: cfg.MaxBatch, log: cfg.Logger, observer: cfg.Observer,
 		maxDedup: cfg.MaxDeduplicationDuration, flights: map[string]*inFlight{},
 		users:       newUserCache(cfg.UserCacheTTL),
+		external:    map[daml.Party]*ExternalParty{},
 		clock:       NewClock(cfg.Wall, head.ClockOffset),
 		submissions: make(chan *pending),
 		committed:   NewSignal(),
@@ -449,9 +454,15 @@ type pending struct {
 	revoke *revocation
 	// reassign, when set, moves a contract to another synchronizer.
 	reassign *reassignment
+	// execution, when set, makes the transaction an executed interactive
+	// submission, with the checks that adds (interactive.go).
+	execution *execution
 	// topology are the topology transactions the change committed.
 	topology []*TopologyTransaction
-	done     chan error
+	// meta are network settings a change of hosting writes with it (an
+	// external party's keys).
+	meta map[string]string
+	done chan error
 
 	// A command's deduplication: its change id ("" when it has no command
 	// id), the key of its flight ("" when none), its submission id and
@@ -574,18 +585,8 @@ func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err err
 			}
 		}()
 	}
-	for _, p := range cmd.ActAs {
-		if !n.hostedOn(p, cmd.Participant) {
-			// Another process sharing the database may have allocated
-			// the party since the topology was loaded.
-			if err := n.loadHostings(ctx); err != nil {
-				return nil, err
-			}
-		}
-		if !n.hostedOn(p, cmd.Participant) {
-			return nil, fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER",
-				"Party not known on ledger: %s is not hosted on %s", p, cmd.Participant)
-		}
+	if err := n.checkActAs(ctx, cmd.ActAs, cmd.Participant); err != nil {
+		return nil, err
 	}
 	earliest := cmd.MinLedgerTime
 	if cmd.MinLedgerTimeRel > 0 {
@@ -595,38 +596,9 @@ func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err err
 	if err != nil {
 		return nil, err
 	}
-	tx := &Tx{
-		ctx: ctx, net: n, now: now,
-		seed:  transactionSeed(n.seeds.next(&cmd), cmd.Participant, now),
-		actAs: union(cmd.ActAs), readAs: union(cmd.ReadAs),
-		disclosed: map[daml.ContractID]*Contract{},
-		auth:      [][]daml.Party{union(cmd.ActAs)},
-		created:   map[daml.ContractID]*Contract{},
-		consumed:  map[daml.ContractID]bool{},
-		inputs:    map[daml.ContractID]bool{},
-		cache:     map[daml.ContractID]Template{},
-	}
-	for _, c := range cmd.Disclosed {
-		tx.disclosed[c.ID] = c
-	}
-	if err := cmd.Run(tx); err != nil {
+	tx, syncID, err := n.interpret(ctx, &cmd, now, nil)
+	if err != nil {
 		return nil, err
-	}
-	if len(tx.events) == 0 {
-		return nil, fault.New(fault.InvalidArgument, "the command produced an empty transaction")
-	}
-	tx.witnesses()
-	syncID := cmd.Synchronizer
-	if syncID == "" {
-		var err error
-		if syncID, err = n.defaultSynchronizer(ctx); err != nil {
-			return nil, err
-		}
-	}
-	for _, cid := range slices.Sorted(maps.Keys(tx.located)) {
-		if on := tx.located[cid]; on != "" && on != syncID {
-			return nil, notOnSynchronizer(cid, on, syncID)
-		}
 	}
 	n.flightOn(flight, syncID)
 	p := &pending{
@@ -642,6 +614,121 @@ func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err err
 		change: change, flight: flight, submissionID: cmd.SubmissionID, dedup: n.resolved(cmd.Deduplication),
 	}
 	return p, nil
+}
+
+// checkActAs refuses a command unless every party it acts as is hosted
+// on its participant with submission permission. A party hosted there
+// only to confirm (an external party, whose keys its owner holds) cannot
+// submit: Canton finds no synchronizer on which it can.
+func (n *Network) checkActAs(ctx context.Context, actAs []daml.Party, on ParticipantID) error {
+	for _, p := range actAs {
+		if !n.hostedOn(p, on) {
+			// Another process sharing the database may have allocated
+			// the party since the topology was loaded.
+			if err := n.loadHostings(ctx); err != nil {
+				return err
+			}
+		}
+		if n.hostedOn(p, on) {
+			continue
+		}
+		if n.hostedAt(p, on) != "" {
+			return fault.WithCode(fault.NotFound, CodeNoSynchronizerForSubmission,
+				"This participant cannot submit as the given submitter on any connected synchronizer: it hosts %s with %s permission, not Submission",
+				p, n.hostedAt(p, on))
+		}
+		return fault.WithCode(fault.NotFound, "PARTY_NOT_KNOWN_ON_LEDGER",
+			"Party not known on ledger: %s is not hosted on %s", p, on)
+	}
+	return nil
+}
+
+// CodeNoSynchronizerForSubmission is Canton's error for a command acting
+// as a party that its participant hosts without submission permission,
+// such as an external party.
+const CodeNoSynchronizerForSubmission = "NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT"
+
+// replay fixes what an interpretation would otherwise derive: an
+// executed interactive submission is re-interpreted with the root seeds
+// and the submission time it was prepared with, and with its input
+// contracts given.
+type replay struct {
+	rootSeeds []Seed
+	submitted daml.Timestamp
+}
+
+// interpret runs a command's body in a new Tx at ledger time now and
+// returns the Tx, its witnesses computed, and the synchronizer it runs on.
+// Nothing is committed.
+func (n *Network) interpret(ctx context.Context, cmd *Command, now daml.Timestamp, r *replay) (*Tx, SynchronizerID, error) {
+	tx := &Tx{
+		ctx: ctx, net: n, now: now, submitted: now,
+		actAs: union(cmd.ActAs), readAs: union(cmd.ReadAs),
+		disclosed: map[daml.ContractID]*Contract{},
+		auth:      [][]daml.Party{union(cmd.ActAs)},
+		created:   map[daml.ContractID]*Contract{},
+		consumed:  map[daml.ContractID]bool{},
+		inputs:    map[daml.ContractID]bool{},
+		cache:     map[daml.ContractID]Template{},
+	}
+	if r != nil {
+		tx.rootSeeds, tx.submitted = r.rootSeeds, r.submitted
+		if tx.rootSeeds == nil {
+			tx.rootSeeds = []Seed{}
+		}
+	} else {
+		tx.seed = transactionSeed(n.seeds.next(cmd), cmd.Participant, now)
+	}
+	for _, c := range cmd.Disclosed {
+		tx.disclosed[c.ID] = c
+	}
+	if err := cmd.Run(tx); err != nil {
+		return nil, "", err
+	}
+	if len(tx.events) == 0 {
+		return nil, "", fault.New(fault.InvalidArgument, "the command produced an empty transaction")
+	}
+	tx.witnesses()
+	syncID := cmd.Synchronizer
+	if syncID == "" {
+		var err error
+		if syncID, err = n.defaultSynchronizer(ctx); err != nil {
+			return nil, "", err
+		}
+	}
+	for _, cid := range slices.Sorted(maps.Keys(tx.located)) {
+		if on := tx.located[cid]; on != "" && on != syncID {
+			return nil, "", notOnSynchronizer(cid, on, syncID)
+		}
+	}
+	return tx, syncID, nil
+}
+
+// hostedAt returns the permission at which participant on hosts party p
+// on some synchronizer (the highest when several), or "".
+func (n *Network) hostedAt(p daml.Party, on ParticipantID) Permission {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	var best Permission
+	for _, h := range n.hostings[p] {
+		if h.Participant == on && rank(h.Permission) > rank(best) {
+			best = h.Permission
+		}
+	}
+	return best
+}
+
+// rank orders permissions: observation < confirmation < submission.
+func rank(p Permission) int {
+	switch p {
+	case PermissionSubmission:
+		return 3
+	case PermissionConfirmation:
+		return 2
+	case PermissionObservation:
+		return 1
+	}
+	return 0
 }
 
 func (n *Network) hostedOn(p daml.Party, on ParticipantID) bool {
@@ -763,6 +850,11 @@ func (n *Network) commit(batch []*pending) {
 					errs[i] = partyNotKnown(p.hosts[0].Party)
 				default:
 					changes, err = n.commitTopology(ctx, w, &head, p)
+					for _, k := range slices.Sorted(maps.Keys(p.meta)) {
+						if err == nil {
+							err = w.SetMeta(ctx, k, p.meta[k])
+						}
+					}
 				}
 				if err != nil {
 					return err
@@ -1052,11 +1144,21 @@ next:
 // failure, which fails the batch.
 func (n *Network) verdict(ctx context.Context, w WriteTx, head *Head, p *pending, recheck bool,
 	consumed map[daml.ContractID]bool, moved map[daml.ContractID]*Contract) (refused, err error) {
-	dup, err := n.deduplicate(ctx, w, p, max(n.clock.Now(), head.LastRecordTime+1))
+	rt := max(n.clock.Now(), head.LastRecordTime+1)
+	dup, err := n.deduplicate(ctx, w, p, rt)
 	if err != nil || dup != nil {
 		return dup, err
 	}
-	if recheck {
+	if p.execution != nil {
+		if refused := checkExecution(p.execution, rt); refused != nil {
+			return refused, nil
+		}
+		// The parties of an interactive submission confirm it on the
+		// participants that host them; they need not submit there.
+		if !n.knowsAll(p.tx.Submission.ActAs) {
+			return partyNotKnown(p.tx.Submission.ActAs[0]), nil
+		}
+	} else if recheck {
 		if refused := n.checkSubmitters(p.tx.Submission); refused != nil {
 			return refused, nil
 		}

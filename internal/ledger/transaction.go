@@ -111,6 +111,10 @@ type Transaction struct {
 	Events       []Event
 	Roots        []int32
 	TraceContext TraceContext
+	// ExternalHash is the hash an external party signed, for a
+	// transaction executed from an interactive submission (Canton's
+	// external_transaction_hash); nil otherwise.
+	ExternalHash []byte
 	// NodeSeeds are the seeds of the nodes, by node id, from which the
 	// contract ids were derived when the command was interpreted (what a
 	// prepared transaction shows). They are set on the transaction Submit

@@ -30,6 +30,31 @@ type Tx struct {
 	seed  Seed
 	seeds []Seed
 	roots int32
+	// rootSeeds, when set, are the seeds of the root nodes, given instead
+	// of derived from seed: an executed interactive submission is
+	// re-interpreted with the seeds it was prepared with. seedsShort
+	// records a root beyond them.
+	rootSeeds  []Seed
+	seedsShort bool
+	// submitted is the submission time, from which contract
+	// discriminators derive (Daml-LF's submissionTime): the ledger time of
+	// a command, the preparation time of an interactive submission.
+	submitted daml.Timestamp
+	// timeUsed records that a choice read the ledger time: the
+	// transaction is time-dependent, and a prepared one pins its ledger
+	// time.
+	timeUsed bool
+	// fetches are the transaction's fetch nodes. Canton's transactions
+	// keep a node for every fetch; the ledger API never shows them, so
+	// sandnet's committed transactions keep none and they live only in
+	// the prepared form (interactive.go). order lists, for the roots (key
+	// -1) and for every exercise node, its children in execution order,
+	// fetches included (see nodeRef).
+	fetches []fetchNode
+	order   map[int32][]nodeRef
+	// exercisedSigs are the signatories of the contract of each exercise
+	// node, by node id, which a prepared transaction shows.
+	exercisedSigs map[int32][]daml.Party
 
 	actAs, readAs []daml.Party
 	disclosed     map[daml.ContractID]*Contract
@@ -50,8 +75,60 @@ type Tx struct {
 	located map[daml.ContractID]SynchronizerID
 }
 
-// Now returns the transaction's ledger effective time.
-func (tx *Tx) Now() daml.Timestamp { return tx.now }
+// Now returns the transaction's ledger effective time. Reading it makes
+// the transaction time-dependent, as Daml's getTime does.
+func (tx *Tx) Now() daml.Timestamp {
+	tx.timeUsed = true
+	return tx.now
+}
+
+// fetchNode is a fetch of a contract: what Daml-LF records for a fetch,
+// with the parties acting (the authorizers who are stakeholders).
+type fetchNode struct {
+	contract *Contract
+	acting   []daml.Party
+	iface    *daml.Identifier
+}
+
+// nodeRef names a child in Tx.order: an event id when at least 0, else
+// the fetch -(ref+1).
+type nodeRef int32
+
+func fetchRef(i int) nodeRef { return nodeRef(-(i + 1)) }
+
+// fetchIndex is the index in Tx.fetches of a reference to a fetch, or -1.
+func (r nodeRef) fetchIndex() int {
+	if r >= 0 {
+		return -1
+	}
+	return int(-r) - 1
+}
+
+// parentKey is the key in Tx.order of the innermost open exercise, or -1
+// at the top level.
+func (tx *Tx) parentKey() int32 {
+	if n := len(tx.stack); n > 0 {
+		return tx.stack[n-1]
+	}
+	return -1
+}
+
+// recordFetch records a fetch node of contract c under the innermost
+// open exercise.
+func (tx *Tx) recordFetch(c *Contract, iface *daml.Identifier) {
+	var acting []daml.Party
+	for _, p := range tx.authorizers() {
+		if slices.Contains(c.Stakeholders(), p) {
+			acting = append(acting, p)
+		}
+	}
+	tx.fetches = append(tx.fetches, fetchNode{contract: c, acting: acting, iface: iface})
+	if tx.order == nil {
+		tx.order = map[int32][]nodeRef{}
+	}
+	k := tx.parentKey()
+	tx.order[k] = append(tx.order[k], fetchRef(len(tx.fetches)-1))
+}
 
 // Context returns the context of the command being interpreted.
 func (tx *Tx) Context() context.Context { return tx.ctx }
@@ -105,6 +182,13 @@ func (tx *Tx) authorized(parties []daml.Party) error {
 func (tx *Tx) nextSeed() Seed {
 	n := len(tx.stack)
 	if n == 0 {
+		if tx.rootSeeds != nil {
+			if int(tx.roots) < len(tx.rootSeeds) {
+				return tx.rootSeeds[tx.roots]
+			}
+			tx.seedsShort = true
+			return Seed{}
+		}
 		return nodeSeed(tx.seed, tx.roots)
 	}
 	parent := tx.stack[n-1]
@@ -116,6 +200,11 @@ func (tx *Tx) nextSeed() Seed {
 func (tx *Tx) appendNode(e Event, informees []daml.Party, seed Seed) int32 {
 	id := int32(len(tx.events))
 	e.NodeID = id
+	if tx.order == nil {
+		tx.order = map[int32][]nodeRef{}
+	}
+	k := tx.parentKey()
+	tx.order[k] = append(tx.order[k], nodeRef(id))
 	tx.events = append(tx.events, e)
 	tx.informees = append(tx.informees, informees)
 	tx.seeds = append(tx.seeds, seed)
@@ -176,7 +265,7 @@ func (tx *Tx) create(t Template) (daml.ContractID, error) {
 		Signatories: sigs, Observers: observersOf(sigs, t.Observers()),
 		CreatedAt: tx.now,
 	}
-	cid := unsuffixedID(discriminator(seed, tx.now, c.Stakeholders()))
+	cid := unsuffixedID(discriminator(seed, tx.submitted, c.Stakeholders()))
 	if tx.created[cid] != nil {
 		// Distinct node seeds make this a SHA-256 collision.
 		return "", fault.New(fault.Internal, "discriminator %s derived twice in one transaction", cid)
@@ -262,6 +351,7 @@ func Fetch[T Template](tx *Tx, cid daml.ContractID) (T, error) {
 		return zero, fault.WithCode(fault.DamlPrecondition, "WRONGLY_TYPED_CONTRACT",
 			"Contract %s has template %s, not %s", cid, c.Template.Identifier, zero.TemplateID().Identifier)
 	}
+	tx.recordFetch(c, nil)
 	return out, nil
 }
 
@@ -335,6 +425,10 @@ func (tx *Tx) exerciseOn(c *Contract, iface *daml.Identifier, choice string, arg
 		ActingParties: controllers, Consuming: ch.consuming, Stakeholders: c.Stakeholders(),
 		Children: []int32{},
 	}}, informees, tx.nextSeed())
+	if tx.exercisedSigs == nil {
+		tx.exercisedSigs = map[int32][]daml.Party{}
+	}
+	tx.exercisedSigs[node] = c.Signatories
 	tx.stack = append(tx.stack, node)
 	tx.auth = append(tx.auth, union(c.Signatories, controllers))
 	res, err := ch.run(tx, cid, t, arg)
