@@ -75,8 +75,7 @@ func HashV3Trace(pt *PreparedTransaction) (Hashes, string, error) {
 
 // Hash computes the hashes of pt under the given scheme.
 func Hash(pt *PreparedTransaction, s Scheme) (Hashes, error) {
-	h, err := hashWith(pt, s, nil)
-	return h, err
+	return hashWith(pt, s, nil)
 }
 
 // HashTrace computes the hashes of pt under the given scheme with a trace.
