@@ -1,0 +1,488 @@
+package interactive
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/sandnet/sandnet/internal/daml"
+)
+
+// Field numbers of the messages, from Canton's .proto files
+// (interactive_submission_service.proto, interactive_submission_data.proto
+// and the ledger API's value.proto). The 3.5 key fields are listed so that
+// the decoder can refuse them.
+const (
+	// PreparedTransaction
+	fPTTransaction = 1
+	fPTMetadata    = 2
+
+	// DamlTransaction
+	fTxVersion   = 1
+	fTxRoots     = 2
+	fTxNodes     = 3
+	fTxNodeSeeds = 4
+
+	// DamlTransaction.NodeSeed
+	fSeedNodeID = 1
+	fSeedSeed   = 2
+
+	// DamlTransaction.Node
+	fNodeID = 1
+	fNodeV1 = 1000
+
+	// transaction.v1.Node (oneof node_type)
+	fV1Create     = 1
+	fV1Fetch      = 2
+	fV1Exercise   = 3
+	fV1Rollback   = 4
+	fV1QueryByKey = 5 // 3.5
+
+	// transaction.v1.Create
+	fCreateLfVersion    = 1
+	fCreateContractID   = 2
+	fCreatePackageName  = 3
+	fCreateTemplateID   = 4
+	fCreateArgument     = 5
+	fCreateSignatories  = 6
+	fCreateStakeholders = 7
+	fCreateKey          = 8 // 3.5
+
+	// transaction.v1.Fetch
+	fFetchLfVersion     = 1
+	fFetchContractID    = 2
+	fFetchPackageName   = 3
+	fFetchTemplateID    = 4
+	fFetchSignatories   = 5
+	fFetchStakeholders  = 6
+	fFetchActingParties = 7
+	fFetchInterfaceID   = 8
+	fFetchKey           = 9  // 3.5
+	fFetchByKey         = 10 // 3.5
+
+	// transaction.v1.Exercise
+	fExLfVersion       = 1
+	fExContractID      = 2
+	fExPackageName     = 3
+	fExTemplateID      = 4
+	fExSignatories     = 5
+	fExStakeholders    = 6
+	fExActingParties   = 7
+	fExInterfaceID     = 8
+	fExChoiceID        = 9
+	fExChosenValue     = 10
+	fExConsuming       = 11
+	fExChildren        = 12
+	fExExerciseResult  = 13
+	fExChoiceObservers = 14
+	fExKey             = 15 // 3.5
+	fExByKey           = 16 // 3.5
+
+	// transaction.v1.Rollback
+	fRollbackChildren = 1
+
+	// Metadata (1 is reserved)
+	fMDSubmitterInfo   = 2
+	fMDSynchronizerID  = 3
+	fMDMediatorGroup   = 4
+	fMDTransactionUUID = 5
+	fMDPreparationTime = 6
+	fMDInputContracts  = 7
+	fMDGlobalKeyMap    = 8 // deprecated, always empty
+	fMDMinLET          = 9
+	fMDMaxLET          = 10
+	fMDMaxRecordTime   = 11
+
+	// Metadata.SubmitterInfo
+	fSIActAs     = 1
+	fSICommandID = 2
+
+	// Metadata.InputContract
+	fICV1        = 1
+	fICCreatedAt = 1000
+	fICEventBlob = 1002
+
+	// Value (oneof sum)
+	fValUnit       = 1
+	fValBool       = 2
+	fValInt64      = 3 // sint64
+	fValDate       = 4 // int32
+	fValTimestamp  = 5 // sfixed64
+	fValNumeric    = 6
+	fValParty      = 7
+	fValText       = 8
+	fValContractID = 9
+	fValOptional   = 10
+	fValList       = 11
+	fValTextMap    = 12
+	fValGenMap     = 13
+	fValRecord     = 14
+	fValVariant    = 15
+	fValEnum       = 16
+
+	// Identifier
+	fIDPackageID  = 1
+	fIDModuleName = 2
+	fIDEntityName = 3
+
+	// Record, RecordField
+	fRecordID     = 1
+	fRecordFields = 2
+	fFieldLabel   = 1
+	fFieldValue   = 2
+
+	// Variant, Enum
+	fVariantID    = 1
+	fVariantCtor  = 2
+	fVariantValue = 3
+	fEnumID       = 1
+	fEnumCtor     = 2
+
+	// Optional, List, TextMap, GenMap and their entries
+	fOptionalValue = 1
+	fListElements  = 1
+	fMapEntries    = 1
+	fEntryKey      = 1
+	fEntryValue    = 2
+)
+
+// Marshal serializes pt as Canton's protobuf-java does: fields in
+// field-number order, proto3 defaults (empty strings and lists, zeros,
+// false) omitted, message fields written when present, and oneof cases
+// always written, even with a default value (Value{bool: false},
+// Value{text: ""}, Value{unit: {}}). No field of these messages is a packed
+// scalar list (the repeated fields are strings and messages).
+//
+// A value Marshal cannot represent is written as the protobuf
+// representation of its parts: a nil daml.Value inside a record, list or
+// map becomes a Value message with no case set, which [Unmarshal] refuses.
+func Marshal(pt *PreparedTransaction) []byte {
+	if pt == nil {
+		return nil
+	}
+	var b []byte
+	if pt.Transaction != nil {
+		b = appendMessage(b, fPTTransaction, func(b []byte) []byte { return appendDamlTransaction(b, pt.Transaction) })
+	}
+	if pt.Metadata != nil {
+		b = appendMessage(b, fPTMetadata, func(b []byte) []byte { return appendMetadata(b, pt.Metadata) })
+	}
+	return b
+}
+
+// appendMessage appends a length-delimited sub-message written by body.
+// The body is written in place and shifted right by the size of its length
+// prefix once that is known, which avoids a temporary buffer per level.
+func appendMessage(b []byte, num protowire.Number, body func([]byte) []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	start := len(b)
+	b = body(b)
+	n := len(b) - start
+	sz := protowire.SizeVarint(uint64(n))
+	for range sz {
+		b = append(b, 0)
+	}
+	copy(b[start+sz:], b[start:start+n])
+	protowire.AppendVarint(b[start:start], uint64(n))
+	return b
+}
+
+// appendString appends a proto3 string field unless it is empty.
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+// appendStringAlways appends a string field even when empty (a oneof case).
+func appendStringAlways(b []byte, num protowire.Number, s string) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+// appendBytes appends a proto3 bytes field unless it is empty.
+func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
+// appendVarint appends a proto3 varint field unless it is zero. Negative
+// int32 values arrive sign-extended, as protobuf-java writes them (ten
+// bytes).
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+// appendOptionalVarint appends a proto3 `optional` varint field when set,
+// even when zero.
+func appendOptionalVarint(b []byte, num protowire.Number, v *int64) []byte {
+	if v == nil {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, uint64(*v))
+}
+
+func appendBool(b []byte, num protowire.Number, v bool) []byte {
+	if !v {
+		return b
+	}
+	return appendVarint(b, num, 1)
+}
+
+func appendParties(b []byte, num protowire.Number, ps []daml.Party) []byte {
+	for _, p := range ps {
+		// Elements of a repeated string are written even when empty.
+		b = appendStringAlways(b, num, string(p))
+	}
+	return b
+}
+
+func appendStrings(b []byte, num protowire.Number, ss []string) []byte {
+	for _, s := range ss {
+		b = appendStringAlways(b, num, s)
+	}
+	return b
+}
+
+func appendDamlTransaction(b []byte, tx *DamlTransaction) []byte {
+	b = appendString(b, fTxVersion, tx.Version)
+	b = appendStrings(b, fTxRoots, tx.Roots)
+	for i := range tx.Nodes {
+		n := &tx.Nodes[i]
+		b = appendMessage(b, fTxNodes, func(b []byte) []byte { return appendNode(b, n) })
+	}
+	for i := range tx.NodeSeeds {
+		s := &tx.NodeSeeds[i]
+		b = appendMessage(b, fTxNodeSeeds, func(b []byte) []byte {
+			b = appendVarint(b, fSeedNodeID, uint64(int64(s.NodeID)))
+			return appendBytes(b, fSeedSeed, s.Seed)
+		})
+	}
+	return b
+}
+
+func appendNode(b []byte, n *Node) []byte {
+	b = appendString(b, fNodeID, n.NodeID)
+	if n.Create == nil && n.Fetch == nil && n.Exercise == nil && n.Rollback == nil {
+		return b
+	}
+	// The v1 oneof case is written whenever the node has a kind; inside it,
+	// the node_type oneof case is written even for an empty message.
+	return appendMessage(b, fNodeV1, func(b []byte) []byte {
+		switch {
+		case n.Create != nil:
+			return appendMessage(b, fV1Create, func(b []byte) []byte { return appendCreate(b, n.Create) })
+		case n.Fetch != nil:
+			return appendMessage(b, fV1Fetch, func(b []byte) []byte { return appendFetch(b, n.Fetch) })
+		case n.Exercise != nil:
+			return appendMessage(b, fV1Exercise, func(b []byte) []byte { return appendExercise(b, n.Exercise) })
+		default:
+			return appendMessage(b, fV1Rollback, func(b []byte) []byte {
+				return appendStrings(b, fRollbackChildren, n.Rollback.Children)
+			})
+		}
+	})
+}
+
+// appendTemplateID writes a required identifier field. Canton always sets
+// it, so it is written even when zero (as an empty message).
+func appendTemplateID(b []byte, num protowire.Number, id daml.Identifier) []byte {
+	return appendMessage(b, num, func(b []byte) []byte { return appendIdentifier(b, id) })
+}
+
+func appendOptionalID(b []byte, num protowire.Number, id *daml.Identifier) []byte {
+	if id == nil {
+		return b
+	}
+	return appendTemplateID(b, num, *id)
+}
+
+func appendIdentifier(b []byte, id daml.Identifier) []byte {
+	b = appendString(b, fIDPackageID, id.PackageID)
+	b = appendString(b, fIDModuleName, id.ModuleName)
+	return appendString(b, fIDEntityName, id.EntityName)
+}
+
+// appendValueField writes a Value-typed message field when v is not nil.
+func appendValueField(b []byte, num protowire.Number, v daml.Value) []byte {
+	if v == nil {
+		return b
+	}
+	return appendMessage(b, num, func(b []byte) []byte { return appendValue(b, v) })
+}
+
+// appendValueAlways writes a Value-typed field even for a nil value (an
+// element of a list, say, which has no absent state): an empty message.
+func appendValueAlways(b []byte, num protowire.Number, v daml.Value) []byte {
+	return appendMessage(b, num, func(b []byte) []byte { return appendValue(b, v) })
+}
+
+func appendCreate(b []byte, c *Create) []byte {
+	b = appendString(b, fCreateLfVersion, c.LfVersion)
+	b = appendString(b, fCreateContractID, string(c.ContractID))
+	b = appendString(b, fCreatePackageName, c.PackageName)
+	b = appendTemplateID(b, fCreateTemplateID, c.TemplateID)
+	b = appendValueField(b, fCreateArgument, c.Argument)
+	b = appendParties(b, fCreateSignatories, c.Signatories)
+	return appendParties(b, fCreateStakeholders, c.Stakeholders)
+}
+
+func appendFetch(b []byte, f *Fetch) []byte {
+	b = appendString(b, fFetchLfVersion, f.LfVersion)
+	b = appendString(b, fFetchContractID, string(f.ContractID))
+	b = appendString(b, fFetchPackageName, f.PackageName)
+	b = appendTemplateID(b, fFetchTemplateID, f.TemplateID)
+	b = appendParties(b, fFetchSignatories, f.Signatories)
+	b = appendParties(b, fFetchStakeholders, f.Stakeholders)
+	b = appendParties(b, fFetchActingParties, f.ActingParties)
+	return appendOptionalID(b, fFetchInterfaceID, f.InterfaceID)
+}
+
+func appendExercise(b []byte, e *Exercise) []byte {
+	b = appendString(b, fExLfVersion, e.LfVersion)
+	b = appendString(b, fExContractID, string(e.ContractID))
+	b = appendString(b, fExPackageName, e.PackageName)
+	b = appendTemplateID(b, fExTemplateID, e.TemplateID)
+	b = appendParties(b, fExSignatories, e.Signatories)
+	b = appendParties(b, fExStakeholders, e.Stakeholders)
+	b = appendParties(b, fExActingParties, e.ActingParties)
+	b = appendOptionalID(b, fExInterfaceID, e.InterfaceID)
+	b = appendString(b, fExChoiceID, e.ChoiceID)
+	b = appendValueField(b, fExChosenValue, e.ChosenValue)
+	b = appendBool(b, fExConsuming, e.Consuming)
+	b = appendStrings(b, fExChildren, e.Children)
+	b = appendValueField(b, fExExerciseResult, e.ExerciseResult)
+	return appendParties(b, fExChoiceObservers, e.ChoiceObservers)
+}
+
+func appendMetadata(b []byte, md *Metadata) []byte {
+	if si := md.SubmitterInfo; si != nil {
+		b = appendMessage(b, fMDSubmitterInfo, func(b []byte) []byte {
+			b = appendParties(b, fSIActAs, si.ActAs)
+			return appendString(b, fSICommandID, si.CommandID)
+		})
+	}
+	b = appendString(b, fMDSynchronizerID, md.SynchronizerID)
+	b = appendVarint(b, fMDMediatorGroup, uint64(md.MediatorGroup))
+	b = appendString(b, fMDTransactionUUID, md.TransactionUUID)
+	b = appendVarint(b, fMDPreparationTime, uint64(md.PreparationTime))
+	for i := range md.InputContracts {
+		ic := &md.InputContracts[i]
+		b = appendMessage(b, fMDInputContracts, func(b []byte) []byte {
+			if ic.Create != nil {
+				b = appendMessage(b, fICV1, func(b []byte) []byte { return appendCreate(b, ic.Create) })
+			}
+			b = appendVarint(b, fICCreatedAt, uint64(ic.CreatedAt))
+			return appendBytes(b, fICEventBlob, ic.EventBlob)
+		})
+	}
+	b = appendOptionalVarint(b, fMDMinLET, md.MinLedgerEffectiveTime)
+	b = appendOptionalVarint(b, fMDMaxLET, md.MaxLedgerEffectiveTime)
+	return appendOptionalVarint(b, fMDMaxRecordTime, md.MaxRecordTime)
+}
+
+// appendValue writes the body of a Value message: its one oneof case,
+// written even when it holds a default. A nil v writes nothing.
+func appendValue(b []byte, v daml.Value) []byte {
+	switch x := v.(type) {
+	case daml.Unit:
+		return appendMessage(b, fValUnit, func(b []byte) []byte { return b })
+	case daml.Bool:
+		b = protowire.AppendTag(b, fValBool, protowire.VarintType)
+		return protowire.AppendVarint(b, protowire.EncodeBool(bool(x)))
+	case daml.Int64:
+		b = protowire.AppendTag(b, fValInt64, protowire.VarintType)
+		return protowire.AppendVarint(b, protowire.EncodeZigZag(int64(x)))
+	case daml.Date:
+		b = protowire.AppendTag(b, fValDate, protowire.VarintType)
+		return protowire.AppendVarint(b, uint64(int64(x)))
+	case daml.Timestamp:
+		b = protowire.AppendTag(b, fValTimestamp, protowire.Fixed64Type)
+		return protowire.AppendFixed64(b, uint64(x))
+	case daml.Numeric:
+		return appendStringAlways(b, fValNumeric, x.String())
+	case daml.Party:
+		return appendStringAlways(b, fValParty, string(x))
+	case daml.Text:
+		return appendStringAlways(b, fValText, string(x))
+	case daml.ContractID:
+		return appendStringAlways(b, fValContractID, string(x))
+	case *daml.Optional:
+		if x == nil {
+			return b
+		}
+		return appendMessage(b, fValOptional, func(b []byte) []byte {
+			return appendValueField(b, fOptionalValue, x.Value)
+		})
+	case daml.List:
+		return appendMessage(b, fValList, func(b []byte) []byte {
+			for _, el := range x {
+				b = appendValueAlways(b, fListElements, el)
+			}
+			return b
+		})
+	case daml.TextMap:
+		return appendMessage(b, fValTextMap, func(b []byte) []byte {
+			for i := range x {
+				e := &x[i]
+				b = appendMessage(b, fMapEntries, func(b []byte) []byte {
+					b = appendString(b, fEntryKey, e.Key)
+					return appendValueField(b, fEntryValue, e.Value)
+				})
+			}
+			return b
+		})
+	case daml.GenMap:
+		return appendMessage(b, fValGenMap, func(b []byte) []byte {
+			for i := range x {
+				e := &x[i]
+				b = appendMessage(b, fMapEntries, func(b []byte) []byte {
+					b = appendValueField(b, fEntryKey, e.Key)
+					return appendValueField(b, fEntryValue, e.Value)
+				})
+			}
+			return b
+		})
+	case *daml.Record:
+		if x == nil {
+			return b
+		}
+		return appendMessage(b, fValRecord, func(b []byte) []byte {
+			b = appendOptionalID(b, fRecordID, x.ID)
+			for i := range x.Fields {
+				f := &x.Fields[i]
+				b = appendMessage(b, fRecordFields, func(b []byte) []byte {
+					b = appendString(b, fFieldLabel, f.Label)
+					return appendValueField(b, fFieldValue, f.Value)
+				})
+			}
+			return b
+		})
+	case *daml.Variant:
+		if x == nil {
+			return b
+		}
+		return appendMessage(b, fValVariant, func(b []byte) []byte {
+			b = appendOptionalID(b, fVariantID, x.ID)
+			b = appendString(b, fVariantCtor, x.Constructor)
+			return appendValueField(b, fVariantValue, x.Value)
+		})
+	case *daml.Enum:
+		if x == nil {
+			return b
+		}
+		return appendMessage(b, fValEnum, func(b []byte) []byte {
+			b = appendOptionalID(b, fEnumID, x.ID)
+			return appendString(b, fEnumCtor, x.Constructor)
+		})
+	}
+	return b
+}
