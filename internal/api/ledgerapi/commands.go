@@ -235,8 +235,10 @@ type submission struct {
 }
 
 // prepareSubmission validates a JsCommands for the caller, in Canton's
-// order, and builds the engine command.
-func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (*submission, error) {
+// order, and builds the engine command. A command to prepare for an
+// interactive submission (prepare) needs the right to read as its actAs
+// and readAs parties; one to submit the right to act as its actAs ones.
+func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands, prepare bool) (*submission, error) {
 	userID, err := submittingUser(c, jc.UserID)
 	if err != nil {
 		return nil, err
@@ -278,9 +280,13 @@ func (h *Handler) prepareSubmission(r *http.Request, c caller, jc *jsCommands) (
 		minLedgerTimeRel = *jc.MinLedgerTimeRel
 	}
 	// Rights: acting needs CanActAs for every actAs party, reading
-	// CanReadAs (or CanActAs, or CanReadAsAnyParty) for every readAs party.
+	// CanReadAs (or CanActAs, or CanReadAsAnyParty) for every readAs party
+	// and, when preparing, every actAs party.
 	for _, p := range actAs {
-		if !c.canAct(p) {
+		if prepare && !c.canRead(p) {
+			return nil, permissionDenied(false, "no right to read as %s", p)
+		}
+		if !prepare && !c.canAct(p) {
 			return nil, permissionDenied(false, "no right to act as %s", p)
 		}
 	}
@@ -454,7 +460,7 @@ func (h *Handler) submission(r *http.Request, c caller, obj map[string]any, path
 	if d.err != nil {
 		return nil, d.err
 	}
-	return h.prepareSubmission(r, c, jc)
+	return h.prepareSubmission(r, c, jc, false)
 }
 
 // submit submits the JsCommands at path and waits for its transaction.
@@ -614,7 +620,7 @@ func (h *Handler) project(plan *updatePlan, s *submitted) (*JsTransaction, error
 		UpdateID: s.tx.UpdateID, CommandID: s.tx.Submission.CommandID, WorkflowID: s.tx.WorkflowID,
 		EffectiveAt: s.tx.EffectiveAt.String(), Events: []Event{}, Offset: int64(s.offset),
 		SynchronizerID: string(s.tx.Synchronizer), TraceContext: traceContextOf(s.tx),
-		RecordTime: s.tx.RecordTime.String(),
+		RecordTime: s.tx.RecordTime.String(), ExternalTransactionHash: externalHashOf(s.tx),
 	}, nil
 }
 

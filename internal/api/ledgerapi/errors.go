@@ -162,6 +162,20 @@ var codeClass = map[string]errorClass{
 	// flight and a contract another command took first (locked) may be
 	// retried; a contract archived since the command was interpreted is
 	// missing.
+	// Interactive submission and external parties. Canton classes a
+	// failed model-conformance check as malicious or faulty behaviour
+	// (gRPC UNKNOWN, which its JSON API answers with a 500); sandnet
+	// answers every refusal of a client's input with a 4xx, so it is an
+	// invalid argument here (docs/decisions.md).
+	ledger.CodeFailedToPrepare:             {catInvalidIndependent, grpcInvalidArgument},
+	ledger.CodeFailedToExecute:             {catInvalidIndependent, grpcInvalidArgument},
+	ledger.CodeModelConformance:            {catInvalidIndependent, grpcInvalidArgument},
+	ledger.CodeLedgerTimeOutOfBound:        {catInvalidGivenState, grpcFailedPrecondition},
+	ledger.CodePreparationTimeOutOfBound:   {catInvalidGivenState, grpcFailedPrecondition},
+	ledger.CodeMaxRecordTimeExceeded:       {catInvalidGivenState, grpcFailedPrecondition},
+	ledger.CodeNoSynchronizerForSubmission: {catResourceMissing, grpcNotFound},
+	ledger.CodeExternalPartyAlreadyExists:  {catResourceExists, grpcAlreadyExists},
+
 	ledger.CodeDuplicateCommand:   {catResourceExists, grpcAlreadyExists},
 	ledger.CodeSubmissionInFlight: {catContention, grpcAborted},
 	ledger.CodeLockedContracts:    {catContention, grpcAborted},

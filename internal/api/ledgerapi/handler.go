@@ -28,6 +28,7 @@ import (
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/interactive"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
 
@@ -89,6 +90,20 @@ type Ledger interface {
 	// Reassign moves a contract to another synchronizer: its
 	// unassignment and then its assignment.
 	Reassign(ctx context.Context, spec ledger.ReassignSpec) (unassigned, assigned *ledger.Reassignment, err error)
+	// Prepare interprets a command for an interactive submission without
+	// committing it (ledger.Network.Prepare).
+	Prepare(ctx context.Context, cmd ledger.Command, maxRecordTime daml.Timestamp) (*interactive.PreparedTransaction, error)
+	// ExecuteAndWait checks, re-interprets and commits a prepared
+	// transaction with its signatures (ledger.Network.ExecuteAndWait).
+	ExecuteAndWait(ctx context.Context, spec ledger.ExecuteSpec) (*ledger.Transaction, *ledger.Completion, error)
+	// ExecuteAsync is ExecuteAndWait returning once the sequencer has
+	// taken the transaction.
+	ExecuteAsync(ctx context.Context, spec ledger.ExecuteSpec) error
+	// Participants lists the network's participants.
+	Participants(ctx context.Context) ([]ledger.Participant, error)
+	// AllocateExternalParty records a participant's approval of hosting
+	// an external party (ledger.Network.AllocateExternalParty).
+	AllocateExternalParty(ctx context.Context, spec ledger.ExternalPartySpec) (authorized bool, err error)
 	PartyDirectory
 	UpdateLookup
 }
@@ -99,6 +114,21 @@ func NetworkLedger(n *ledger.Network) Ledger { return networkLedger{n} }
 type networkLedger struct{ n *ledger.Network }
 
 func (l networkLedger) Head(ctx context.Context) (ledger.Head, error) { return l.n.Store().Head(ctx) }
+func (l networkLedger) Prepare(ctx context.Context, cmd ledger.Command, maxRecordTime daml.Timestamp) (*interactive.PreparedTransaction, error) {
+	return l.n.Prepare(ctx, cmd, maxRecordTime)
+}
+func (l networkLedger) ExecuteAndWait(ctx context.Context, spec ledger.ExecuteSpec) (*ledger.Transaction, *ledger.Completion, error) {
+	return l.n.ExecuteAndWait(ctx, spec)
+}
+func (l networkLedger) ExecuteAsync(ctx context.Context, spec ledger.ExecuteSpec) error {
+	return l.n.ExecuteAsync(ctx, spec)
+}
+func (l networkLedger) Participants(ctx context.Context) ([]ledger.Participant, error) {
+	return l.n.Store().Participants(ctx)
+}
+func (l networkLedger) AllocateExternalParty(ctx context.Context, spec ledger.ExternalPartySpec) (bool, error) {
+	return l.n.AllocateExternalParty(ctx, spec)
+}
 func (l networkLedger) Updates(ctx context.Context, q ledger.UpdateQuery) ([]ledger.ParticipantUpdate, error) {
 	return l.n.Store().Updates(ctx, q)
 }
@@ -251,6 +281,12 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/commands/async/submit", h.serve(h.submitAsync))
 	mux.Handle("POST "+prefix+"/v2/commands/submit-and-wait-for-reassignment", h.serve(h.submitAndWaitForReassignment))
 	mux.Handle("POST "+prefix+"/v2/commands/async/submit-reassignment", h.serve(h.submitReassignmentAsync))
+	mux.Handle("POST "+prefix+"/v2/interactive-submission/prepare", h.serve(h.prepare))
+	mux.Handle("POST "+prefix+"/v2/interactive-submission/execute", h.serve(h.execute))
+	mux.Handle("POST "+prefix+"/v2/interactive-submission/executeAndWait", h.serve(h.executeAndWait))
+	mux.Handle("POST "+prefix+"/v2/interactive-submission/executeAndWaitForTransaction", h.serve(h.executeAndWaitForTransaction))
+	mux.Handle("POST "+prefix+"/v2/parties/external/generate-topology", h.serve(h.generateExternalPartyTopology))
+	mux.Handle("POST "+prefix+"/v2/parties/external/allocate", h.serve(h.allocateExternalParty))
 	h.registerNeighbours(mux, prefix)
 	mux.HandleFunc("GET "+prefix+"/docs/openapi", serveOpenAPI)
 	mux.HandleFunc("GET "+prefix+"/docs/asyncapi", serveAsyncAPI)
@@ -332,6 +368,14 @@ type caller struct {
 
 func (c caller) canRead(p daml.Party) bool { return c.wildcard || c.user.CanRead(p) }
 func (c caller) canAct(p daml.Party) bool  { return c.wildcard || c.user.CanAct(p) }
+// canExecute reports whether the caller may execute a prepared
+// transaction acting as p: CanExecuteAs, CanExecuteAsAnyParty or
+// CanActAs, as Canton's ExecuteAs claims.
+func (c caller) canExecute(p daml.Party) bool {
+	return c.wildcard || c.user.CanAct(p) || c.user.Has(ledger.Right{Kind: ledger.CanExecuteAs, Party: p}) ||
+		c.user.Has(ledger.Right{Kind: ledger.CanExecuteAsAnyParty})
+}
+
 func (c caller) canReadAnyParty() bool {
 	return c.wildcard || c.user.Has(ledger.Right{Kind: ledger.CanReadAsAnyParty})
 }

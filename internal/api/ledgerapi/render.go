@@ -201,7 +201,20 @@ func (pr *projector) transaction(offset ledger.Offset, tx *ledger.Transaction) (
 		SynchronizerID: string(tx.Synchronizer),
 		TraceContext:   traceContextOf(tx),
 		RecordTime:     tx.RecordTime.String(),
+
+		ExternalTransactionHash: externalHashOf(tx),
 	}, nil
+}
+
+// externalHashOf is the hash an external party signed for the
+// transaction, base64, when it was executed from an interactive
+// submission.
+func externalHashOf(tx *ledger.Transaction) *string {
+	if len(tx.ExternalHash) == 0 {
+		return nil
+	}
+	s := base64.StdEncoding.EncodeToString(tx.ExternalHash)
+	return &s
 }
 
 // selects reports whether transaction renders tx, that is whether the

@@ -1,0 +1,500 @@
+package ledgerapi_test
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/apitest"
+	"github.com/sandnet/sandnet/internal/api/ledgerapi"
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/interactive"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/signing"
+)
+
+// external is an external party a test onboarded: its id and the key it
+// holds.
+type external struct {
+	party string
+	key   ed25519.PrivateKey
+	fp    string
+}
+
+// keyOf is a deterministic Ed25519 key per name, so that goldens are
+// reproducible.
+func keyOf(name string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("ledgerapi-test-key/" + name))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+// fingerprintOf is the fingerprint of an Ed25519 public key.
+func fingerprintOf(t testing.TB, pub ed25519.PublicKey) string {
+	t.Helper()
+	k, err := signing.ParsePublicKey(signing.KeyFormatRaw, pub, signing.KeySpecCurve25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Fingerprint()
+}
+
+// sig is a Signature object of data by key.
+func sig(t testing.TB, key ed25519.PrivateKey, data []byte) string {
+	t.Helper()
+	return `{"format":"SIGNATURE_FORMAT_CONCAT","signature":"` + base64.StdEncoding.EncodeToString(ed25519.Sign(key, data)) +
+		`","signedBy":"` + fingerprintOf(t, key.Public().(ed25519.PublicKey)) + `","signingAlgorithmSpec":"SIGNING_ALGORITHM_SPEC_ED25519"}`
+}
+
+// generate asks the participant under prefix for the topology of an
+// external party with name's key, as the wallet SDK does.
+func (e *env) generate(t testing.TB, prefix, hint, name, extra string) ledgerapi.GenerateExternalPartyTopologyResponse {
+	t.Helper()
+	pub := keyOf(name).Public().(ed25519.PublicKey)
+	body := `{"synchronizer":"` + string(e.seeded.Synchronizer) + `","partyHint":"` + hint +
+		`","publicKey":{"format":"CRYPTO_KEY_FORMAT_RAW","keyData":"` + base64.StdEncoding.EncodeToString(pub) +
+		`","keySpec":"SIGNING_KEY_SPEC_EC_CURVE25519"}` + extra + `}`
+	rec := e.post(t, options{}, prefix+"/v2/parties/external/generate-topology", "alice", body)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("generate-topology: %d %s", rec.Code, rec.Body)
+	}
+	var g ledgerapi.GenerateExternalPartyTopologyResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &g); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// allocateBody is the allocate request of generated transactions, signed
+// over their multi-hash by key.
+func (e *env) allocateBody(t testing.TB, g ledgerapi.GenerateExternalPartyTopologyResponse, key ed25519.PrivateKey, userID string) string {
+	t.Helper()
+	mh, err := base64.StdEncoding.DecodeString(g.MultiHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txs []string
+	for _, tx := range g.TopologyTransactions {
+		txs = append(txs, `{"transaction":"`+tx+`"}`)
+	}
+	user := ""
+	if userID != "" {
+		user = `,"userId":"` + userID + `"`
+	}
+	return `{"synchronizer":"` + string(e.seeded.Synchronizer) + `","onboardingTransactions":[` + strings.Join(txs, ",") +
+		`],"multiHashSignatures":[` + sig(t, key, mh) + `],"identityProviderId":""` + user + `}`
+}
+
+// onboard onboards an external party hosted on the validator participant
+// and gives user alice the right to act as it.
+func (e *env) onboard(t testing.TB, hint string) external {
+	t.Helper()
+	key := keyOf(hint)
+	g := e.generate(t, "", hint, hint, "")
+	rec := e.post(t, options{}, "/v2/parties/external/allocate", "participant_admin", e.allocateBody(t, g, key, "alice"))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("allocate: %d %s", rec.Code, rec.Body)
+	}
+	return external{party: g.PartyID, key: key, fp: g.PublicKeyFingerprint}
+}
+
+// prepared is a prepare answer, decoded.
+type prepared struct {
+	b64  string
+	hash []byte
+	pt   *interactive.PreparedTransaction
+}
+
+// prepare prepares a JsPrepareSubmissionRequest as alice.
+func (e *env) prepare(t testing.TB, body string) prepared {
+	t.Helper()
+	rec := e.post(t, options{}, "/v2/interactive-submission/prepare", "alice", body)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("prepare: %d %s", rec.Code, rec.Body)
+	}
+	var resp ledgerapi.JsPrepareSubmissionResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	p := prepared{b64: resp.PreparedTransaction}
+	raw, err := base64.StdEncoding.DecodeString(resp.PreparedTransaction)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.pt, err = interactive.Unmarshal(raw); err != nil {
+		t.Fatal(err)
+	}
+	if p.hash, err = base64.StdEncoding.DecodeString(resp.PreparedTransactionHash); err != nil {
+		t.Fatal(err)
+	}
+	h, err := interactive.HashV2(p.pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(h.Final[:]) != string(p.hash) {
+		t.Fatalf("the hash of the decoded prepared transaction differs from the answer's")
+	}
+	return p
+}
+
+// executeBody is an execute request of a prepared transaction signed by x.
+func executeBody(t testing.TB, p prepared, x external, submissionID string) string {
+	t.Helper()
+	return `{"preparedTransaction":"` + p.b64 + `","partySignatures":{"signatures":[{"party":"` + x.party + `","signatures":[` +
+		sig(t, x.key, p.hash) + `]}]},"submissionId":"` + submissionID + `","hashingSchemeVersion":"HASHING_SCHEME_VERSION_V2"}`
+}
+
+// pingBody is a prepare request creating a Ping from x to bob.
+func pingBody(x external, commandID string) string {
+	return `{"commands":[{"CreateCommand":{"templateId":"` + pingTemplate + `","createArguments":{"id":"` + commandID +
+		`","initiator":"` + x.party + `","responder":"{bob}"}}}],"commandId":"` + commandID + `","actAs":["` + x.party + `"]}`
+}
+
+// tapBody is a prepare request of a DevNet tap of amount for x, the
+// DSO's contracts disclosed.
+func (e *env) tapBody(t testing.TB, x external, commandID, amount string) string {
+	t.Helper()
+	ac, err := splice.LoadAmuletContext(t.Context(), e.net.Store(), e.seeded.DSOParty, e.net.Clock().Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var disclosed []string
+	for _, c := range ac.Disclosed() {
+		blob, err := ledger.EncodeContract(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disclosed = append(disclosed, `{"contractId":"`+string(c.ID)+`","templateId":"`+c.Template.Identifier.String()+
+			`","createdEventBlob":"`+base64.StdEncoding.EncodeToString(blob)+`","synchronizerId":""}`)
+	}
+	return `{"commands":[{"ExerciseCommand":{"templateId":"#splice-amulet:Splice.AmuletRules:AmuletRules","contractId":"` +
+		string(ac.AmuletRules.ID) + `","choice":"AmuletRules_DevNet_Tap","choiceArgument":{"receiver":"` + x.party +
+		`","amount":"` + amount + `","openRound":"` + string(ac.OpenRound.ID) + `"}}}],"commandId":"` + commandID +
+		`","actAs":["` + x.party + `"],"disclosedContracts":[` + strings.Join(disclosed, ",") + `]}`
+}
+
+// resign re-encodes an edited prepared transaction and signs its new
+// hash, as a client holding the party's key can.
+func resign(t testing.TB, p prepared) prepared {
+	t.Helper()
+	h, err := interactive.HashV2(p.pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prepared{b64: base64.StdEncoding.EncodeToString(interactive.Marshal(p.pt)), hash: h.Final[:], pt: p.pt}
+}
+
+// amuletCreate returns the argument of the first Amulet the prepared
+// transaction creates.
+func amuletCreate(t testing.TB, p prepared) *daml.Record {
+	t.Helper()
+	for _, n := range p.pt.Transaction.Nodes {
+		if c := n.Create; c != nil && c.TemplateID.EntityName == "Amulet" {
+			return c.Argument.(*daml.Record)
+		}
+	}
+	t.Fatal("the prepared transaction creates no Amulet")
+	return nil
+}
+
+// TestInteractiveSubmission onboards external parties and prepares,
+// signs and executes their transactions, as allowed and refused, each
+// case on a network of its own: the status, Canton's error code, the
+// golden response and its conformance to the document.
+func TestInteractiveSubmission(t *testing.T) {
+	t.Parallel()
+	s := mustSpec(t)
+	golden := apitest.OpenGolden(t, "interactive", *update)
+	// A case's run does its setup and returns the request to check.
+	type request struct{ path, user, body string }
+	cases := []struct {
+		name   string
+		run    func(t *testing.T, e *env) request
+		status int
+		code   string
+		// after checks the ledger once the request is answered.
+		after func(t *testing.T, e *env)
+	}{
+		{name: "generate the topology of an external party", status: 200,
+			run: func(t *testing.T, e *env) request {
+				pub := keyOf("carol").Public().(ed25519.PublicKey)
+				return request{"/v2/parties/external/generate-topology", "alice", `{"synchronizer":"` + string(e.seeded.Synchronizer) +
+					`","partyHint":"carol","publicKey":{"format":"CRYPTO_KEY_FORMAT_RAW","keyData":"` + base64.StdEncoding.EncodeToString(pub) +
+					`","keySpec":"SIGNING_KEY_SPEC_EC_CURVE25519"}}`}
+			}},
+		{name: "allocate an external party", status: 200,
+			run: func(t *testing.T, e *env) request {
+				g := e.generate(t, "", "carol", "carol", "")
+				return request{"/v2/parties/external/allocate", "participant_admin", e.allocateBody(t, g, keyOf("carol"), "alice")}
+			},
+			after: func(t *testing.T, e *env) {
+				rec := httptest.NewRecorder()
+				e.handler(options{}).ServeHTTP(rec, newRequest(http.MethodGet, "/v2/parties/"+carol(t), bearer(t, "participant_admin"), ""))
+				if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"isLocal":true`) {
+					t.Errorf("the party is not local: %d %s", rec.Code, rec.Body)
+				}
+			}},
+		{name: "allocate with a signature by another key", status: 400, code: "TOPOLOGY_INVALID_TX_SIGNATURE",
+			run: func(t *testing.T, e *env) request {
+				g := e.generate(t, "", "carol", "carol", "")
+				return request{"/v2/parties/external/allocate", "participant_admin", e.allocateBody(t, g, keyOf("mallory"), "")}
+			},
+			after: func(t *testing.T, e *env) {
+				if hs := e.net.HostingsOf(daml.Party(carol(t))); len(hs) != 0 {
+					t.Errorf("the refused party is hosted: %v", hs)
+				}
+			}},
+		{name: "allocate an external party twice", status: 409, code: ledger.CodeExternalPartyAlreadyExists,
+			run: func(t *testing.T, e *env) request {
+				e.onboard(t, "carol")
+				g := e.generate(t, "", "carol", "carol", "")
+				return request{"/v2/parties/external/allocate", "participant_admin", e.allocateBody(t, g, keyOf("carol"), "")}
+			}},
+		{name: "prepare a ping", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				return request{"/v2/interactive-submission/prepare", "alice", e.expand(pingBody(x, "c1"))}
+			}},
+		{name: "prepare a tap, verbose", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				body := strings.Replace(e.tapBody(t, x, "t1", "10.0"), `"commandId"`, `"verboseHashing":true,"commandId"`, 1)
+				return request{"/v2/interactive-submission/prepare", "alice", body}
+			}},
+		{name: "prepare with hashing scheme V3", status: 400, code: ledger.CodeFailedToPrepare,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				body := strings.Replace(e.expand(pingBody(x, "c1")), `"commandId"`, `"hashingSchemeVersion":"HASHING_SCHEME_VERSION_V3","commandId"`, 1)
+				return request{"/v2/interactive-submission/prepare", "alice", body}
+			}},
+		{name: "prepare two commands", status: 400, code: ledger.CodeFailedToPrepare,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				body := e.expand(pingBody(x, "c1"))
+				i := strings.Index(body, `],"commandId"`)
+				one := body[len(`{"commands":[`):i]
+				return request{"/v2/interactive-submission/prepare", "alice", `{"commands":[` + one + "," + one + body[i:]}
+			}},
+		{name: "prepare without the right to read as the party", status: 403, code: "PERMISSION_DENIED",
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				return request{"/v2/interactive-submission/prepare", "bob", e.expand(pingBody(x, "c1"))}
+			}},
+		{name: "execute and wait", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "execute and wait for the transaction", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				return request{"/v2/interactive-submission/executeAndWaitForTransaction", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "execute a tap and wait for the transaction", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.tapBody(t, x, "t1", "10.0"))
+				return request{"/v2/interactive-submission/executeAndWaitForTransaction", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "execute without waiting", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				return request{"/v2/interactive-submission/execute", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "a signature by another key", status: 400, code: ledger.CodeFailedToExecute,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				x.key = keyOf("mallory")
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "a tampered transaction under the original signature", status: 400, code: ledger.CodeFailedToExecute,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.tapBody(t, x, "t1", "10.0"))
+				body := executeBody(t, p, x, "s1")
+				setAmount(t, amuletCreate(t, p), "1000000.0")
+				edited := resign(t, p)
+				return request{"/v2/interactive-submission/executeAndWait", "alice", strings.Replace(body, p.b64, edited.b64, 1)}
+			}},
+		{name: "a tampered transaction, re-hashed and re-signed", status: 400, code: ledger.CodeModelConformance,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.tapBody(t, x, "t1", "10.0"))
+				setAmount(t, amuletCreate(t, p), "1000000.0")
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, resign(t, p), x, "s1")}
+			},
+			after: func(t *testing.T, e *env) {
+				if n := e.amulets(t, daml.Party(carol(t))); n != 0 {
+					t.Errorf("the refused tap created %d amulets", n)
+				}
+			}},
+		{name: "no signature of the acting party", status: 400, code: ledger.CodeFailedToExecute,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				body := strings.Replace(executeBody(t, p, x, "s1"), `"party":"`+x.party, `"party":"`+string(e.party("bob")), 1)
+				return request{"/v2/interactive-submission/executeAndWait", "alice", body}
+			}},
+		{name: "an unspecified hashing scheme", status: 400, code: "INVALID_FIELD",
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				return request{"/v2/interactive-submission/executeAndWait", "alice",
+					strings.Replace(executeBody(t, p, x, "s1"), "HASHING_SCHEME_VERSION_V2", "HASHING_SCHEME_VERSION_UNSPECIFIED", 1)}
+			}},
+		{name: "a preparation a day old", status: 400, code: ledger.CodePreparationTimeOutOfBound,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				if _, err := e.net.AdvanceClock(t.Context(), 25*time.Hour); err != nil {
+					t.Fatal(err)
+				}
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "a consumed input", status: 404, code: ledger.CodeInactiveContracts,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				rec := e.post(t, options{}, "/v2/commands/submit-and-wait-for-transaction", "alice",
+					`{"commands":`+e.expand(createPing("p2", "{alice}", "{alice}", x.party))+`}`)
+				if rec.Code != 200 {
+					t.Fatalf("create a ping to carol: %d %s", rec.Code, rec.Body)
+				}
+				cid := createdID(t, rec)
+				respond := `{"commands":[{"ExerciseCommand":{"templateId":"` + pingTemplate + `","contractId":"` + cid +
+					`","choice":"Respond","choiceArgument":{}}}],"commandId":"r1","actAs":["` + x.party + `"]}`
+				first := e.prepare(t, respond)
+				second := e.prepare(t, strings.Replace(respond, `"r1"`, `"r2"`, 1))
+				if rec := e.post(t, options{}, "/v2/interactive-submission/executeAndWait", "alice", executeBody(t, first, x, "s1")); rec.Code != 200 {
+					t.Fatalf("the first response: %d %s", rec.Code, rec.Body)
+				}
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, second, x, "s2")}
+			}},
+		{name: "execute the same transaction twice", status: 409, code: ledger.CodeDuplicateCommand,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				if rec := e.post(t, options{}, "/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")); rec.Code != 200 {
+					t.Fatalf("the first execution: %d %s", rec.Code, rec.Body)
+				}
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s2")}
+			}},
+		{name: "execute with CanExecuteAs only", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				e.grant(t, userExecutor, ledger.Right{Kind: ledger.CanExecuteAs, Party: daml.Party(x.party)})
+				return request{"/v2/interactive-submission/executeAndWait", userExecutor, executeBody(t, p, x, "s1")}
+			}},
+		{name: "execute without the right to", status: 403, code: "PERMISSION_DENIED",
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				return request{"/v2/interactive-submission/executeAndWait", "bob", executeBody(t, p, x, "s1")}
+			}},
+		{name: "submit as an external party", status: 404, code: ledger.CodeNoSynchronizerForSubmission,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				return request{"/v2/commands/submit-and-wait", "alice", e.expand(createPing("c1", x.party, x.party, "{bob}"))}
+			}},
+	}
+	var (
+		mu  sync.Mutex
+		ran int
+	)
+	t.Run("cases", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				e := newEnv(t)
+				req := tc.run(t, e)
+				rec := e.post(t, options{}, req.path, req.user, req.body)
+				mu.Lock()
+				ran++
+				mu.Unlock()
+				if rec.Code != tc.status {
+					t.Fatalf("status = %d, want %d: %s", rec.Code, tc.status, rec.Body)
+				}
+				if rec.Code != http.StatusOK {
+					checkError(t, rec, tc.code)
+				}
+				golden.Check(t, tc.name, entryOf(t, rec))
+				if err := s.Validate(t, newRequest(http.MethodPost, req.path, bearer(t, req.user), req.body), rec); err != nil {
+					t.Errorf("request does not conform to the document: %v", err)
+				}
+				if tc.after != nil {
+					tc.after(t, e)
+				}
+			})
+		}
+	})
+	golden.Finish(t, ran == len(cases))
+}
+
+// carol is the id of the external party the cases onboard as "carol".
+func carol(t testing.TB) string {
+	return "carol::" + fingerprintOf(t, keyOf("carol").Public().(ed25519.PublicKey))
+}
+
+// setAmount sets the amount of an Amulet argument.
+func setAmount(t testing.TB, amulet *daml.Record, amount string) {
+	t.Helper()
+	for i, f := range amulet.Fields {
+		if f.Label == "amount" {
+			// ExpiringAmount{initialAmount, createdAt, ratePerRound}
+			r := f.Value.(*daml.Record)
+			r.Fields[0].Value = daml.MustNumeric(amount)
+			amulet.Fields[i].Value = r
+			return
+		}
+	}
+	t.Fatal("no amount field")
+}
+
+// amulets counts a party's active Amulet contracts.
+func (e *env) amulets(t testing.TB, owner daml.Party) int {
+	t.Helper()
+	cs, err := e.net.Store().ActiveContracts(t.Context(), ledger.ContractFilter{Templates: []ledger.TemplateID{splice.Amulet{}.TemplateID()}, Stakeholder: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(cs)
+}
+
+// createdID returns the id of the first contract a transaction answer
+// creates.
+func createdID(t testing.TB, rec *httptest.ResponseRecorder) string {
+	t.Helper()
+	var resp ledgerapi.JsSubmitAndWaitForTransactionResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range resp.Transaction.Events {
+		if ev.CreatedEvent != nil {
+			return ev.CreatedEvent.ContractID
+		}
+	}
+	t.Fatalf("no created event in %s", rec.Body)
+	return ""
+}
+
+// grant gives a user of the validator participant a right.
+func (e *env) grant(t testing.TB, user string, r ledger.Right) {
+	t.Helper()
+	if _, err := e.net.UpdateUser(t.Context(), e.seeded.Validator.Participant, user, func(u *ledger.User) error {
+		u.Rights = append(u.Rights, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
