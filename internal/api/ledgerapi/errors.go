@@ -141,6 +141,12 @@ var codeClass = map[string]errorClass{
 	codeTooManyIDPs:                 {catInvalidGivenState, grpcFailedPrecondition},
 	codeInvalidIDPUpdateRequest:     {catInvalidIndependent, grpcInvalidArgument},
 
+	// The package preferences (preferred.go), and the routing errors
+	// Canton gives them.
+	codeNoPreferredPackages:           {catInvalidGivenState, grpcFailedPrecondition},
+	codeInformeesNotActive:            {catInvalidGivenState, grpcFailedPrecondition},
+	codeInvalidPrescribedSynchronizer: {catInvalidGivenState, grpcFailedPrecondition},
+
 	// The codes of command submission, as Canton classifies them. The
 	// engine names them (internal/ledger); the classes live here, with
 	// the rest of the API's mapping.
@@ -151,7 +157,7 @@ var codeClass = map[string]errorClass{
 	"CONTRACT_NOT_FOUND":             {catResourceMissing, grpcNotFound},
 	"CONTRACT_NOT_ACTIVE":            {catResourceMissing, grpcNotFound},
 	"PARTY_NOT_KNOWN_ON_LEDGER":      {catResourceMissing, grpcNotFound},
-	"UNKNOWN_INFORMEES":              {catResourceMissing, grpcNotFound},
+	codeUnknownInformees:             {catResourceMissing, grpcNotFound},
 	ledger.CodeUnhandledException:    {catInvalidGivenState, grpcFailedPrecondition},
 	"DAML_FAILURE":                   {catInvalidGivenState, grpcFailedPrecondition},
 	ledger.CodeInterpretation:        {catInvalidGivenState, grpcFailedPrecondition},

@@ -5,8 +5,9 @@
 // services (/v2/commands), their websocket streams, the ledger end,
 // the connected synchronizers, the version, user management (/v2/users),
 // party management (/v2/parties), identity provider configurations
-// (/v2/idps), point lookups of updates and contracts, the paged reads and
-// the packages surface, with Canton's request rules, response encodings,
+// (/v2/idps), point lookups of updates and contracts, the paged reads,
+// the packages surface and the package preferences of interactive
+// submission, with Canton's request rules, response encodings,
 // errors and authorization, so that unmodified Canton clients work against
 // sandnet. A path under /v2 that no route
 // serves is answered with Canton's 404 for unknown routes.

@@ -5,7 +5,7 @@ import "net/http"
 // registerNeighbours adds the routes an app needs beside command
 // submission: party allocation and update, identity provider
 // configurations, lookups of updates and contracts, the paged reads, and
-// the packages.
+// the packages and the package preferences.
 func (h *Handler) registerNeighbours(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/parties", h.serve(h.allocateParty))
 	mux.Handle("PATCH "+prefix+"/v2/parties/{party}", h.serve(h.updateParty))
@@ -35,4 +35,6 @@ func (h *Handler) registerNeighbours(mux *http.ServeMux, prefix string) {
 	mux.Handle("POST "+prefix+"/v2/package-vetting/list", h.serve(h.listVettedPackages))
 	mux.Handle("POST "+prefix+"/v2/package-vetting", h.serve(h.refuseVettingUpdate))
 	mux.Handle("POST "+prefix+"/v2/package-vetting/update", h.serve(h.refuseVettingUpdate))
+	mux.Handle("GET "+prefix+"/v2/interactive-submission/preferred-package-version", h.serve(h.preferredPackageVersion))
+	mux.Handle("POST "+prefix+"/v2/interactive-submission/preferred-packages", h.serve(h.preferredPackages))
 }

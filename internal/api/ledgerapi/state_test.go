@@ -85,6 +85,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/users", "POST /v2/users/{user-id}/rights",
 		"POST /v2/commands/async/submit", "POST /v2/commands/async/submit-reassignment", "POST /v2/commands/submit-and-wait-for-reassignment", "POST /v2/commands/submit-and-wait", "POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/submit-and-wait-for-transaction-tree",
 		"POST /v2/commands/command-completions", "POST /v2/commands/completions",
+		"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
 	}
 	slices.Sort(want)
 	if !slices.Equal(ops, want) {
