@@ -89,7 +89,9 @@ func GenerateLegacy(req GenerateRequest) (*Generated, error) {
 }
 
 // NewGenerated serializes and hashes transactions built in memory, for
-// callers that compose their own onboarding set.
+// callers that compose their own onboarding set. It records each
+// transaction's bytes in it: its [Transaction.Bytes] no longer follow
+// later changes to the model.
 func NewGenerated(party, fingerprint string, txs []*Transaction) *Generated {
 	g := &Generated{PartyID: party, Fingerprint: fingerprint, Transactions: txs}
 	for _, t := range txs {
