@@ -132,8 +132,7 @@ func wantError(tb testing.TB, err error, code, want string) {
 	}
 }
 
-// generate is Generate for hint at the vectors' participant, failing the
-// test on an error.
+// generate is Generate, failing the test on an error.
 func generate(tb testing.TB, req topology.GenerateRequest) *topology.Generated {
 	tb.Helper()
 	g, err := topology.Generate(req)
