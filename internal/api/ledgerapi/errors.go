@@ -10,6 +10,7 @@ import (
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/topology"
 )
 
 // The ledger API answers two error shapes: input it cannot decode (a body,
@@ -181,6 +182,12 @@ var codeClass = map[string]errorClass{
 	ledger.CodeMaxRecordTimeExceeded:       {catInvalidGivenState, grpcFailedPrecondition},
 	ledger.CodeNoSynchronizerForSubmission: {catResourceMissing, grpcNotFound},
 	ledger.CodeExternalPartyAlreadyExists:  {catResourceExists, grpcAlreadyExists},
+	// The topology manager's refusals of onboarding transactions: Canton
+	// raises them as alarms (category 5, redacted); sandnet names them,
+	// as invalid arguments, so that a client can tell what to fix.
+	topology.CodeInvalidSignature:             {catInvalidIndependent, grpcInvalidArgument},
+	topology.CodeUnauthorizedTransaction:      {catInvalidIndependent, grpcInvalidArgument},
+	topology.CodeMultiTransactionHashMismatch: {catInvalidIndependent, grpcInvalidArgument},
 
 	ledger.CodeDuplicateCommand:   {catResourceExists, grpcAlreadyExists},
 	ledger.CodeSubmissionInFlight: {catContention, grpcAborted},

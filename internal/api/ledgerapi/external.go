@@ -86,7 +86,7 @@ func (h *Handler) generateExternalPartyTopology(w http.ResponseWriter, r *http.R
 		PartyID: g.PartyID, PublicKeyFingerprint: g.Fingerprint,
 		MultiHash: base64.StdEncoding.EncodeToString(g.MultiHash),
 	}
-	for _, t := range g.Transactions {
+	for _, t := range g.Serialized {
 		resp.TopologyTransactions = append(resp.TopologyTransactions, base64.StdEncoding.EncodeToString(t))
 	}
 	return writeJSON(w, resp)
@@ -113,16 +113,20 @@ func parsePublicKey(format, keyData, keySpec string) (signing.PublicKey, error) 
 	return k, nil
 }
 
-// topologyError answers a refusal of internal/topology: its own codes
-// (the topology manager's) pass, the rest are invalid arguments.
+// topologyError answers a refusal of internal/topology: its invalid
+// arguments and fields get the ledger API's causes, the topology
+// manager's own codes pass as they are.
 func topologyError(err error) error {
-	if fe, ok := fault.As(err); ok && fe.Code != "" {
-		return fe
-	}
-	if fe, ok := fault.As(err); ok {
+	fe, ok := fault.As(err)
+	switch {
+	case !ok:
+		return invalidArgument("%v", err)
+	case fe.Code == topology.CodeInvalidField:
+		return fault.WithCode(fault.InvalidArgument, codeInvalidField, "The submitted command has a field with invalid value: %s", fe.Message)
+	case fe.Code == "" || fe.Code == topology.CodeInvalidArgument:
 		return invalidArgument("%s", fe.Message)
 	}
-	return invalidArgument("%v", err)
+	return fe
 }
 
 // AllocateExternalPartyResponse answers allocate.
@@ -188,7 +192,7 @@ func (h *Handler) allocateExternalParty(w http.ResponseWriter, r *http.Request) 
 		if err != nil || len(raw) == 0 {
 			return invalidArgument("Invalid transaction: onboarding transaction %d is not base64", i)
 		}
-		s := topology.SignedTransaction{Raw: raw}
+		s := topology.SignedTransaction{Transaction: raw}
 		for _, js := range st.sigs {
 			sig, err := decodeSignature(js)
 			if err != nil {
@@ -217,7 +221,7 @@ func (h *Handler) allocateExternalParty(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	spec := ledger.ExternalPartySpec{Participant: h.cfg.Participant}
-	spec.Party, spec.Keys, spec.Threshold = party, ob.SigningKeys, ob.SigningThreshold
+	spec.Party, spec.Keys, spec.Threshold = party, ob.SigningKeys, int(ob.SigningThreshold)
 	spec.Transactions = ob.Transactions
 	known, err := h.participants(ctx)
 	if err != nil {

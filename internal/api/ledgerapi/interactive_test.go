@@ -241,7 +241,15 @@ func TestInteractiveSubmission(t *testing.T) {
 					t.Errorf("the party is not local: %d %s", rec.Code, rec.Body)
 				}
 			}},
-		{name: "allocate with a signature by another key", status: 400, code: "TOPOLOGY_INVALID_TX_SIGNATURE",
+		{name: "allocate with a signature that does not verify", status: 400, code: "TOPOLOGY_INVALID_TX_SIGNATURE",
+			run: func(t *testing.T, e *env) request {
+				g := e.generate(t, "", "carol", "carol", "")
+				body := e.allocateBody(t, g, keyOf("carol"), "")
+				// carol's key signs something else.
+				good := sig(t, keyOf("carol"), mustB64(t, g.MultiHash))
+				return request{"/v2/parties/external/allocate", "participant_admin", strings.Replace(body, good, sig(t, keyOf("carol"), []byte("something else")), 1)}
+			}},
+		{name: "allocate with a signature by another key", status: 400, code: "TOPOLOGY_UNAUTHORIZED_TRANSACTION",
 			run: func(t *testing.T, e *env) request {
 				g := e.generate(t, "", "carol", "carol", "")
 				return request{"/v2/parties/external/allocate", "participant_admin", e.allocateBody(t, g, keyOf("mallory"), "")}
@@ -439,6 +447,15 @@ func TestInteractiveSubmission(t *testing.T) {
 		}
 	})
 	golden.Finish(t, ran == len(cases))
+}
+
+func mustB64(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // carol is the id of the external party the cases onboard as "carol".
