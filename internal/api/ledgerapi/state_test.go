@@ -86,6 +86,9 @@ func TestOpenAPIDocument(t *testing.T) {
 		"POST /v2/commands/async/submit", "POST /v2/commands/async/submit-reassignment", "POST /v2/commands/submit-and-wait-for-reassignment", "POST /v2/commands/submit-and-wait", "POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/submit-and-wait-for-transaction-tree",
 		"POST /v2/commands/command-completions", "POST /v2/commands/completions",
 		"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
+		"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
+		"POST /v2/interactive-submission/executeAndWait", "POST /v2/interactive-submission/executeAndWaitForTransaction",
+		"POST /v2/parties/external/generate-topology", "POST /v2/parties/external/allocate",
 	}
 	slices.Sort(want)
 	if !slices.Equal(ops, want) {
