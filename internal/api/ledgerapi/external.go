@@ -242,7 +242,7 @@ func (h *Handler) allocateExternalParty(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	if authorized || len(spec.Hosts) > 1 {
+	if authorized {
 		if _, err := h.cfg.Ledger.UpdatePartyRecord(ctx, h.cfg.Participant, party, func(rec *ledger.PartyRecord, exists bool) error {
 			if !exists {
 				rec.IdentityProviderID = idp

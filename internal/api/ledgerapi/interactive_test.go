@@ -259,6 +259,47 @@ func TestInteractiveSubmission(t *testing.T) {
 					t.Errorf("the refused party is hosted: %v", hs)
 				}
 			}},
+		{name: "allocate a party hosted on two participants, on the first", status: 200,
+			run: func(t *testing.T, e *env) request {
+				g := e.generate(t, "", "carol", "carol", `,"otherConfirmingParticipantUids":["`+uidOf(e.seeded.SVs[0].Participant)+`"]`)
+				return request{"/v2/parties/external/allocate", "participant_admin", e.allocateBody(t, g, keyOf("carol"), "")}
+			},
+			after: func(t *testing.T, e *env) {
+				// Hosted nowhere until the second participant approves.
+				if hs := e.net.HostingsOf(daml.Party(carol(t))); len(hs) != 0 {
+					t.Errorf("hosted before every participant approved: %v", hs)
+				}
+			}},
+		{name: "allocate a party hosted on two participants, on the second", status: 200,
+			run: func(t *testing.T, e *env) request {
+				g := e.generate(t, "", "carol", "carol", `,"otherConfirmingParticipantUids":["`+uidOf(e.seeded.SVs[0].Participant)+`"]`)
+				body := e.allocateBody(t, g, keyOf("carol"), "")
+				if rec := e.post(t, options{}, "/v2/parties/external/allocate", "participant_admin", body); rec.Code != 200 {
+					t.Fatalf("allocate on the validator: %d %s", rec.Code, rec.Body)
+				}
+				return request{"/sv/1/v2/parties/external/allocate", e.seeded.SVs[0].OperatorUser, body}
+			},
+			after: func(t *testing.T, e *env) {
+				hs := e.net.HostingsOf(daml.Party(carol(t)))
+				if len(hs) != 2 {
+					t.Fatalf("hostings %v, want the validator's and SV 1's", hs)
+				}
+				for _, h := range hs {
+					if h.Permission != ledger.PermissionConfirmation {
+						t.Errorf("hosted with %s: %v", h.Permission, h)
+					}
+				}
+			}},
+		{name: "the onboarding in the party's updates", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				if rec := e.post(t, options{}, "/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")); rec.Code != 200 {
+					t.Fatalf("execute: %d %s", rec.Code, rec.Body)
+				}
+				return request{"/v2/updates", "alice", `{"beginExclusive":0,"updateFormat":{"includeTransactions":{"eventFormat":{"filtersByParty":{"` + x.party +
+					`":{"cumulative":[]}},"verbose":true},"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA"},"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{"parties":["` + x.party + `"]}}}}`}
+			}},
 		{name: "allocate an external party twice", status: 409, code: ledger.CodeExternalPartyAlreadyExists,
 			run: func(t *testing.T, e *env) request {
 				e.onboard(t, "carol")
@@ -457,6 +498,10 @@ func mustB64(t testing.TB, s string) []byte {
 	}
 	return b
 }
+
+// uidOf is a participant's unique identifier, as topology transactions
+// name it.
+func uidOf(p ledger.ParticipantID) string { return strings.TrimPrefix(string(p), "PAR::") }
 
 // carol is the id of the external party the cases onboard as "carol".
 func carol(t testing.TB) string {
