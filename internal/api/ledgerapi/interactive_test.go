@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -559,4 +560,66 @@ func (e *env) grant(t testing.TB, user string, r ledger.Right) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzInteractive posts arbitrary bodies to the external-party and
+// interactive-submission endpoints of a network of the fuzzer's own:
+// nothing may answer a 5xx, every refusal is Canton's (text/plain for
+// undecodable input, a JsCantonError otherwise), and whatever the input,
+// the ledger keeps serving: a valid prepare still succeeds afterwards.
+func FuzzInteractive(f *testing.F) {
+	e := newEnv(f)
+	x := e.onboard(f, "carol")
+	ping := e.expand(pingBody(x, "f1"))
+	p := e.prepare(f, ping)
+	g := e.generate(f, "", "dave", "dave", "")
+	seeds := map[string][]string{
+		"/v2/interactive-submission/prepare": {ping, e.tapBody(f, x, "f2", "1e5"),
+			strings.Replace(ping, `"commandId"`, `"minLedgerTime":{"time":{"MinLedgerTimeRel":{"value":{"seconds":-5}}}},"maxRecordTime":"x","commandId"`, 1)},
+		"/v2/interactive-submission/executeAndWait": {executeBody(f, p, x, "s1"),
+			strings.Replace(executeBody(f, p, x, "s2"), p.b64[:40], "AAAA", 1),
+			`{"preparedTransaction":"CgA=","partySignatures":{"signatures":[{"party":"a::1220","signatures":[{"format":"SIGNATURE_FORMAT_RAW","signature":"AA==","signedBy":"","signingAlgorithmSpec":""}]}]},"submissionId":"","hashingSchemeVersion":"HASHING_SCHEME_VERSION_V2"}`},
+		"/v2/parties/external/generate-topology": {`{"synchronizer":"` + string(e.seeded.Synchronizer) + `","partyHint":"x","publicKey":{"format":"CRYPTO_KEY_FORMAT_DER","keyData":"MCowBQYDK2VwAyEA","keySpec":"SIGNING_KEY_SPEC_EC_P256"},"confirmationThreshold":-1}`},
+		"/v2/parties/external/allocate": {e.allocateBody(f, g, keyOf("dave"), ""), e.allocateBody(f, g, keyOf("eve"), "alice")},
+	}
+	paths := []string{"/v2/interactive-submission/prepare", "/v2/interactive-submission/execute", "/v2/interactive-submission/executeAndWait",
+		"/v2/interactive-submission/executeAndWaitForTransaction", "/v2/parties/external/generate-topology", "/v2/parties/external/allocate"}
+	for path, bodies := range seeds {
+		for _, b := range bodies {
+			f.Add(path, b)
+		}
+	}
+	f.Add(paths[0], `[]`)
+	f.Add(paths[1], `null`)
+	h := e.handler(options{authNone: true})
+	f.Fuzz(func(t *testing.T, path, body string) {
+		if !slices.Contains(paths, path) {
+			path = paths[len(path)%len(paths)]
+		}
+		body = strings.Replace(body, `"commandId"`, `"userId":"alice","commandId"`, 1)
+		body = strings.Replace(body, `"submissionId"`, `"userId":"alice","submissionId"`, 1)
+		rec := httptest.NewRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(rec, newRequest(http.MethodPost, path, "", body))
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer in 10 s for %s %q", path, body)
+		}
+		if rec.Code >= 500 {
+			t.Fatalf("status %d for %s %q: %s", rec.Code, path, body, rec.Body)
+		}
+		ct := rec.Header().Get("Content-Type")
+		if rec.Code != http.StatusOK && !(rec.Code == http.StatusBadRequest && strings.HasPrefix(ct, "text/plain")) && ct != "application/json" {
+			t.Fatalf("a %d with Content-Type %q: %s", rec.Code, ct, rec.Body)
+		}
+		after := httptest.NewRecorder()
+		h.ServeHTTP(after, newRequest(http.MethodPost, "/v2/interactive-submission/prepare", "", strings.Replace(ping, `"commandId"`, `"userId":"alice","commandId"`, 1)))
+		if after.Code != http.StatusOK {
+			t.Fatalf("after %s %q, a valid prepare answers %d: %s", path, body, after.Code, after.Body)
+		}
+	})
 }
