@@ -369,6 +369,7 @@ type caller struct {
 
 func (c caller) canRead(p daml.Party) bool { return c.wildcard || c.user.CanRead(p) }
 func (c caller) canAct(p daml.Party) bool  { return c.wildcard || c.user.CanAct(p) }
+
 // canExecute reports whether the caller may execute a prepared
 // transaction acting as p: CanExecuteAs, CanExecuteAsAnyParty or
 // CanActAs, as Canton's ExecuteAs claims.

@@ -580,7 +580,7 @@ func FuzzInteractive(f *testing.F) {
 			strings.Replace(executeBody(f, p, x, "s2"), p.b64[:40], "AAAA", 1),
 			`{"preparedTransaction":"CgA=","partySignatures":{"signatures":[{"party":"a::1220","signatures":[{"format":"SIGNATURE_FORMAT_RAW","signature":"AA==","signedBy":"","signingAlgorithmSpec":""}]}]},"submissionId":"","hashingSchemeVersion":"HASHING_SCHEME_VERSION_V2"}`},
 		"/v2/parties/external/generate-topology": {`{"synchronizer":"` + string(e.seeded.Synchronizer) + `","partyHint":"x","publicKey":{"format":"CRYPTO_KEY_FORMAT_DER","keyData":"MCowBQYDK2VwAyEA","keySpec":"SIGNING_KEY_SPEC_EC_P256"},"confirmationThreshold":-1}`},
-		"/v2/parties/external/allocate": {e.allocateBody(f, g, keyOf("dave"), ""), e.allocateBody(f, g, keyOf("eve"), "alice")},
+		"/v2/parties/external/allocate":          {e.allocateBody(f, g, keyOf("dave"), ""), e.allocateBody(f, g, keyOf("eve"), "alice")},
 	}
 	paths := []string{"/v2/interactive-submission/prepare", "/v2/interactive-submission/execute", "/v2/interactive-submission/executeAndWait",
 		"/v2/interactive-submission/executeAndWaitForTransaction", "/v2/parties/external/generate-topology", "/v2/parties/external/allocate"}
