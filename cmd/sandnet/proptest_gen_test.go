@@ -33,12 +33,14 @@ const (
 	opLedgerTap                   // the DevNet tap choice through the ledger API, rules and round disclosed
 	opLedgerForge                 // a user creates itself an amulet through the ledger API: refused
 	opLedgerArchive               // a user archives one of its amulets through the ledger API: refused
+	opExternalTap                 // a user's external party taps by prepare, sign, execute; other > 0 edits the amount and re-signs: refused
 )
 
 var opNames = map[opKind]string{
 	opTap: "tap", opWalletTap: "wallet-tap", opTapMany: "tap-many", opOffer: "offer", opAccept: "accept",
 	opReject: "reject", opWithdraw: "withdraw", opClock: "clock", opRestart: "restart", opOnboard: "onboard", opProbe: "probe", opPay: "pay",
 	opLedgerTap: "ledger-tap", opLedgerForge: "ledger-forge", opLedgerArchive: "ledger-archive",
+	opExternalTap: "external-tap",
 }
 
 // amountClass is what an amount is, so that the driver knows which answer
@@ -130,6 +132,8 @@ func (o op) String() string {
 	switch o.kind {
 	case opTap, opWalletTap, opLedgerTap, opLedgerForge:
 		fmt.Fprintf(&b, " amount=%s", o.amountString())
+	case opExternalTap:
+		fmt.Fprintf(&b, " amount=%s tampered=%t", o.amountString(), o.other > 0)
 	case opLedgerArchive:
 		fmt.Fprintf(&b, " amulet#%d", o.other)
 	case opTapMany:
@@ -260,7 +264,7 @@ var probeNames = []string{"status", "by-name", "ghost-user", "contract-id"}
 
 func (g *gen) op(step int) op {
 	o := op{step: step, user: g.r.IntN(16), other: g.r.IntN(16)}
-	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3) {
+	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5) {
 	case 0:
 		o.kind, o.amount = opTap, g.amount()
 	case 1:
@@ -301,8 +305,14 @@ func (g *gen) op(step int) op {
 		o.kind, o.amount = opLedgerTap, g.amount()
 	case 13:
 		o.kind, o.amount = opLedgerForge, g.amount()
-	default:
+	case 14:
 		o.kind = opLedgerArchive
+	default:
+		// One in four edits the prepared amount and re-signs it.
+		o.kind, o.amount, o.other = opExternalTap, g.amount(), 0
+		if g.r.IntN(4) == 0 {
+			o.other = 1
+		}
 	}
 	return o
 }

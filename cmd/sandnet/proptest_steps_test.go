@@ -78,6 +78,8 @@ func (r *propRun) do(o op) error {
 		return r.ledgerForge(o)
 	case opLedgerArchive:
 		return r.ledgerArchive(o)
+	case opExternalTap:
+		return r.externalTap(o)
 	}
 	return fmt.Errorf("unknown operation %d", o.kind)
 }

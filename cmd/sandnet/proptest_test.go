@@ -402,6 +402,9 @@ type propRun struct {
 	calls  []string
 	logs   *logLines
 	turn   int // the user whose holdings and history the next check reads
+	// external are the users' external parties, onboarded on first use
+	// (proptest_external_test.go).
+	external map[string]*propExternal
 }
 
 func newPropRun(t *testing.T, cfg propConfig) (*propRun, error) {
