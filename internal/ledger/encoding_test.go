@@ -581,3 +581,34 @@ func TestDecodeUpdateSharedMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodingExternalHash checks the field added after the format was
+// fixed: a transaction executed from an interactive submission keeps the
+// hash its party signed, and one without it encodes as before.
+func TestEncodingExternalHash(t *testing.T) {
+	t.Parallel()
+	txs, _ := seededLedger(t)
+	tx := *txs[len(txs)-1]
+	plain, err := ledger.EncodeTransaction(&tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.ExternalHash = []byte{0x01, 0x02, 0xfe}
+	signed, err := ledger.EncodeTransaction(&tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(signed[:len(plain)]) != string(plain) {
+		t.Fatal("the hash changed the encoding of the fields before it")
+	}
+	got, err := ledger.DecodeTransaction(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&tx, got, cmpOpts); diff != "" {
+		t.Fatalf("transaction changed (-want +got):\n%s", diff)
+	}
+	if got, err := ledger.DecodeTransaction(plain); err != nil || got.ExternalHash != nil {
+		t.Fatalf("without the hash: %v, %x", err, got.ExternalHash)
+	}
+}
