@@ -1,7 +1,11 @@
 package ledgerapi_test
 
 import (
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -20,6 +24,7 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/signing"
+	"github.com/sandnet/sandnet/internal/topology"
 )
 
 // external is an external party a test onboarded: its id and the key it
@@ -300,6 +305,96 @@ func TestInteractiveSubmission(t *testing.T) {
 				}
 				return request{"/v2/updates", "alice", `{"beginExclusive":0,"updateFormat":{"includeTransactions":{"eventFormat":{"filtersByParty":{"` + x.party +
 					`":{"cumulative":[]}},"verbose":true},"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA"},"includeTopologyEvents":{"includeParticipantAuthorizationEvents":{"parties":["` + x.party + `"]}}}}`}
+			}},
+		{name: "allocate the 3.4-style set (namespace delegation, party-to-key, party-to-participant)", status: 200,
+			run: func(t *testing.T, e *env) request {
+				pub := keyOf("carol").Public().(ed25519.PublicKey)
+				k, err := signing.ParsePublicKey(signing.KeyFormatRaw, pub, signing.KeySpecCurve25519)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, err := topology.GenerateLegacy(topology.GenerateRequest{PartyHint: "carol", PublicKey: k, LocalParticipantUID: uidOf(e.seeded.Validator.Participant)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp := ledgerapi.GenerateExternalPartyTopologyResponse{PartyID: g.PartyID, PublicKeyFingerprint: g.Fingerprint, MultiHash: base64.StdEncoding.EncodeToString(g.MultiHash)}
+				for _, tx := range g.Serialized {
+					resp.TopologyTransactions = append(resp.TopologyTransactions, base64.StdEncoding.EncodeToString(tx))
+				}
+				return request{"/v2/parties/external/allocate", "participant_admin", e.allocateBody(t, resp, keyOf("carol"), "alice")}
+			},
+			after: func(t *testing.T, e *env) {
+				// Its key, from the party-to-key mapping, signs its
+				// transactions.
+				x := external{party: carol(t), key: keyOf("carol")}
+				p := e.prepare(t, e.expand(pingBody(x, "c1")))
+				if rec := e.post(t, options{}, "/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")); rec.Code != 200 {
+					t.Errorf("execute as the 3.4-style party: %d %s", rec.Code, rec.Body)
+				}
+			}},
+		{name: "an ECDSA P-256 party executes a ping", status: 200,
+			run: func(t *testing.T, e *env) request {
+				priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+				if err != nil {
+					t.Fatal(err)
+				}
+				spki, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, err := signing.ParsePublicKey(signing.KeyFormatSPKI, spki, signing.KeySpecP256)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fp := k.Fingerprint()
+				ecSig := func(data []byte) string {
+					d := sha256.Sum256(data)
+					der, err := ecdsa.SignASN1(rand.Reader, priv, d[:])
+					if err != nil {
+						t.Fatal(err)
+					}
+					return `{"format":"SIGNATURE_FORMAT_DER","signature":"` + base64.StdEncoding.EncodeToString(der) +
+						`","signedBy":"` + fp + `","signingAlgorithmSpec":"SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256"}`
+				}
+				rec := e.post(t, options{}, "/v2/parties/external/generate-topology", "alice", `{"synchronizer":"`+string(e.seeded.Synchronizer)+
+					`","partyHint":"erin","publicKey":{"format":"CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO","keyData":"`+base64.StdEncoding.EncodeToString(spki)+
+					`","keySpec":"SIGNING_KEY_SPEC_EC_P256"}}`)
+				if rec.Code != 200 {
+					t.Fatalf("generate: %d %s", rec.Code, rec.Body)
+				}
+				var g ledgerapi.GenerateExternalPartyTopologyResponse
+				if err := json.Unmarshal(rec.Body.Bytes(), &g); err != nil {
+					t.Fatal(err)
+				}
+				body := `{"synchronizer":"` + string(e.seeded.Synchronizer) + `","onboardingTransactions":[{"transaction":"` + g.TopologyTransactions[0] +
+					`"}],"multiHashSignatures":[` + ecSig(mustB64(t, g.MultiHash)) + `],"userId":"alice"}`
+				if rec := e.post(t, options{}, "/v2/parties/external/allocate", "participant_admin", body); rec.Code != 200 {
+					t.Fatalf("allocate: %d %s", rec.Code, rec.Body)
+				}
+				p := e.prepare(t, e.expand(pingBody(external{party: g.PartyID}, "c1")))
+				return request{"/v2/interactive-submission/executeAndWait", "alice", `{"preparedTransaction":"` + p.b64 +
+					`","partySignatures":{"signatures":[{"party":"` + g.PartyID + `","signatures":[` + ecSig(p.hash) +
+					`]}]},"submissionId":"s1","hashingSchemeVersion":"HASHING_SCHEME_VERSION_V2"}`}
+			}},
+		{name: "create and exercise", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, `{"commands":[{"CreateAndExerciseCommand":{"templateId":"`+pingTemplate+`","createArguments":{"id":"x","initiator":"`+x.party+
+					`","responder":"`+x.party+`"},"choice":"Respond","choiceArgument":{}}}],"commandId":"c1","actAs":["`+x.party+`"]}`)
+				if len(p.pt.Transaction.Roots) != 2 {
+					t.Errorf("roots %v, want the create and the exercise", p.pt.Transaction.Roots)
+				}
+				return request{"/v2/interactive-submission/executeAndWaitForTransaction", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "an input contract edited, re-hashed and re-signed", status: 400, code: ledger.CodeModelConformance,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.tapBody(t, x, "t1", "10.0"))
+				// The rules' first field is the DSO party: the client
+				// claims another.
+				in := p.pt.Metadata.InputContracts[0].Create.Argument.(*daml.Record)
+				in.Fields[0].Value = daml.Party(x.party)
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, resign(t, p), x, "s1")}
 			}},
 		{name: "allocate an external party twice", status: 409, code: ledger.CodeExternalPartyAlreadyExists,
 			run: func(t *testing.T, e *env) request {
