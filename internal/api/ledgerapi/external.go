@@ -159,6 +159,9 @@ func (h *Handler) allocateExternalParty(w http.ResponseWriter, r *http.Request) 
 	multiSigs := d.signatures("", obj, "multiHashSignatures")
 	idp, _ := d.stringMember("", obj, "identityProviderId")
 	userID, _ := d.stringMember("", obj, "userId")
+	// The allocation is ordered before the answer, whatever
+	// waitForAllocation asks: it is only checked.
+	d.boolMember("", obj, "waitForAllocation")
 	if d.err != nil {
 		return d.err
 	}
