@@ -15,14 +15,11 @@
 // parties, the token-standard registry, and the other endpoints each GAP
 // names), reported as FAIL GAP without failing the run.
 // A GAP check that starts passing says the gap is closed: make it MUST.
-//
-// Node 20: the SDK's ACS cache (core-acs-reader) calls Set.prototype.union,
-// which Node has from 22 on; it is polyfilled here when missing, so that
-// what is checked is sandnet's answers, not the Node version.
 
-import { SDK, CustomLogAdapter, LedgerProvider } from '@canton-network/wallet-sdk'
+import { SDK, LedgerProvider } from '@canton-network/wallet-sdk'
 import { AuthTokenProvider } from '@canton-network/core-wallet-auth'
 import { VERBOSE, assert, check, logger as silent, rejection, report, schemaChecker, show } from './lib.mjs'
+import { closeFrom, collect, logAdapter, opened, quiet, selfSigned, staticToken } from './wallet-sdk-lib.mjs'
 
 const BASE = process.env.SANDNET_URL
 const SECRET = process.env.SANDNET_AUTH_SECRET
@@ -32,55 +29,10 @@ if (!BASE || !SECRET || !ADMIN_TOKEN || !ALICE_TOKEN) {
     console.error('set SANDNET_URL, SANDNET_AUTH_SECRET, ADMIN_TOKEN and ALICE_TOKEN (run.sh does)')
     process.exit(2)
 }
-if (typeof WebSocket === 'undefined') {
-    console.error('no global WebSocket: run with node --experimental-websocket (Node 20)')
-    process.exit(2)
-}
-if (!Set.prototype.union) {
-    Set.prototype.union = function (other) {
-        const s = new Set(this)
-        for (const x of other) s.add(x)
-        return s
-    }
-}
-
 const ROOT = BASE.replace(/\/$/, '')
 const AMULET = '#splice-amulet:Splice.Amulet:Amulet'
 const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding'
 const checkSchema = schemaChecker('@canton-network/core-ledger-client-types', 'openapi-3.5.1.d.ts')
-
-// Every websocket the SDK opens: its events namespace joins the base URL
-// and the path with a double slash (ws://host//v2/updates). A stream is
-// ended by closing its socket: the SDK's iterators are async generators,
-// whose return() waits for the message they are waiting for.
-const opened = []
-globalThis.WebSocket = class extends WebSocket {
-    constructor(url, protocols) {
-        super(url, protocols)
-        opened.push(this)
-    }
-}
-const closeFrom = (n) => opened.slice(n).forEach((ws) => ws.close())
-
-// The SDK logs through the adapter it is given (silent unless VERBOSE); the
-// ledger provider and websocket client it builds log through pino loggers of
-// their own, silenced on each instance (quiet).
-const logAdapter = new CustomLogAdapter((level, ctx, msg) => VERBOSE && console.log(`  [sdk ${level}]`, msg ?? '', show(ctx, 200)))
-function quiet(sdk) {
-    const client = sdk.ctx?.ledgerProvider?.client
-    if (!VERBOSE && client?.logger) client.logger.level = 'silent'
-    const ws = sdk.events?.websocketClient
-    if (!VERBOSE && ws?.logger) ws.logger.level = 'silent'
-    return sdk
-}
-
-// the SDK's auth configurations: tokens it signs itself, or a given one
-const selfSigned = (user) => ({
-    method: 'self_signed',
-    issuer: 'unsafe-auth',
-    credentials: { clientId: user, clientSecret: SECRET, audience: '', scope: '' },
-})
-const staticToken = (token) => ({ method: 'static', token })
 
 async function ledgerEndOf(sdk) {
     return await sdk.ledger.ledgerEnd()
@@ -92,26 +44,6 @@ async function tap(amount) {
         body: JSON.stringify({ user: 'alice', amount }),
     })
     assert(r.ok, `tap: ${r.status} ${await r.text()}`)
-}
-// the first max messages of an SDK stream, or what came within ms; the
-// stream's sockets are closed then
-async function collect(iter, { max = Infinity, ms = 5000 } = {}) {
-    const n = opened.length
-    const out = []
-    let timer
-    const timeout = new Promise((r) => (timer = setTimeout(() => r('timeout'), ms)))
-    const run = (async () => {
-        for await (const m of iter) {
-            out.push(m)
-            if (out.length >= max) break
-        }
-        return 'done'
-    })()
-    const how = await Promise.race([run, timeout])
-    clearTimeout(timer)
-    closeFrom(n)
-    await Promise.race([run.catch(() => {}), new Promise((r) => setTimeout(r, 2000))])
-    return { out, how }
 }
 const holdingView = (ev) => ev?.interfaceViews?.find((v) => v.interfaceId.endsWith(':Splice.Api.Token.HoldingV1:Holding'))
 
