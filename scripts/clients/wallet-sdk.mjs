@@ -11,10 +11,13 @@
 // ALICE_TOKEN (from `sandnet token`, for its `static` auth). run.sh sets them.
 //
 // Each check is MUST (the run fails when it fails) or GAP: a call needing an
-// endpoint sandnet does not serve yet (interactive submission, external
-// parties, the token-standard registry, and the other endpoints each GAP
-// names), reported as FAIL GAP without failing the run.
+// endpoint sandnet does not serve yet (the token-standard registry, Scan's
+// traffic status, the scan proxy's featured apps: each GAP names its
+// endpoint), reported as FAIL GAP without failing the run.
 // A GAP check that starts passing says the gap is closed: make it MUST.
+// The external-party flow (keys, topology, interactive submission) is
+// wallet-sdk-external.mjs's; here, its two first calls as a user without
+// admin rights.
 
 import { SDK, LedgerProvider } from '@canton-network/wallet-sdk'
 import { AuthTokenProvider } from '@canton-network/core-wallet-auth'
@@ -356,16 +359,39 @@ await check('GAP', 'extend({asset}) (the registry: /registry/metadata/v1/info an
     const ext = await sdk.extend({ asset: { auth: selfSigned('alice'), registries: [`${ROOT}/registry`] } })
     return `${ext.asset.list.length} assets`
 })
-await check('GAP', 'party.external.create (POST /v2/parties/external/generate-topology)', async () => {
+// ---------------------------------------------------------------- external signing, as alice
+// wallet-sdk-external.mjs runs the flow as a participant admin; alice, a
+// user without admin rights and with an internal party, gets as far as
+// Canton lets her.
+await check('MUST', 'party.external.create as alice: generate-topology answers (any user), allocate refuses with PERMISSION_DENIED (grpc 7: it needs ParticipantAdmin), and no party is made', async () => {
     const keys = sdk.keys.generate()
-    const signed = sdk.party.external.create(keys.publicKey, { partyHint: `wallet-sdk-ext-${Date.now()}` }).sign(keys.privateKey)
-    const p = await signed.execute()
-    return show(p, 100)
+    const prepared = sdk.party.external.create(keys.publicKey, { partyHint: `wallet-sdk-ext-${Date.now()}` })
+    const topo = await prepared.topology()
+    assert(topo.partyId.endsWith(`::${await sdk.keys.fingerprint(keys.publicKey)}`), show(topo, 200))
+    const e = await rejection(prepared.sign(keys.privateKey).execute())
+    checkSchema('JsCantonError', e)
+    assert(e.grpcCodeValue === 7, show(e, 300))
+    assert(!(await admin.party.list()).includes(topo.partyId), `${topo.partyId} was allocated`)
+    return e.cause.slice(0, 60)
 })
-await check('GAP', 'ledger.prepare (POST /v2/interactive-submission/prepare)', async () => {
+await check('MUST', "ledger.prepare of a Ping as alice (POST /v2/interactive-submission/prepare): the SDK's V2 hash of it is preparedTransactionHash", async () => {
     const ping = sdk.utils.ping.create([{ initiator: alice, responder: alice }])
-    const r = await sdk.ledger.prepare({ partyId: alice, commands: ping }).preparedPromise
-    return show(r, 100)
+    const prepared = sdk.ledger.prepare({ partyId: alice, commands: ping })
+    const r = await prepared.preparedPromise
+    checkSchema('JsPrepareSubmissionResponse', r)
+    assert(r.hashingSchemeVersion === 'HASHING_SCHEME_VERSION_V2', show(r, 200))
+    const hash = (await sdk.utils.hash.preparedTransaction(r.preparedTransaction)).toBase64()
+    assert(hash === r.preparedTransactionHash, `SDK hash ${hash}, sandnet's ${r.preparedTransactionHash}`)
+    return `hash ${hash.slice(0, 16)}…`
+})
+await check('MUST', 'ledger.prepare then sign and execute as alice, an internal party: executeAndWait refuses with FAILED_TO_EXECUTE_TRANSACTION (no party signing keys)', async () => {
+    const keys = sdk.keys.generate()
+    const ping = sdk.utils.ping.create([{ initiator: alice, responder: alice }])
+    const e = await rejection(sdk.ledger.prepare({ partyId: alice, commands: ping }).sign(keys.privateKey).execute({ partyId: alice }))
+    checkSchema('JsCantonError', e)
+    assert(e.code === 'FAILED_TO_EXECUTE_TRANSACTION' && e.grpcCodeValue === 3, show(e, 300))
+    assert(e.cause.includes(`Could not find party signing keys for ${alice}`), e.cause)
+    return e.cause.slice(0, 100)
 })
 
 // ---------------------------------------------------------------- report
