@@ -6,8 +6,10 @@
 # amulet taps and a merge, the results by update id, completions and
 # Canton's errors; scan-client.mjs: Splice's ScanClient
 # on /api/scan; wallet-sdk.mjs: the wallet SDK, @canton-network/wallet-sdk,
-# as a wallet developer drives it; validator-client.mjs: Splice's
-# ValidatorInternalClient and ScanProxyClient on /api/validator, last, as it
+# as a wallet developer drives it; wallet-sdk-external.mjs: the SDK's
+# external-party quickstart, a party whose key the script holds and a Ping
+# it signs, sandnet's hashes recomputed by the SDK; validator-client.mjs:
+# Splice's ValidatorInternalClient and ScanProxyClient on /api/validator, last, as it
 # advances the ledger clock), and always stops it. Exit status is non-zero
 # when any fails; all always run.
 #
@@ -72,7 +74,7 @@ fi
 # known gap, is listed as FAIL GAP by its script and fails nothing; so is
 # a schema error its script names as a known gap (listed as "gap").
 failed=()
-scripts=(ledger-client.mjs ledger-commands.mjs scan-client.mjs wallet-sdk.mjs validator-client.mjs)
+scripts=(ledger-client.mjs ledger-commands.mjs scan-client.mjs wallet-sdk.mjs wallet-sdk-external.mjs validator-client.mjs)
 for script in "${scripts[@]}"; do
 	echo "--- $script"
 	(cd "$here" && node "${node_flags[@]}" "$script") || failed+=("$script")

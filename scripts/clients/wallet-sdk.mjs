@@ -11,18 +11,18 @@
 // ALICE_TOKEN (from `sandnet token`, for its `static` auth). run.sh sets them.
 //
 // Each check is MUST (the run fails when it fails) or GAP: a call needing an
-// endpoint sandnet does not serve yet (interactive submission, external
-// parties, the token-standard registry, and the other endpoints each GAP
-// names), reported as FAIL GAP without failing the run.
+// endpoint sandnet does not serve yet (the token-standard registry, Scan's
+// traffic status, the scan proxy's featured apps: each GAP names its
+// endpoint), reported as FAIL GAP without failing the run.
 // A GAP check that starts passing says the gap is closed: make it MUST.
-//
-// Node 20: the SDK's ACS cache (core-acs-reader) calls Set.prototype.union,
-// which Node has from 22 on; it is polyfilled here when missing, so that
-// what is checked is sandnet's answers, not the Node version.
+// The external-party flow (keys, topology, interactive submission) is
+// wallet-sdk-external.mjs's; here, its two first calls as a user without
+// admin rights.
 
-import { SDK, CustomLogAdapter, LedgerProvider } from '@canton-network/wallet-sdk'
+import { SDK, LedgerProvider } from '@canton-network/wallet-sdk'
 import { AuthTokenProvider } from '@canton-network/core-wallet-auth'
 import { VERBOSE, assert, check, logger as silent, rejection, report, schemaChecker, show } from './lib.mjs'
+import { closeFrom, collect, logAdapter, opened, quiet, selfSigned, staticToken } from './wallet-sdk-lib.mjs'
 
 const BASE = process.env.SANDNET_URL
 const SECRET = process.env.SANDNET_AUTH_SECRET
@@ -32,55 +32,10 @@ if (!BASE || !SECRET || !ADMIN_TOKEN || !ALICE_TOKEN) {
     console.error('set SANDNET_URL, SANDNET_AUTH_SECRET, ADMIN_TOKEN and ALICE_TOKEN (run.sh does)')
     process.exit(2)
 }
-if (typeof WebSocket === 'undefined') {
-    console.error('no global WebSocket: run with node --experimental-websocket (Node 20)')
-    process.exit(2)
-}
-if (!Set.prototype.union) {
-    Set.prototype.union = function (other) {
-        const s = new Set(this)
-        for (const x of other) s.add(x)
-        return s
-    }
-}
-
 const ROOT = BASE.replace(/\/$/, '')
 const AMULET = '#splice-amulet:Splice.Amulet:Amulet'
 const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding'
 const checkSchema = schemaChecker('@canton-network/core-ledger-client-types', 'openapi-3.5.1.d.ts')
-
-// Every websocket the SDK opens: its events namespace joins the base URL
-// and the path with a double slash (ws://host//v2/updates). A stream is
-// ended by closing its socket: the SDK's iterators are async generators,
-// whose return() waits for the message they are waiting for.
-const opened = []
-globalThis.WebSocket = class extends WebSocket {
-    constructor(url, protocols) {
-        super(url, protocols)
-        opened.push(this)
-    }
-}
-const closeFrom = (n) => opened.slice(n).forEach((ws) => ws.close())
-
-// The SDK logs through the adapter it is given (silent unless VERBOSE); the
-// ledger provider and websocket client it builds log through pino loggers of
-// their own, silenced on each instance (quiet).
-const logAdapter = new CustomLogAdapter((level, ctx, msg) => VERBOSE && console.log(`  [sdk ${level}]`, msg ?? '', show(ctx, 200)))
-function quiet(sdk) {
-    const client = sdk.ctx?.ledgerProvider?.client
-    if (!VERBOSE && client?.logger) client.logger.level = 'silent'
-    const ws = sdk.events?.websocketClient
-    if (!VERBOSE && ws?.logger) ws.logger.level = 'silent'
-    return sdk
-}
-
-// the SDK's auth configurations: tokens it signs itself, or a given one
-const selfSigned = (user) => ({
-    method: 'self_signed',
-    issuer: 'unsafe-auth',
-    credentials: { clientId: user, clientSecret: SECRET, audience: '', scope: '' },
-})
-const staticToken = (token) => ({ method: 'static', token })
 
 async function ledgerEndOf(sdk) {
     return await sdk.ledger.ledgerEnd()
@@ -92,26 +47,6 @@ async function tap(amount) {
         body: JSON.stringify({ user: 'alice', amount }),
     })
     assert(r.ok, `tap: ${r.status} ${await r.text()}`)
-}
-// the first max messages of an SDK stream, or what came within ms; the
-// stream's sockets are closed then
-async function collect(iter, { max = Infinity, ms = 5000 } = {}) {
-    const n = opened.length
-    const out = []
-    let timer
-    const timeout = new Promise((r) => (timer = setTimeout(() => r('timeout'), ms)))
-    const run = (async () => {
-        for await (const m of iter) {
-            out.push(m)
-            if (out.length >= max) break
-        }
-        return 'done'
-    })()
-    const how = await Promise.race([run, timeout])
-    clearTimeout(timer)
-    closeFrom(n)
-    await Promise.race([run.catch(() => {}), new Promise((r) => setTimeout(r, 2000))])
-    return { out, how }
 }
 const holdingView = (ev) => ev?.interfaceViews?.find((v) => v.interfaceId.endsWith(':Splice.Api.Token.HoldingV1:Holding'))
 
@@ -424,16 +359,39 @@ await check('GAP', 'extend({asset}) (the registry: /registry/metadata/v1/info an
     const ext = await sdk.extend({ asset: { auth: selfSigned('alice'), registries: [`${ROOT}/registry`] } })
     return `${ext.asset.list.length} assets`
 })
-await check('GAP', 'party.external.create (POST /v2/parties/external/generate-topology)', async () => {
+// ---------------------------------------------------------------- external signing, as alice
+// wallet-sdk-external.mjs runs the flow as a participant admin; alice, a
+// user without admin rights and with an internal party, gets as far as
+// Canton lets her.
+await check('MUST', 'party.external.create as alice: generate-topology answers (any user), allocate refuses with PERMISSION_DENIED (grpc 7: it needs ParticipantAdmin), and no party is made', async () => {
     const keys = sdk.keys.generate()
-    const signed = sdk.party.external.create(keys.publicKey, { partyHint: `wallet-sdk-ext-${Date.now()}` }).sign(keys.privateKey)
-    const p = await signed.execute()
-    return show(p, 100)
+    const prepared = sdk.party.external.create(keys.publicKey, { partyHint: `wallet-sdk-ext-${Date.now()}` })
+    const topo = await prepared.topology()
+    assert(topo.partyId.endsWith(`::${await sdk.keys.fingerprint(keys.publicKey)}`), show(topo, 200))
+    const e = await rejection(prepared.sign(keys.privateKey).execute())
+    checkSchema('JsCantonError', e)
+    assert(e.grpcCodeValue === 7, show(e, 300))
+    assert(!(await admin.party.list()).includes(topo.partyId), `${topo.partyId} was allocated`)
+    return e.cause.slice(0, 60)
 })
-await check('GAP', 'ledger.prepare (POST /v2/interactive-submission/prepare)', async () => {
+await check('MUST', "ledger.prepare of a Ping as alice (POST /v2/interactive-submission/prepare): the SDK's V2 hash of it is preparedTransactionHash", async () => {
     const ping = sdk.utils.ping.create([{ initiator: alice, responder: alice }])
-    const r = await sdk.ledger.prepare({ partyId: alice, commands: ping }).preparedPromise
-    return show(r, 100)
+    const prepared = sdk.ledger.prepare({ partyId: alice, commands: ping })
+    const r = await prepared.preparedPromise
+    checkSchema('JsPrepareSubmissionResponse', r)
+    assert(r.hashingSchemeVersion === 'HASHING_SCHEME_VERSION_V2', show(r, 200))
+    const hash = (await sdk.utils.hash.preparedTransaction(r.preparedTransaction)).toBase64()
+    assert(hash === r.preparedTransactionHash, `SDK hash ${hash}, sandnet's ${r.preparedTransactionHash}`)
+    return `hash ${hash.slice(0, 16)}…`
+})
+await check('MUST', 'ledger.prepare then sign and execute as alice, an internal party: executeAndWait refuses with FAILED_TO_EXECUTE_TRANSACTION (no party signing keys)', async () => {
+    const keys = sdk.keys.generate()
+    const ping = sdk.utils.ping.create([{ initiator: alice, responder: alice }])
+    const e = await rejection(sdk.ledger.prepare({ partyId: alice, commands: ping }).sign(keys.privateKey).execute({ partyId: alice }))
+    checkSchema('JsCantonError', e)
+    assert(e.code === 'FAILED_TO_EXECUTE_TRANSACTION' && e.grpcCodeValue === 3, show(e, 300))
+    assert(e.cause.includes(`Could not find party signing keys for ${alice}`), e.cause)
+    return e.cause.slice(0, 100)
 })
 
 // ---------------------------------------------------------------- report
