@@ -397,7 +397,7 @@ await check('MUST', 'GET /v0/scan-proxy/ans-entries/by-party/{alice}', async () 
 
 // the ScanProxyClient helpers the wallet SDK builds transfers with, and the
 // other GET paths of the client
-await check('GAP', 'ScanProxyClient.getAmuletRules() / getAmuletSynchronizerId() / isDevNet() (GET /v0/scan-proxy/amulet-rules)', async () => {
+await check('MUST', 'ScanProxyClient.getAmuletRules() / getAmuletSynchronizerId() / isDevNet() (GET /v0/scan-proxy/amulet-rules)', async () => {
     const c = await scanProxy.getAmuletRules()
     checkSP('Contract', c, 'getAmuletRules()')
     const sync = await scanProxy.getAmuletSynchronizerId()
@@ -405,7 +405,7 @@ await check('GAP', 'ScanProxyClient.getAmuletRules() / getAmuletSynchronizerId()
     return `synchronizer ${sync.slice(0, 24)}…, isDevNet ${await scanProxy.isDevNet()}`
 })
 
-await check('GAP', 'ScanProxyClient.getOpenMiningRounds() / getActiveOpenMiningRound() (GET /v0/scan-proxy/open-and-issuing-mining-rounds)', async () => {
+await check('MUST', 'ScanProxyClient.getOpenMiningRounds() / getActiveOpenMiningRound() (GET /v0/scan-proxy/open-and-issuing-mining-rounds)', async () => {
     const rounds = await scanProxy.getOpenMiningRounds()
     rounds.forEach((c, j) => checkSP('Contract', c, `getOpenMiningRounds()[${j}]`))
     assert(rounds.length > 0, 'no rounds')
@@ -414,7 +414,7 @@ await check('GAP', 'ScanProxyClient.getOpenMiningRounds() / getActiveOpenMiningR
     return `${rounds.length} rounds, active ${active.payload.round?.number}`
 })
 
-await check('GAP', 'GET /v0/scan-proxy/dso', async () => {
+await check('MUST', 'GET /v0/scan-proxy/dso', async () => {
     const r = await scanProxy.get('/v0/scan-proxy/dso')
     checkSP('GetDsoInfoResponse', r)
     assert(r.dso_party_id === dso, `dso_party_id ${r.dso_party_id}`)
