@@ -104,15 +104,7 @@ func (n *Network) Prepare(ctx context.Context, cmd Command, maxRecordTime daml.T
 			return nil, partyNotKnown(p)
 		}
 	}
-	earliest := cmd.MinLedgerTime
-	if cmd.MinLedgerTimeRel > 0 {
-		earliest = max(earliest, n.clock.Now()+daml.Timestamp(cmd.MinLedgerTimeRel.Microseconds()))
-	}
-	now, err := n.ledgerTime(ctx, earliest)
-	if err != nil {
-		return nil, err
-	}
-	tx, syncID, err := n.interpret(ctx, &cmd, now, nil)
+	tx, syncID, err := n.interpretNow(ctx, &cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -124,11 +116,11 @@ func (n *Network) Prepare(ctx context.Context, cmd Command, maxRecordTime daml.T
 		SubmitterInfo:   &interactive.SubmitterInfo{ActAs: union(cmd.ActAs), CommandID: cmd.CommandID},
 		SynchronizerID:  string(syncID),
 		TransactionUUID: transactionUUID(tx.seed),
-		PreparationTime: int64(now),
+		PreparationTime: int64(tx.now),
 		InputContracts:  inputs,
 	}
 	if tx.timeUsed {
-		at := int64(now)
+		at := int64(tx.now)
 		md.MinLedgerEffectiveTime, md.MaxLedgerEffectiveTime = &at, &at
 	}
 	if maxRecordTime != 0 {
@@ -365,11 +357,7 @@ func (n *Network) execution(ctx context.Context, spec ExecuteSpec) (_ *pending, 
 			}
 		}()
 	}
-	earliest := spec.MinLedgerTime
-	if spec.MinLedgerTimeRel > 0 {
-		earliest = max(earliest, n.clock.Now()+daml.Timestamp(spec.MinLedgerTimeRel.Microseconds()))
-	}
-	let := max(n.clock.Now(), earliest)
+	let := max(n.clock.Now(), n.earliestLedgerTime(spec.MinLedgerTime, spec.MinLedgerTimeRel))
 	if t := md.MinLedgerEffectiveTime; t != nil {
 		let = max(let, daml.Timestamp(*t))
 	}

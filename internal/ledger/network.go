@@ -588,15 +588,7 @@ func (n *Network) prepare(ctx context.Context, cmd Command) (_ *pending, err err
 	if err := n.checkActAs(ctx, cmd.ActAs, cmd.Participant); err != nil {
 		return nil, err
 	}
-	earliest := cmd.MinLedgerTime
-	if cmd.MinLedgerTimeRel > 0 {
-		earliest = max(earliest, n.clock.Now()+daml.Timestamp(cmd.MinLedgerTimeRel.Microseconds()))
-	}
-	now, err := n.ledgerTime(ctx, earliest)
-	if err != nil {
-		return nil, err
-	}
-	tx, syncID, err := n.interpret(ctx, &cmd, now, nil)
+	tx, syncID, err := n.interpretNow(ctx, &cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -647,6 +639,26 @@ func (n *Network) checkActAs(ctx context.Context, actAs []daml.Party, on Partici
 // as a party that its participant hosts without submission permission,
 // such as an external party.
 const CodeNoSynchronizerForSubmission = "NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT"
+
+// earliestLedgerTime is the earliest ledger time a command accepts: its
+// minimum, absolute or relative to the clock's time now, whichever is
+// later (0: none).
+func (n *Network) earliestLedgerTime(abs daml.Timestamp, rel time.Duration) daml.Timestamp {
+	if rel > 0 {
+		abs = max(abs, n.clock.Now()+daml.Timestamp(rel.Microseconds()))
+	}
+	return abs
+}
+
+// interpretNow interprets a command at the ledger time it gets now (see
+// ledgerTime), deriving its seeds.
+func (n *Network) interpretNow(ctx context.Context, cmd *Command) (*Tx, SynchronizerID, error) {
+	now, err := n.ledgerTime(ctx, n.earliestLedgerTime(cmd.MinLedgerTime, cmd.MinLedgerTimeRel))
+	if err != nil {
+		return nil, "", err
+	}
+	return n.interpret(ctx, cmd, now, nil)
+}
 
 // replay fixes what an interpretation would otherwise derive: an
 // executed interactive submission is re-interpreted with the root seeds

@@ -527,10 +527,7 @@ func (h *Handler) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Req
 	// The format is decoded and validated before the command runs, so that
 	// a bad format changes nothing.
 	d := &decoder{}
-	var tf *transactionFormat
-	if f, ok := d.member("", obj, "transactionFormat"); ok {
-		tf = d.transactionFormat("transactionFormat", f)
-	}
+	tf := d.optionalTransactionFormat(obj)
 	if d.err != nil {
 		return d.err
 	}
@@ -546,6 +543,21 @@ func (h *Handler) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return err
 	}
+	return h.writeTransaction(w, plan, s)
+}
+
+// optionalTransactionFormat reads a request's transactionFormat, or nil
+// when it has none.
+func (d *decoder) optionalTransactionFormat(obj map[string]any) *transactionFormat {
+	if f, ok := d.member("", obj, "transactionFormat"); ok {
+		return d.transactionFormat("transactionFormat", f)
+	}
+	return nil
+}
+
+// writeTransaction answers with a submitted transaction as plan selects
+// it; without a plan, the ACS_DELTA shape of the submission's readers.
+func (h *Handler) writeTransaction(w http.ResponseWriter, plan *updatePlan, s *submitted) error {
 	if plan == nil {
 		plan = defaultTransactionPlan(s.sub.readers, acsDelta)
 	}

@@ -371,10 +371,7 @@ func (h *Handler) executeAndWaitForTransaction(w http.ResponseWriter, r *http.Re
 		return err
 	}
 	d := &decoder{}
-	var tf *transactionFormat
-	if f, ok := d.member("", obj, "transactionFormat"); ok {
-		tf = d.transactionFormat("transactionFormat", f)
-	}
+	tf := d.optionalTransactionFormat(obj)
 	e := d.executeRequest(obj)
 	if d.err != nil {
 		return d.err
@@ -395,13 +392,6 @@ func (h *Handler) executeAndWaitForTransaction(w http.ResponseWriter, r *http.Re
 	if err != nil {
 		return err
 	}
-	s := &submitted{tx: tx, offset: completion.Offset, sub: &submission{readers: tx.Submission.ActAs}}
-	if plan == nil {
-		plan = defaultTransactionPlan(s.sub.readers, acsDelta)
-	}
-	js, err := h.project(plan, s)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, JsSubmitAndWaitForTransactionResponse{Transaction: js})
+	// The default format shows the transaction to the parties it acts as.
+	return h.writeTransaction(w, plan, &submitted{tx: tx, offset: completion.Offset, sub: &submission{readers: tx.Submission.ActAs}})
 }
