@@ -186,6 +186,28 @@ func (e *env) tapBody(t testing.TB, x external, commandID, amount string) string
 		`","actAs":["` + x.party + `"],"disclosedContracts":[` + strings.Join(disclosed, ",") + `]}`
 }
 
+// acceptOfferBody has alice offer x 5 CC, expiring in an hour, and
+// returns a prepare request of x accepting it: a choice that reads the
+// ledger time.
+func (e *env) acceptOfferBody(t testing.TB, x external) string {
+	t.Helper()
+	alice := e.party("alice")
+	offer := splice.TransferOffer{
+		Sender: alice, Receiver: daml.Party(x.party), DSO: e.seeded.DSOParty,
+		Amount:      splice.PaymentAmount{Amount: daml.MustNumeric("5.0"), Unit: splice.AmuletUnit},
+		Description: "lunch", ExpiresAt: e.net.Clock().Now() + daml.Timestamp(time.Hour/time.Microsecond), TrackingID: "offer-1",
+	}
+	tx, err := e.net.Submit(t.Context(), ledger.Command{
+		Participant: e.seeded.Validator.Participant, UserID: "alice", ActAs: []daml.Party{alice}, CommandID: "offer-1",
+		Run: func(tx *ledger.Tx) error { _, err := ledger.Create(tx, offer); return err },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return `{"commands":[{"ExerciseCommand":{"templateId":"#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer","contractId":"` +
+		string(tx.Created()[0].ID) + `","choice":"TransferOffer_Accept","choiceArgument":{}}}],"commandId":"accept-1","actAs":["` + x.party + `"]}`
+}
+
 // resign re-encodes an edited prepared transaction and signs its new
 // hash, as a client holding the party's key can.
 func resign(t testing.TB, p prepared) prepared {
@@ -455,6 +477,65 @@ func TestInteractiveSubmission(t *testing.T) {
 				x := e.onboard(t, "carol")
 				p := e.prepare(t, e.expand(pingBody(x, "c1")))
 				return request{"/v2/interactive-submission/execute", "alice", executeBody(t, p, x, "s1")}
+			},
+			after: func(t *testing.T, e *env) {
+				// The outcome is the completion in alice's stream.
+				deadline := time.Now().Add(10 * time.Second)
+				for {
+					rec := e.post(t, options{wait: 50 * time.Millisecond}, "/v2/commands/completions", "alice", `{"parties":["`+carol(t)+`"],"beginExclusive":0}`)
+					if rec.Code != 200 {
+						t.Fatalf("completions: %d %s", rec.Code, rec.Body)
+					}
+					if b := rec.Body.String(); strings.Contains(b, `"commandId":"c1"`) && strings.Contains(b, `"submissionId":"s1"`) && strings.Contains(b, `"updateId":"1220`) {
+						return
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("no accepted completion of c1: %s", rec.Body)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}},
+		{name: "a time-dependent transaction executed two minutes after its preparation", status: 400, code: ledger.CodeLedgerTimeOutOfBound,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				// Accepting an offer reads the time (has it expired?).
+				p := e.prepare(t, e.acceptOfferBody(t, x))
+				if md := p.pt.Metadata; md.MinLedgerEffectiveTime == nil || md.MaxLedgerEffectiveTime == nil ||
+					*md.MinLedgerEffectiveTime != md.PreparationTime || *md.MaxLedgerEffectiveTime != md.PreparationTime {
+					t.Errorf("accepting an offer reads the time, but its ledger time is not pinned: %+v", md)
+				}
+				if _, err := e.net.AdvanceClock(t.Context(), 2*time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "a time-dependent transaction executed at once", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.acceptOfferBody(t, x))
+				return request{"/v2/interactive-submission/executeAndWaitForTransaction", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "a prepared transaction is not time-dependent unless it reads the time", status: 200,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				p := e.prepare(t, e.tapBody(t, x, "t1", "10.0"))
+				if md := p.pt.Metadata; md.MinLedgerEffectiveTime != nil || md.MaxLedgerEffectiveTime != nil {
+					t.Errorf("a tap does not read the time, but its ledger time is bounded")
+				}
+				if _, err := e.net.AdvanceClock(t.Context(), 2*time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")}
+			}},
+		{name: "executed after its maximum record time", status: 400, code: ledger.CodeMaxRecordTimeExceeded,
+			run: func(t *testing.T, e *env) request {
+				x := e.onboard(t, "carol")
+				maxRT := e.net.Clock().Now() + daml.Timestamp(10*time.Second/time.Microsecond)
+				p := e.prepare(t, strings.Replace(e.expand(pingBody(x, "c1")), `"commandId"`, `"maxRecordTime":"`+maxRT.String()+`","commandId"`, 1))
+				if _, err := e.net.AdvanceClock(t.Context(), time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				return request{"/v2/interactive-submission/executeAndWait", "alice", executeBody(t, p, x, "s1")}
 			}},
 		{name: "a signature by another key", status: 400, code: ledger.CodeFailedToExecute,
 			run: func(t *testing.T, e *env) request {
