@@ -125,7 +125,10 @@ func hashFault(err error) error {
 }
 
 // encoder appends the hash encoding of items to buf and, when tracing,
-// writes one line per item: its label and the hex of its bytes.
+// writes one line per item: its label and the hex of its bytes. Labels
+// that quote or format something are built only when tracing (see
+// quoted): prepare and execute hash without a trace, and building them
+// cost about as much as the hashing.
 type encoder struct {
 	buf    []byte
 	tr     *strings.Builder
@@ -133,7 +136,8 @@ type encoder struct {
 }
 
 func newEncoder(tr *strings.Builder, indent int) *encoder {
-	return &encoder{tr: tr, indent: indent}
+	// 256 bytes hold a small node's encoding without growing.
+	return &encoder{buf: make([]byte, 0, 256), tr: tr, indent: indent}
 }
 
 func (e *encoder) tracing() bool { return e.tr != nil }
@@ -260,6 +264,16 @@ func (e *encoder) str(s, label string) {
 	e.note(start, label)
 }
 
+// quoted is str labelled with the field's name and the quoted string,
+// built only when tracing.
+func (e *encoder) quoted(s, field string) {
+	start := len(e.buf)
+	e.appendString(s)
+	if e.tracing() {
+		e.note(start, field+" "+strconv.Quote(s))
+	}
+}
+
 // count writes the length prefix of a repeated field.
 func (e *encoder) count(n int, label string) {
 	e.int32(int32(n), label)
@@ -300,9 +314,8 @@ func (e *encoder) contractID(cid daml.ContractID, label string) error {
 func (e *encoder) appendIdentifier(id daml.Identifier) {
 	e.appendString(id.PackageID)
 	for _, name := range []string{id.ModuleName, id.EntityName} {
-		segs := strings.Split(name, ".")
-		e.appendInt32(int32(len(segs)))
-		for _, s := range segs {
+		e.appendInt32(int32(strings.Count(name, ".") + 1))
+		for s := range strings.SplitSeq(name, ".") {
 			e.appendString(s)
 		}
 	}
@@ -311,7 +324,9 @@ func (e *encoder) appendIdentifier(id daml.Identifier) {
 func (e *encoder) identifier(id daml.Identifier, label string) {
 	start := len(e.buf)
 	e.appendIdentifier(id)
-	e.note(start, label+" "+id.String())
+	if e.tracing() {
+		e.note(start, label+" "+id.String())
+	}
 }
 
 func (e *encoder) optIdentifier(id *daml.Identifier, label string) {
@@ -323,7 +338,9 @@ func (e *encoder) optIdentifier(id *daml.Identifier, label string) {
 	}
 	e.buf = append(e.buf, 1)
 	e.appendIdentifier(*id)
-	e.note(start, label+" "+id.String())
+	if e.tracing() {
+		e.note(start, label+" "+id.String())
+	}
 }
 
 // The type tags of the value encoding.
@@ -386,8 +403,11 @@ func (e *encoder) value(v daml.Value, label string, depth int) error {
 		e.note(start, kindLabel(label, "int64"))
 	case daml.Numeric:
 		e.buf = append(e.buf, tagNumeric)
-		e.appendString(x.String())
-		e.note(start, kindLabel(label, "numeric "+x.String()))
+		n := x.String()
+		e.appendString(n)
+		if e.tracing() {
+			e.note(start, kindLabel(label, "numeric "+n))
+		}
 	case daml.Timestamp:
 		e.buf = append(e.buf, tagTimestamp)
 		e.appendInt64(int64(x))
@@ -417,7 +437,9 @@ func (e *encoder) value(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagEnum)
 		e.appendOptID(x.ID)
 		e.appendString(x.Constructor)
-		e.note(start, kindLabel(label, "enum "+x.Constructor+idSuffix(x.ID)))
+		if e.tracing() {
+			e.note(start, kindLabel(label, "enum "+x.Constructor+idSuffix(x.ID)))
+		}
 	default:
 		return e.container(v, label, depth)
 	}
@@ -476,7 +498,9 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		for _, en := range x {
 			s := len(e.buf)
 			e.appendString(en.Key)
-			e.note(s, "key "+strconv.Quote(en.Key))
+			if e.tracing() {
+				e.note(s, "key "+strconv.Quote(en.Key))
+			}
 			if err = e.value(en.Value, "value", depth); err != nil {
 				break
 			}
@@ -503,7 +527,9 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagRecord)
 		e.appendOptID(x.ID)
 		e.appendInt32(int32(len(x.Fields)))
-		e.note(start, kindLabel(label, "record"+idSuffix(x.ID)))
+		if e.tracing() {
+			e.note(start, kindLabel(label, "record"+idSuffix(x.ID)))
+		}
 		e.indent++
 		for _, f := range x.Fields {
 			s := len(e.buf)
@@ -515,7 +541,9 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 				e.buf = append(e.buf, 1)
 				e.appendString(f.Label)
 			}
-			e.note(s, "label "+strconv.Quote(f.Label))
+			if e.tracing() {
+				e.note(s, "label "+strconv.Quote(f.Label))
+			}
 			if err = e.value(f.Value, "", depth); err != nil {
 				err = fmt.Errorf("field %s: %w", strconv.Quote(f.Label), err)
 				break
@@ -529,7 +557,9 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagVariant)
 		e.appendOptID(x.ID)
 		e.appendString(x.Constructor)
-		e.note(start, kindLabel(label, "variant "+x.Constructor+idSuffix(x.ID)))
+		if e.tracing() {
+			e.note(start, kindLabel(label, "variant "+x.Constructor+idSuffix(x.ID)))
+		}
 		e.indent++
 		err = e.value(x.Value, "", depth)
 		e.indent--
@@ -616,10 +646,14 @@ func hashTransactionWith(tx *DamlTransaction, s Scheme, tr *strings.Builder, enc
 	e := newEncoder(tr, 0)
 	e.line("transaction")
 	e.purpose()
-	e.str(tx.Version, "version "+strconv.Quote(tx.Version))
+	e.quoted(tx.Version, "version")
 	e.count(len(tx.Roots), "roots")
 	for i, d := range roots {
-		e.raw(d[:], "root node "+strconv.Quote(tx.Roots[i]))
+		start := len(e.buf)
+		e.buf = append(e.buf, d[:]...)
+		if e.tracing() {
+			e.note(start, "root node "+strconv.Quote(tx.Roots[i]))
+		}
 	}
 	return e.digest("transaction hash"), nil
 }
@@ -694,7 +728,9 @@ func (h *txHasher) encodeNode(n *Node) (*encoder, error) {
 	e := newEncoder(h.tr, 1)
 	switch {
 	case n.Create != nil:
-		e.line("node " + strconv.Quote(n.NodeID) + " (create)")
+		if e.tracing() {
+			e.line("node " + strconv.Quote(n.NodeID) + " (create)")
+		}
 		seed, ok := h.seeds[n.NodeID]
 		if ok && len(seed) != seedSize {
 			return nil, fmt.Errorf("node seed has %d bytes, want %d", len(seed), seedSize)
@@ -703,7 +739,9 @@ func (h *txHasher) encodeNode(n *Node) (*encoder, error) {
 			return nil, err
 		}
 	case n.Exercise != nil:
-		e.line("node " + strconv.Quote(n.NodeID) + " (exercise)")
+		if e.tracing() {
+			e.line("node " + strconv.Quote(n.NodeID) + " (exercise)")
+		}
 		seed, ok := h.seeds[n.NodeID]
 		switch {
 		case !ok:
@@ -715,12 +753,16 @@ func (h *txHasher) encodeNode(n *Node) (*encoder, error) {
 			return nil, err
 		}
 	case n.Fetch != nil:
-		e.line("node " + strconv.Quote(n.NodeID) + " (fetch)")
+		if e.tracing() {
+			e.line("node " + strconv.Quote(n.NodeID) + " (fetch)")
+		}
 		if err := e.fetch(n.Fetch, h.scheme); err != nil {
 			return nil, err
 		}
 	case n.Rollback != nil:
-		e.line("node " + strconv.Quote(n.NodeID) + " (rollback)")
+		if e.tracing() {
+			e.line("node " + strconv.Quote(n.NodeID) + " (rollback)")
+		}
 		if h.scheme == SchemeV2 {
 			e.raw([]byte{1}, "node encoding version")
 		}
@@ -749,8 +791,12 @@ func (e *encoder) header(lfVersion string, s Scheme, tag byte, kind string) erro
 	if s == SchemeV2 {
 		e.raw([]byte{1}, "node encoding version")
 	}
-	e.str(lfVersion, "lf_version "+strconv.Quote(lfVersion))
-	e.raw([]byte{tag}, kind+" tag")
+	e.quoted(lfVersion, "lf_version")
+	start := len(e.buf)
+	e.buf = append(e.buf, tag)
+	if e.tracing() {
+		e.note(start, kind+" tag")
+	}
 	return nil
 }
 
@@ -766,7 +812,7 @@ func (e *encoder) create(c *Create, s Scheme, seed []byte) error {
 	if err := e.contractID(c.ContractID, "contract_id"); err != nil {
 		return err
 	}
-	e.str(c.PackageName, "package_name "+strconv.Quote(c.PackageName))
+	e.quoted(c.PackageName, "package_name")
 	e.identifier(c.TemplateID, "template_id")
 	if err := e.typedValue(c.Argument, "argument"); err != nil {
 		return err
@@ -786,7 +832,7 @@ func (e *encoder) fetch(f *Fetch, s Scheme) error {
 	if err := e.contractID(f.ContractID, "contract_id"); err != nil {
 		return err
 	}
-	e.str(f.PackageName, "package_name "+strconv.Quote(f.PackageName))
+	e.quoted(f.PackageName, "package_name")
 	e.identifier(f.TemplateID, "template_id")
 	e.parties(f.Signatories, "signatories")
 	e.parties(f.Stakeholders, "stakeholders")
@@ -807,13 +853,13 @@ func (e *encoder) exercise(x *Exercise, s Scheme, seed []byte, memo map[string][
 	if err := e.contractID(x.ContractID, "contract_id"); err != nil {
 		return err
 	}
-	e.str(x.PackageName, "package_name "+strconv.Quote(x.PackageName))
+	e.quoted(x.PackageName, "package_name")
 	e.identifier(x.TemplateID, "template_id")
 	e.parties(x.Signatories, "signatories")
 	e.parties(x.Stakeholders, "stakeholders")
 	e.parties(x.ActingParties, "acting_parties")
 	e.optIdentifier(x.InterfaceID, "interface_id")
-	e.str(x.ChoiceID, "choice_id "+strconv.Quote(x.ChoiceID))
+	e.quoted(x.ChoiceID, "choice_id")
 	if err := e.typedValue(x.ChosenValue, "chosen_value"); err != nil {
 		return err
 	}
@@ -839,7 +885,11 @@ func (e *encoder) childHashes(children []string, memo map[string][32]byte) {
 	e.count(len(children), "children")
 	for _, c := range children {
 		d := memo[c]
-		e.raw(d[:], "child node "+strconv.Quote(c))
+		start := len(e.buf)
+		e.buf = append(e.buf, d[:]...)
+		if e.tracing() {
+			e.note(start, "child node "+strconv.Quote(c))
+		}
 	}
 }
 
@@ -871,7 +921,9 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 			return nil, fmt.Errorf("input contract %d has no contract", i)
 		}
 		e := newEncoder(tr, 1)
-		e.line("input contract " + string(ic.Create.ContractID) + " (create)")
+		if e.tracing() {
+			e.line("input contract " + string(ic.Create.ContractID) + " (create)")
+		}
 		if err := e.create(ic.Create, s, nil); err != nil {
 			return nil, fmt.Errorf("input contract %s: %w", fault.Quote(string(ic.Create.ContractID)), err)
 		}
@@ -885,10 +937,10 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		e.raw([]byte{1}, "metadata encoding version")
 	}
 	e.parties(si.ActAs, "act_as")
-	e.str(si.CommandID, "command_id "+strconv.Quote(si.CommandID))
-	e.str(md.TransactionUUID, "transaction_uuid "+strconv.Quote(md.TransactionUUID))
+	e.quoted(si.CommandID, "command_id")
+	e.quoted(md.TransactionUUID, "transaction_uuid")
 	e.int32(int32(md.MediatorGroup), "mediator_group")
-	e.str(md.SynchronizerID, "synchronizer_id "+strconv.Quote(md.SynchronizerID))
+	e.quoted(md.SynchronizerID, "synchronizer_id")
 	e.optInt64(md.MinLedgerEffectiveTime, "min_ledger_effective_time")
 	e.optInt64(md.MaxLedgerEffectiveTime, "max_ledger_effective_time")
 	e.int64(md.PreparationTime, "preparation_time")
@@ -897,7 +949,9 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		s := len(e.buf)
 		e.appendInt64(ic.CreatedAt)
 		e.buf = append(e.buf, inputs[i][:]...)
-		e.note(s, "input contract "+string(ic.Create.ContractID)+" (created_at, node hash)")
+		if e.tracing() {
+			e.note(s, "input contract "+string(ic.Create.ContractID)+" (created_at, node hash)")
+		}
 	}
 	if s == SchemeV3 {
 		e.optInt64(md.MaxRecordTime, "max_record_time")

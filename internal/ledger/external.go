@@ -84,12 +84,17 @@ func (n *Network) AllocateExternalParty(ctx context.Context, spec ExternalPartyS
 	// proposal and its update consistent within this process.
 	n.externalMu.Lock()
 	defer n.externalMu.Unlock()
-	if err := n.loadHostings(ctx); err != nil {
+	// Whether the party is hosted already is read from the store (another
+	// process may have hosted it), for this party alone: reloading the
+	// whole topology cost a read of every hosting, which grows with every
+	// party onboarded.
+	hosted, err := n.store.Hostings(ctx, a.Party)
+	if err != nil {
 		return false, err
 	}
 	if _, ok, err := n.ExternalPartyOf(ctx, a.Party); err != nil {
 		return false, err
-	} else if ok || n.knowsAll([]daml.Party{a.Party}) {
+	} else if ok || len(hosted) > 0 {
 		return false, fault.WithCode(fault.AlreadyExists, CodeExternalPartyAlreadyExists,
 			"Party %s already exists on synchronizer %s", a.Party, syncID)
 	}
@@ -127,7 +132,9 @@ func (n *Network) AllocateExternalParty(ctx context.Context, spec ExternalPartyS
 	if err := n.enqueue(ctx, p); err != nil {
 		return false, err
 	}
-	return true, n.loadHostings(ctx)
+	// The commit put the hostings in the topology cache (and reloads it
+	// when it fails): no reload of the whole topology here.
+	return true, nil
 }
 
 func sameTransactions(a, b [][]byte) bool {

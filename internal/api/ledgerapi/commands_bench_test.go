@@ -251,27 +251,34 @@ func BenchmarkStreamLag(b *testing.B) {
 // postCommand posts a JsCommands to submit-and-wait and reads the answer,
 // which must be 200.
 func postCommand(client *http.Client, url, token, body string) error {
-	req, err := http.NewRequest(http.MethodPost, url+"/v2/commands/submit-and-wait", strings.NewReader(body))
+	_, err := postJSON(client, url+"/v2/commands/submit-and-wait", token, body)
+	return err
+}
+
+// postJSON posts a JSON body to url as token's bearer and returns the
+// answer, which must be 200.
+func postJSON(client *http.Client, url, token, body string) ([]byte, error) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("Authorization", token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Read to the end, as a client does, so that the connection is
 	// reused: one closed unread costs a new connection per command.
 	answer, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d: %s", resp.StatusCode, answer)
+		return nil, fmt.Errorf("%s: status %d: %s", req.URL.Path, resp.StatusCode, answer)
 	}
-	return nil
+	return answer, nil
 }
 
 // BenchmarkMerge measures a token-standard-sized transaction: a wallet

@@ -117,7 +117,15 @@ func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	hashes, trace, err := interactive.HashV2Trace(pt)
+	// The trace is built only when asked for: it costs twice the hash
+	// itself (a line of hex per item hashed).
+	var hashes interactive.Hashes
+	var trace string
+	if verbose {
+		hashes, trace, err = interactive.HashV2Trace(pt)
+	} else {
+		hashes, err = interactive.HashV2(pt)
+	}
 	if err != nil {
 		return ledger.FailedToPrepare("%v", err)
 	}

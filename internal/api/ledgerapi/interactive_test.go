@@ -42,14 +42,24 @@ func keyOf(name string) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(seed[:])
 }
 
+// fingerprints memoizes fingerprintOf, as a client holds its keys'
+// fingerprints: parsing the key (which checks its point) costs the
+// benchmarks' clients as much as signing.
+var fingerprints sync.Map // string(public key) → fingerprint
+
 // fingerprintOf is the fingerprint of an Ed25519 public key.
 func fingerprintOf(t testing.TB, pub ed25519.PublicKey) string {
 	t.Helper()
+	if fp, ok := fingerprints.Load(string(pub)); ok {
+		return fp.(string)
+	}
 	k, err := signing.ParsePublicKey(signing.KeyFormatRaw, pub, signing.KeySpecCurve25519)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return k.Fingerprint()
+	fp := k.Fingerprint()
+	fingerprints.Store(string(pub), fp)
+	return fp
 }
 
 // sig is a Signature object of data by key.
@@ -59,15 +69,20 @@ func sig(t testing.TB, key ed25519.PrivateKey, data []byte) string {
 		`","signedBy":"` + fingerprintOf(t, key.Public().(ed25519.PublicKey)) + `","signingAlgorithmSpec":"SIGNING_ALGORITHM_SPEC_ED25519"}`
 }
 
+// generateBody is a generate-topology request for an external party with
+// name's key; extra is spliced in after the key's member.
+func (e *env) generateBody(hint, name, extra string) string {
+	pub := keyOf(name).Public().(ed25519.PublicKey)
+	return `{"synchronizer":"` + string(e.seeded.Synchronizer) + `","partyHint":"` + hint +
+		`","publicKey":{"format":"CRYPTO_KEY_FORMAT_RAW","keyData":"` + base64.StdEncoding.EncodeToString(pub) +
+		`","keySpec":"SIGNING_KEY_SPEC_EC_CURVE25519"}` + extra + `}`
+}
+
 // generate asks the participant under prefix for the topology of an
 // external party with name's key, as the wallet SDK does.
 func (e *env) generate(t testing.TB, prefix, hint, name, extra string) ledgerapi.GenerateExternalPartyTopologyResponse {
 	t.Helper()
-	pub := keyOf(name).Public().(ed25519.PublicKey)
-	body := `{"synchronizer":"` + string(e.seeded.Synchronizer) + `","partyHint":"` + hint +
-		`","publicKey":{"format":"CRYPTO_KEY_FORMAT_RAW","keyData":"` + base64.StdEncoding.EncodeToString(pub) +
-		`","keySpec":"SIGNING_KEY_SPEC_EC_CURVE25519"}` + extra + `}`
-	rec := e.post(t, options{}, prefix+"/v2/parties/external/generate-topology", "alice", body)
+	rec := e.post(t, options{}, prefix+"/v2/parties/external/generate-topology", "alice", e.generateBody(hint, name, extra))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("generate-topology: %d %s", rec.Code, rec.Body)
 	}
@@ -125,19 +140,15 @@ func (e *env) prepare(t testing.TB, body string) prepared {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("prepare: %d %s", rec.Code, rec.Body)
 	}
-	var resp ledgerapi.JsPrepareSubmissionResponse
-	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+	p, err := decodePrepared(rec.Body.Bytes())
+	if err != nil {
 		t.Fatal(err)
 	}
-	p := prepared{b64: resp.PreparedTransaction}
-	raw, err := base64.StdEncoding.DecodeString(resp.PreparedTransaction)
+	raw, err := base64.StdEncoding.DecodeString(p.b64)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.pt, err = interactive.Unmarshal(raw); err != nil {
-		t.Fatal(err)
-	}
-	if p.hash, err = base64.StdEncoding.DecodeString(resp.PreparedTransactionHash); err != nil {
 		t.Fatal(err)
 	}
 	h, err := interactive.HashV2(p.pt)
@@ -148,6 +159,21 @@ func (e *env) prepare(t testing.TB, body string) prepared {
 		t.Fatalf("the hash of the decoded prepared transaction differs from the answer's")
 	}
 	return p
+}
+
+// decodePrepared decodes a prepare answer as far as a client that signs
+// it needs: the prepared transaction as given and its hash (pt is left
+// nil).
+func decodePrepared(body []byte) (prepared, error) {
+	var resp ledgerapi.JsPrepareSubmissionResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return prepared{}, err
+	}
+	hash, err := base64.StdEncoding.DecodeString(resp.PreparedTransactionHash)
+	if err != nil {
+		return prepared{}, err
+	}
+	return prepared{b64: resp.PreparedTransaction, hash: hash}, nil
 }
 
 // executeBody is an execute request of a prepared transaction signed by x.
