@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -89,7 +90,7 @@ func missingExecuteField(field string) *fault.Error {
 //
 // The parties acted as must be known to the ledger; they need not be
 // hosted with submission permission (external parties are not).
-func (n *Network) Prepare(ctx context.Context, cmd Command, maxRecordTime daml.Timestamp) (*interactive.PreparedTransaction, error) {
+func (n *Network) Prepare(ctx context.Context, cmd Command, maxRecordTime daml.Timestamp) (*Prepared, error) {
 	if len(cmd.ActAs) == 0 {
 		return nil, missingExecuteField("act_as")
 	}
@@ -127,7 +128,62 @@ func (n *Network) Prepare(ctx context.Context, cmd Command, maxRecordTime daml.T
 		t := int64(maxRecordTime)
 		md.MaxRecordTime = &t
 	}
-	return &interactive.PreparedTransaction{Transaction: tx.prepared(), Metadata: md}, nil
+	pt := &interactive.PreparedTransaction{Transaction: tx.prepared(), Metadata: md}
+	hashes, err := interactive.HashV2(pt)
+	if err != nil {
+		return nil, FailedToPrepare("%v", err)
+	}
+	n.preparedTxs.put(hashes.Final, tx)
+	return &Prepared{Transaction: pt, Hashes: hashes}, nil
+}
+
+// Prepared is a prepared transaction and its V2 hashes.
+type Prepared struct {
+	Transaction *interactive.PreparedTransaction
+	Hashes      interactive.Hashes
+}
+
+// preparedCache remembers the interpretations this process prepared, by
+// the final hash of their prepared transaction, so that executing one
+// unchanged does not interpret it again. A transaction whose hash (which
+// covers every node, seed, input contract, time bound and the
+// preparation time) equals the hash of one sandnet computed from the
+// ledger's contracts is what the packages compute: it conforms. An entry
+// serves one execution; an edited transaction, one prepared by another
+// process, or one whose entry was evicted is re-interpreted.
+type preparedCache struct {
+	mu    sync.Mutex
+	byKey map[[32]byte]*Tx
+	order [][32]byte // insertion order, for eviction
+}
+
+// maxPreparedCached bounds the cache: the oldest entries go first.
+const maxPreparedCached = 4096
+
+func (c *preparedCache) put(k [32]byte, tx *Tx) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey == nil {
+		c.byKey = map[[32]byte]*Tx{}
+	}
+	if _, ok := c.byKey[k]; ok {
+		return
+	}
+	for len(c.order) >= maxPreparedCached {
+		delete(c.byKey, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.byKey[k] = tx
+	c.order = append(c.order, k)
+}
+
+// take removes and returns the interpretation prepared with final hash k.
+func (c *preparedCache) take(k [32]byte) *Tx {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tx := c.byKey[k]
+	delete(c.byKey, k) // its slot in order is dropped at eviction
+	return tx
 }
 
 // transactionUUID is the transaction's UUID (version 4, variant 1),
@@ -365,9 +421,23 @@ func (n *Network) execution(ctx context.Context, spec ExecuteSpec) (_ *pending, 
 		let = min(let, daml.Timestamp(*t))
 	}
 	exec := &execution{ledgerTime: let, prepared: daml.Timestamp(md.PreparationTime), maxRecordTime: md.MaxRecordTime}
-	tx, rejected, err := n.reinterpret(ctx, &cmd, pt, hashes, let)
-	if err != nil {
-		return nil, err
+	var rejected error
+	tx := n.preparedTxs.take(hashes.Final)
+	if tx != nil && tx.now != let {
+		// Only a transaction that does not read the time can run at
+		// another ledger time than it was prepared at (its bounds pin
+		// the others), and only its contracts' creation times change.
+		for i := range tx.events {
+			if c := tx.events[i].Created; c != nil {
+				c.CreatedAt = let
+			}
+		}
+		tx.now = let
+	}
+	if tx == nil {
+		if tx, rejected, err = n.reinterpret(ctx, &cmd, pt, hashes, let); err != nil {
+			return nil, err
+		}
 	}
 	t := &Transaction{
 		Submission:   Submission{Participant: cmd.Participant, UserID: cmd.UserID, ActAs: actAs, CommandID: cmd.CommandID},

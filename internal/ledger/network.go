@@ -88,6 +88,9 @@ type Network struct {
 	// externalMu serializes their allocations.
 	external   map[daml.Party]*ExternalParty
 	externalMu sync.Mutex
+	// preparedTxs are the interpretations of recent preparations
+	// (interactive.go).
+	preparedTxs preparedCache
 }
 
 // Open starts a network over a store. It loads the clock offset and the

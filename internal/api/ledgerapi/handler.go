@@ -29,7 +29,6 @@ import (
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
-	"github.com/sandnet/sandnet/internal/interactive"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
 
@@ -93,7 +92,7 @@ type Ledger interface {
 	Reassign(ctx context.Context, spec ledger.ReassignSpec) (unassigned, assigned *ledger.Reassignment, err error)
 	// Prepare interprets a command for an interactive submission without
 	// committing it (ledger.Network.Prepare).
-	Prepare(ctx context.Context, cmd ledger.Command, maxRecordTime daml.Timestamp) (*interactive.PreparedTransaction, error)
+	Prepare(ctx context.Context, cmd ledger.Command, maxRecordTime daml.Timestamp) (*ledger.Prepared, error)
 	// ExecuteAndWait checks, re-interprets and commits a prepared
 	// transaction with its signatures (ledger.Network.ExecuteAndWait).
 	ExecuteAndWait(ctx context.Context, spec ledger.ExecuteSpec) (*ledger.Transaction, *ledger.Completion, error)
@@ -115,7 +114,7 @@ func NetworkLedger(n *ledger.Network) Ledger { return networkLedger{n} }
 type networkLedger struct{ n *ledger.Network }
 
 func (l networkLedger) Head(ctx context.Context) (ledger.Head, error) { return l.n.Store().Head(ctx) }
-func (l networkLedger) Prepare(ctx context.Context, cmd ledger.Command, maxRecordTime daml.Timestamp) (*interactive.PreparedTransaction, error) {
+func (l networkLedger) Prepare(ctx context.Context, cmd ledger.Command, maxRecordTime daml.Timestamp) (*ledger.Prepared, error) {
 	return l.n.Prepare(ctx, cmd, maxRecordTime)
 }
 func (l networkLedger) ExecuteAndWait(ctx context.Context, spec ledger.ExecuteSpec) (*ledger.Transaction, *ledger.Completion, error) {

@@ -113,21 +113,18 @@ func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) error {
 			return invalidField("max_record_time", "%s is not a timestamp", fault.Quote(maxRecordTime))
 		}
 	}
-	pt, err := h.cfg.Ledger.Prepare(r.Context(), sub.cmd, maxRT)
+	prep, err := h.cfg.Ledger.Prepare(r.Context(), sub.cmd, maxRT)
 	if err != nil {
 		return err
 	}
+	pt, hashes := prep.Transaction, prep.Hashes
 	// The trace is built only when asked for: it costs twice the hash
 	// itself (a line of hex per item hashed).
-	var hashes interactive.Hashes
 	var trace string
 	if verbose {
-		hashes, trace, err = interactive.HashV2Trace(pt)
-	} else {
-		hashes, err = interactive.HashV2(pt)
-	}
-	if err != nil {
-		return ledger.FailedToPrepare("%v", err)
+		if _, trace, err = interactive.HashV2Trace(pt); err != nil {
+			return ledger.FailedToPrepare("%v", err)
+		}
 	}
 	resp := JsPrepareSubmissionResponse{
 		PreparedTransaction:     base64.StdEncoding.EncodeToString(interactive.Marshal(pt)),
