@@ -235,23 +235,30 @@ func (e *encoder) int64(v int64, label string) {
 	e.note(start, label)
 }
 
+// present appends the byte that says whether an optional part follows,
+// and returns ok, for the caller to append the part.
+func (e *encoder) present(ok bool) bool {
+	e.buf = append(e.buf, boolByte(ok))
+	return ok
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 func (e *encoder) optInt64(v *int64, label string) {
 	start := len(e.buf)
-	if v == nil {
-		e.buf = append(e.buf, 0)
-	} else {
-		e.buf = append(e.buf, 1)
+	if e.present(v != nil) {
 		e.appendInt64(*v)
 	}
 	e.note(start, label)
 }
 
 func (e *encoder) bool(v bool, label string) {
-	b := byte(0)
-	if v {
-		b = 1
-	}
-	e.raw([]byte{b}, label)
+	e.raw([]byte{boolByte(v)}, label)
 }
 
 func (e *encoder) str(s, label string) {
@@ -316,14 +323,11 @@ func (e *encoder) identifier(id daml.Identifier, label string) {
 
 func (e *encoder) optIdentifier(id *daml.Identifier, label string) {
 	start := len(e.buf)
+	e.appendOptID(id)
 	if id == nil {
-		e.buf = append(e.buf, 0)
-		e.note(start, label+" (none)")
-		return
+		label += " (none)"
 	}
-	e.buf = append(e.buf, 1)
-	e.appendIdentifier(*id)
-	e.note(start, label+" "+id.String())
+	e.note(start, label+idSuffix(id))
 }
 
 // The type tags of the value encoding.
@@ -365,76 +369,64 @@ func wrapLabel(label string, err error) error {
 }
 
 // value appends the tagged encoding of v. depth is the nesting of its
-// container, bounded like the decoder's.
+// container, bounded like the decoder's. A scalar is its tag and its
+// payload, traced on one line under its kind.
 func (e *encoder) value(v daml.Value, label string, depth int) error {
 	start := len(e.buf)
+	var kind string
 	switch x := v.(type) {
 	case nil:
 		return wrapLabel(label, errNilValue)
 	case daml.Unit:
-		e.buf = append(e.buf, tagUnit)
-		e.note(start, kindLabel(label, "unit"))
+		e.buf, kind = append(e.buf, tagUnit), "unit"
 	case daml.Bool:
-		e.buf = append(e.buf, tagBool, 0)
-		if x {
-			e.buf[len(e.buf)-1] = 1
-		}
-		e.note(start, kindLabel(label, "bool"))
+		e.buf, kind = append(e.buf, tagBool, boolByte(bool(x))), "bool"
 	case daml.Int64:
-		e.buf = append(e.buf, tagInt64)
+		e.buf, kind = append(e.buf, tagInt64), "int64"
 		e.appendInt64(int64(x))
-		e.note(start, kindLabel(label, "int64"))
 	case daml.Numeric:
-		e.buf = append(e.buf, tagNumeric)
+		e.buf, kind = append(e.buf, tagNumeric), "numeric "+x.String()
 		e.appendString(x.String())
-		e.note(start, kindLabel(label, "numeric "+x.String()))
 	case daml.Timestamp:
-		e.buf = append(e.buf, tagTimestamp)
+		e.buf, kind = append(e.buf, tagTimestamp), "timestamp"
 		e.appendInt64(int64(x))
-		e.note(start, kindLabel(label, "timestamp"))
 	case daml.Date:
-		e.buf = append(e.buf, tagDate)
+		e.buf, kind = append(e.buf, tagDate), "date"
 		e.appendInt32(int32(x))
-		e.note(start, kindLabel(label, "date"))
 	case daml.Party:
-		e.buf = append(e.buf, tagParty)
+		e.buf, kind = append(e.buf, tagParty), "party"
 		e.appendString(string(x))
-		e.note(start, kindLabel(label, "party"))
 	case daml.Text:
-		e.buf = append(e.buf, tagText)
+		e.buf, kind = append(e.buf, tagText), "text"
 		e.appendString(string(x))
-		e.note(start, kindLabel(label, "text"))
 	case daml.ContractID:
-		e.buf = append(e.buf, tagContractID)
+		e.buf, kind = append(e.buf, tagContractID), "contract id"
 		if err := e.appendContractID(x); err != nil {
 			return wrapLabel(label, err)
 		}
-		e.note(start, kindLabel(label, "contract id"))
 	case *daml.Enum:
 		if x == nil {
 			return wrapLabel(label, errNilValue)
 		}
-		e.buf = append(e.buf, tagEnum)
+		e.buf, kind = append(e.buf, tagEnum), "enum "+x.Constructor+idSuffix(x.ID)
 		e.appendOptID(x.ID)
 		e.appendString(x.Constructor)
-		e.note(start, kindLabel(label, "enum "+x.Constructor+idSuffix(x.ID)))
 	default:
 		return e.container(v, label, depth)
 	}
+	e.note(start, kindLabel(label, kind))
 	return nil
 }
 
 func (e *encoder) appendOptID(id *daml.Identifier) {
-	if id == nil {
-		e.buf = append(e.buf, 0)
-		return
+	if e.present(id != nil) {
+		e.appendIdentifier(*id)
 	}
-	e.buf = append(e.buf, 1)
-	e.appendIdentifier(*id)
 }
 
-// container appends a value holding other values: its tag and own parts on
-// one trace line, its elements indented below.
+// container appends a value holding other values: its tag and own parts
+// on one trace line (open), its elements indented below. Every case that
+// does not return opens the value, which the end closes.
 func (e *encoder) container(v daml.Value, label string, depth int) error {
 	depth++
 	if depth > daml.MaxNesting {
@@ -447,32 +439,26 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		if x == nil {
 			return wrapLabel(label, errNilValue)
 		}
-		if x.Value == nil {
-			e.buf = append(e.buf, tagOptional, 0)
+		e.buf = append(e.buf, tagOptional)
+		if !e.present(x.Value != nil) {
 			e.note(start, kindLabel(label, "optional none"))
 			return nil
 		}
-		e.buf = append(e.buf, tagOptional, 1)
-		e.note(start, kindLabel(label, "optional some"))
-		e.indent++
+		e.open(start, label, "optional some")
 		err = e.value(x.Value, "", depth)
-		e.indent--
 	case daml.List:
 		e.buf = append(e.buf, tagList)
 		e.appendInt32(int32(len(x)))
-		e.note(start, kindLabel(label, "list"))
-		e.indent++
+		e.open(start, label, "list")
 		for i, el := range x {
 			if err = e.value(el, "["+strconv.Itoa(i)+"]", depth); err != nil {
 				break
 			}
 		}
-		e.indent--
 	case daml.TextMap:
 		e.buf = append(e.buf, tagTextMap)
 		e.appendInt32(int32(len(x)))
-		e.note(start, kindLabel(label, "text map"))
-		e.indent++
+		e.open(start, label, "text map")
 		for _, en := range x {
 			s := len(e.buf)
 			e.appendString(en.Key)
@@ -481,12 +467,10 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 				break
 			}
 		}
-		e.indent--
 	case daml.GenMap:
 		e.buf = append(e.buf, tagGenMap)
 		e.appendInt32(int32(len(x)))
-		e.note(start, kindLabel(label, "gen map"))
-		e.indent++
+		e.open(start, label, "gen map")
 		for _, en := range x {
 			if err = e.value(en.Key, "key", depth); err != nil {
 				break
@@ -495,7 +479,6 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 				break
 			}
 		}
-		e.indent--
 	case *daml.Record:
 		if x == nil {
 			return wrapLabel(label, errNilValue)
@@ -503,16 +486,12 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagRecord)
 		e.appendOptID(x.ID)
 		e.appendInt32(int32(len(x.Fields)))
-		e.note(start, kindLabel(label, "record"+idSuffix(x.ID)))
-		e.indent++
+		e.open(start, label, "record"+idSuffix(x.ID))
 		for _, f := range x.Fields {
 			s := len(e.buf)
 			// A field's label is optional: absent (empty) in a record read
 			// without labels, which Canton's values never are.
-			if f.Label == "" {
-				e.buf = append(e.buf, 0)
-			} else {
-				e.buf = append(e.buf, 1)
+			if e.present(f.Label != "") {
 				e.appendString(f.Label)
 			}
 			e.note(s, "label "+strconv.Quote(f.Label))
@@ -521,7 +500,6 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 				break
 			}
 		}
-		e.indent--
 	case *daml.Variant:
 		if x == nil {
 			return wrapLabel(label, errNilValue)
@@ -529,14 +507,20 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagVariant)
 		e.appendOptID(x.ID)
 		e.appendString(x.Constructor)
-		e.note(start, kindLabel(label, "variant "+x.Constructor+idSuffix(x.ID)))
-		e.indent++
+		e.open(start, label, "variant "+x.Constructor+idSuffix(x.ID))
 		err = e.value(x.Value, "", depth)
-		e.indent--
 	default:
 		return wrapLabel(label, fmt.Errorf("unknown value type %T", v))
 	}
+	e.indent--
 	return wrapLabel(label, err)
+}
+
+// open traces the head of a container value, appended since start, and
+// indents its elements below it.
+func (e *encoder) open(start int, label, kind string) {
+	e.note(start, kindLabel(label, kind))
+	e.indent++
 }
 
 func idSuffix(id *daml.Identifier) string {
@@ -691,45 +675,50 @@ func (n *Node) children() []string {
 // encodeNode returns an encoder holding the encoding of n; the hashes of
 // its children must be memoized already.
 func (h *txHasher) encodeNode(n *Node) (*encoder, error) {
+	kind := n.kind()
+	if kind == "" {
+		return nil, errors.New("the node is neither a create, fetch, exercise nor rollback node")
+	}
 	e := newEncoder(h.tr, 1)
+	e.line("node " + strconv.Quote(n.NodeID) + " (" + kind + ")")
+	var err error
 	switch {
 	case n.Create != nil:
-		e.line("node " + strconv.Quote(n.NodeID) + " (create)")
-		seed, ok := h.seeds[n.NodeID]
-		if ok && len(seed) != seedSize {
-			return nil, fmt.Errorf("node seed has %d bytes, want %d", len(seed), seedSize)
-		}
-		if err := e.create(n.Create, h.scheme, seed); err != nil {
-			return nil, err
+		var seed []byte
+		if seed, err = h.seed(n.NodeID, false); err == nil {
+			err = e.create(n.Create, h.scheme, seed)
 		}
 	case n.Exercise != nil:
-		e.line("node " + strconv.Quote(n.NodeID) + " (exercise)")
-		seed, ok := h.seeds[n.NodeID]
-		switch {
-		case !ok:
-			return nil, errors.New("missing node seed for an exercise node")
-		case len(seed) != seedSize:
-			return nil, fmt.Errorf("node seed has %d bytes, want %d", len(seed), seedSize)
-		}
-		if err := e.exercise(n.Exercise, h.scheme, seed, h.memo); err != nil {
-			return nil, err
+		var seed []byte
+		if seed, err = h.seed(n.NodeID, true); err == nil {
+			err = e.exercise(n.Exercise, h.scheme, seed, h.memo)
 		}
 	case n.Fetch != nil:
-		e.line("node " + strconv.Quote(n.NodeID) + " (fetch)")
-		if err := e.fetch(n.Fetch, h.scheme); err != nil {
-			return nil, err
-		}
-	case n.Rollback != nil:
-		e.line("node " + strconv.Quote(n.NodeID) + " (rollback)")
+		err = e.fetch(n.Fetch, h.scheme)
+	default:
 		if h.scheme == SchemeV2 {
 			e.raw([]byte{1}, "node encoding version")
 		}
 		e.raw([]byte{3}, "rollback tag")
 		e.childHashes(n.Rollback.Children, h.memo)
-	default:
-		return nil, errors.New("the node is neither a create, fetch, exercise nor rollback node")
+	}
+	if err != nil {
+		return nil, err
 	}
 	return e, nil
+}
+
+// seed returns the seed of the node with the given id, nil when it has
+// none, which only a create node may lack.
+func (h *txHasher) seed(id string, required bool) ([]byte, error) {
+	seed, ok := h.seeds[id]
+	switch {
+	case !ok && required:
+		return nil, errors.New("missing node seed for an exercise node")
+	case ok && len(seed) != seedSize:
+		return nil, fmt.Errorf("node seed has %d bytes, want %d", len(seed), seedSize)
+	}
+	return seed, nil
 }
 
 // header appends what starts every node but a rollback: the node encoding
@@ -763,39 +752,55 @@ func (e *encoder) create(c *Create, s Scheme, seed []byte) error {
 	} else {
 		e.raw(append([]byte{1}, seed...), "seed")
 	}
-	if err := e.contractID(c.ContractID, "contract_id"); err != nil {
+	if err := e.contract(c.ContractID, c.PackageName, c.TemplateID); err != nil {
 		return err
 	}
-	e.str(c.PackageName, "package_name "+strconv.Quote(c.PackageName))
-	e.identifier(c.TemplateID, "template_id")
 	if err := e.typedValue(c.Argument, "argument"); err != nil {
 		return err
 	}
 	e.parties(c.Signatories, "signatories")
 	e.parties(c.Stakeholders, "stakeholders")
-	if s == SchemeV3 {
-		e.raw([]byte{0}, "key (none)")
-	}
+	e.noKey(s, false)
 	return nil
+}
+
+// contract appends the contract a create, fetch or exercise node is about,
+// which each encodes alike after its header (and seed): its id, package
+// name and template id.
+func (e *encoder) contract(cid daml.ContractID, packageName string, templateID daml.Identifier) error {
+	if err := e.contractID(cid, "contract_id"); err != nil {
+		return err
+	}
+	e.str(packageName, "package_name "+strconv.Quote(packageName))
+	e.identifier(templateID, "template_id")
+	return nil
+}
+
+// noKey appends what ends a node in scheme V3: its contract key, always
+// absent since sandnet has no contract keys, after the by_key flag of a
+// fetch or exercise (byKey), always false. V2 has neither.
+func (e *encoder) noKey(s Scheme, byKey bool) {
+	if s != SchemeV3 {
+		return
+	}
+	if byKey {
+		e.bool(false, "by_key")
+	}
+	e.raw([]byte{0}, "key (none)")
 }
 
 func (e *encoder) fetch(f *Fetch, s Scheme) error {
 	if err := e.header(f.LfVersion, s, 2, "fetch"); err != nil {
 		return err
 	}
-	if err := e.contractID(f.ContractID, "contract_id"); err != nil {
+	if err := e.contract(f.ContractID, f.PackageName, f.TemplateID); err != nil {
 		return err
 	}
-	e.str(f.PackageName, "package_name "+strconv.Quote(f.PackageName))
-	e.identifier(f.TemplateID, "template_id")
 	e.parties(f.Signatories, "signatories")
 	e.parties(f.Stakeholders, "stakeholders")
 	e.optIdentifier(f.InterfaceID, "interface_id")
 	e.parties(f.ActingParties, "acting_parties")
-	if s == SchemeV3 {
-		e.bool(false, "by_key")
-		e.raw([]byte{0}, "key (none)")
-	}
+	e.noKey(s, true)
 	return nil
 }
 
@@ -804,11 +809,9 @@ func (e *encoder) exercise(x *Exercise, s Scheme, seed []byte, memo map[string][
 		return err
 	}
 	e.raw(seed, "seed")
-	if err := e.contractID(x.ContractID, "contract_id"); err != nil {
+	if err := e.contract(x.ContractID, x.PackageName, x.TemplateID); err != nil {
 		return err
 	}
-	e.str(x.PackageName, "package_name "+strconv.Quote(x.PackageName))
-	e.identifier(x.TemplateID, "template_id")
 	e.parties(x.Signatories, "signatories")
 	e.parties(x.Stakeholders, "stakeholders")
 	e.parties(x.ActingParties, "acting_parties")
@@ -827,10 +830,7 @@ func (e *encoder) exercise(x *Exercise, s Scheme, seed []byte, memo map[string][
 		}
 	}
 	e.parties(x.ChoiceObservers, "choice_observers")
-	if s == SchemeV3 {
-		e.bool(false, "by_key")
-		e.raw([]byte{0}, "key (none)")
-	}
+	e.noKey(s, true)
 	e.childHashes(x.Children, memo)
 	return nil
 }

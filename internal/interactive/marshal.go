@@ -271,7 +271,7 @@ func appendDamlTransaction(b []byte, tx *DamlTransaction) []byte {
 
 func appendNode(b []byte, n *Node) []byte {
 	b = appendString(b, fNodeID, n.NodeID)
-	if n.Create == nil && n.Fetch == nil && n.Exercise == nil && n.Rollback == nil {
+	if n.kind() == "" {
 		return b
 	}
 	// The v1 oneof case is written whenever the node has a kind; inside it,

@@ -273,7 +273,7 @@ func decodeNode(n *Node, b []byte) error {
 	switch {
 	case !hasV1:
 		return errorf("node %s has no v1 node (unsupported node version)", fault.Quote(n.NodeID))
-	case n.Create == nil && n.Fetch == nil && n.Exercise == nil && n.Rollback == nil:
+	case n.kind() == "":
 		return errorf("node %s is neither a create, fetch, exercise nor rollback node", fault.Quote(n.NodeID))
 	}
 	return nil
