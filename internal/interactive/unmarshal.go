@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/pbwire"
 )
 
 // Unmarshal decodes a serialized PreparedTransaction the way protobuf does:
@@ -28,7 +29,7 @@ import (
 func Unmarshal(b []byte) (*PreparedTransaction, error) {
 	pt := &PreparedTransaction{}
 	err := eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fPTTransaction:
 			if err := f.want(protowire.BytesType); err != nil {
 				return at(err, "transaction")
@@ -36,7 +37,7 @@ func Unmarshal(b []byte) (*PreparedTransaction, error) {
 			if pt.Transaction == nil {
 				pt.Transaction = &DamlTransaction{}
 			}
-			return at(mergeDamlTransaction(pt.Transaction, f.b), "transaction")
+			return at(mergeDamlTransaction(pt.Transaction, f.Bytes), "transaction")
 		case fPTMetadata:
 			if err := f.want(protowire.BytesType); err != nil {
 				return at(err, "metadata")
@@ -44,7 +45,7 @@ func Unmarshal(b []byte) (*PreparedTransaction, error) {
 			if pt.Metadata == nil {
 				pt.Metadata = &Metadata{}
 			}
-			return at(mergeMetadata(pt.Metadata, f.b), "metadata")
+			return at(mergeMetadata(pt.Metadata, f.Bytes), "metadata")
 		}
 		return nil
 	})
@@ -95,14 +96,9 @@ func toFault(err error) error {
 	return fault.New(fault.InvalidArgument, "invalid prepared transaction at %s: %s", strings.Join(path, "."), de.msg)
 }
 
-// field is one decoded field of a message: its number, wire type and
-// value (v for varint and fixed-size fields, b for length-delimited ones).
-type field struct {
-	num protowire.Number
-	typ protowire.Type
-	v   uint64
-	b   []byte
-}
+// field is one decoded field of a message; its methods read its value as
+// the type the message gives it.
+type field pbwire.Field
 
 var wireTypeNames = map[protowire.Type]string{
 	protowire.VarintType:     "varint",
@@ -113,8 +109,8 @@ var wireTypeNames = map[protowire.Type]string{
 }
 
 func (f field) want(t protowire.Type) error {
-	if f.typ != t {
-		return errorf("field %d has wire type %s, want %s", f.num, wireTypeNames[f.typ], wireTypeNames[t])
+	if f.Type != t {
+		return errorf("field %d has wire type %s, want %s", f.Num, wireTypeNames[f.Type], wireTypeNames[t])
 	}
 	return nil
 }
@@ -125,10 +121,10 @@ func (f field) str() (string, error) {
 	if err := f.want(protowire.BytesType); err != nil {
 		return "", err
 	}
-	if !utf8.Valid(f.b) {
-		return "", errorf("field %d is not valid UTF-8", f.num)
+	if !utf8.Valid(f.Bytes) {
+		return "", errorf("field %d is not valid UTF-8", f.Num)
 	}
-	return string(f.b), nil
+	return string(f.Bytes), nil
 }
 
 // bytes returns a copy of a bytes field; empty is nil, proto3's default.
@@ -136,52 +132,31 @@ func (f field) bytes() ([]byte, error) {
 	if err := f.want(protowire.BytesType); err != nil {
 		return nil, err
 	}
-	if len(f.b) == 0 {
+	if len(f.Bytes) == 0 {
 		return nil, nil
 	}
-	return slices.Clone(f.b), nil
+	return slices.Clone(f.Bytes), nil
 }
 
 func (f field) varint() (uint64, error) {
 	if err := f.want(protowire.VarintType); err != nil {
 		return 0, err
 	}
-	return f.v, nil
+	return f.Scalar, nil
 }
 
 // eachField calls fn with every field of the message b, in wire order.
 // Unknown groups are skipped whole, as protobuf does.
 func eachField(b []byte, fn func(field) error) error {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return errorf("malformed field tag: %v", protowire.ParseError(n))
+		f, rest, err := pbwire.Next(b)
+		if err != nil {
+			return errorf("%v", err)
 		}
-		b = b[n:]
-		f := field{num: num, typ: typ}
-		switch typ {
-		case protowire.VarintType:
-			f.v, n = protowire.ConsumeVarint(b)
-		case protowire.Fixed32Type:
-			var v uint32
-			v, n = protowire.ConsumeFixed32(b)
-			f.v = uint64(v)
-		case protowire.Fixed64Type:
-			f.v, n = protowire.ConsumeFixed64(b)
-		case protowire.BytesType:
-			f.b, n = protowire.ConsumeBytes(b)
-		case protowire.StartGroupType:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		default:
-			return errorf("field %d has invalid wire type %d", num, typ)
-		}
-		if n < 0 {
-			return errorf("malformed field %d: %v", num, protowire.ParseError(n))
-		}
-		b = b[n:]
-		if err := fn(f); err != nil {
+		if err := fn(field(f)); err != nil {
 			return err
 		}
+		b = rest
 	}
 	return nil
 }
@@ -195,7 +170,7 @@ func checkMessage(b []byte) error {
 func mergeDamlTransaction(tx *DamlTransaction, b []byte) error {
 	return eachField(b, func(f field) error {
 		var err error
-		switch f.num {
+		switch f.Num {
 		case fTxVersion:
 			tx.Version, err = f.str()
 			return at(err, "version")
@@ -211,7 +186,7 @@ func mergeDamlTransaction(tx *DamlTransaction, b []byte) error {
 				return atIndex(err, "nodes", i)
 			}
 			var n Node
-			if err = decodeNode(&n, f.b); err != nil {
+			if err = decodeNode(&n, f.Bytes); err != nil {
 				return atIndex(err, "nodes", i)
 			}
 			tx.Nodes = append(tx.Nodes, n)
@@ -221,7 +196,7 @@ func mergeDamlTransaction(tx *DamlTransaction, b []byte) error {
 				return atIndex(err, "node_seeds", i)
 			}
 			var s NodeSeed
-			if err = mergeNodeSeed(&s, f.b); err != nil {
+			if err = mergeNodeSeed(&s, f.Bytes); err != nil {
 				return atIndex(err, "node_seeds", i)
 			}
 			tx.NodeSeeds = append(tx.NodeSeeds, s)
@@ -232,7 +207,7 @@ func mergeDamlTransaction(tx *DamlTransaction, b []byte) error {
 
 func mergeNodeSeed(s *NodeSeed, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fSeedNodeID:
 			v, err := f.varint()
 			if err != nil {
@@ -253,7 +228,7 @@ func mergeNodeSeed(s *NodeSeed, b []byte) error {
 func decodeNode(n *Node, b []byte) error {
 	hasV1 := false
 	err := eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fNodeID:
 			var err error
 			n.NodeID, err = f.str()
@@ -263,7 +238,7 @@ func decodeNode(n *Node, b []byte) error {
 				return at(err, "v1")
 			}
 			hasV1 = true
-			return at(mergeV1Node(n, f.b), "v1")
+			return at(mergeV1Node(n, f.Bytes), "v1")
 		}
 		return nil
 	})
@@ -283,7 +258,7 @@ func decodeNode(n *Node, b []byte) error {
 // oneof: a case replaces any other, the same case merges.
 func mergeV1Node(n *Node, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fV1Create, fV1Fetch, fV1Exercise, fV1Rollback:
 		case fV1QueryByKey:
 			return errorf("QueryByKey nodes are not supported (sandnet has no contract keys)")
@@ -293,28 +268,28 @@ func mergeV1Node(n *Node, b []byte) error {
 		if err := f.want(protowire.BytesType); err != nil {
 			return err
 		}
-		switch f.num {
+		switch f.Num {
 		case fV1Create:
 			if n.Create == nil {
 				*n = Node{NodeID: n.NodeID, Create: &Create{}}
 			}
-			return at(mergeCreate(n.Create, f.b), "create")
+			return at(mergeCreate(n.Create, f.Bytes), "create")
 		case fV1Fetch:
 			if n.Fetch == nil {
 				*n = Node{NodeID: n.NodeID, Fetch: &Fetch{}}
 			}
-			return at(mergeFetch(n.Fetch, f.b), "fetch")
+			return at(mergeFetch(n.Fetch, f.Bytes), "fetch")
 		case fV1Exercise:
 			if n.Exercise == nil {
 				*n = Node{NodeID: n.NodeID, Exercise: &Exercise{}}
 			}
-			return at(mergeExercise(n.Exercise, f.b), "exercise")
+			return at(mergeExercise(n.Exercise, f.Bytes), "exercise")
 		default:
 			if n.Rollback == nil {
 				*n = Node{NodeID: n.NodeID, Rollback: &Rollback{}}
 			}
-			return at(eachField(f.b, func(f field) error {
-				if f.num != fRollbackChildren {
+			return at(eachField(f.Bytes, func(f field) error {
+				if f.Num != fRollbackChildren {
 					return nil
 				}
 				s, err := f.str()
@@ -371,7 +346,7 @@ func mergeIdentifierField(dst *daml.Identifier, f field, name string) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return at(err, name)
 	}
-	return at(mergeIdentifier(dst, f.b), name)
+	return at(mergeIdentifier(dst, f.Bytes), name)
 }
 
 func mergeOptionalIdentifierField(dst **daml.Identifier, f field, name string) error {
@@ -385,7 +360,7 @@ func mergeValueField(dst *daml.Value, f field, name string) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return at(err, name)
 	}
-	v, err := mergeValue(*dst, f.b, 0)
+	v, err := mergeValue(*dst, f.Bytes, 0)
 	if err != nil {
 		return at(err, name)
 	}
@@ -408,7 +383,7 @@ func refuseByKey(f field, node string) error {
 
 func mergeCreate(c *Create, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fCreateLfVersion:
 			return setString(&c.LfVersion, f, "lf_version")
 		case fCreateContractID:
@@ -432,7 +407,7 @@ func mergeCreate(c *Create, b []byte) error {
 
 func mergeFetch(x *Fetch, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fFetchLfVersion:
 			return setString(&x.LfVersion, f, "lf_version")
 		case fFetchContractID:
@@ -460,7 +435,7 @@ func mergeFetch(x *Fetch, b []byte) error {
 
 func mergeExercise(x *Exercise, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fExLfVersion:
 			return setString(&x.LfVersion, f, "lf_version")
 		case fExContractID:
@@ -502,7 +477,7 @@ func mergeExercise(x *Exercise, b []byte) error {
 
 func mergeMetadata(md *Metadata, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fMDSubmitterInfo:
 			if err := f.want(protowire.BytesType); err != nil {
 				return at(err, "submitter_info")
@@ -511,8 +486,8 @@ func mergeMetadata(md *Metadata, b []byte) error {
 				md.SubmitterInfo = &SubmitterInfo{}
 			}
 			si := md.SubmitterInfo
-			return at(eachField(f.b, func(f field) error {
-				switch f.num {
+			return at(eachField(f.Bytes, func(f field) error {
+				switch f.Num {
 				case fSIActAs:
 					return addParty(&si.ActAs, f, "act_as")
 				case fSICommandID:
@@ -538,7 +513,7 @@ func mergeMetadata(md *Metadata, b []byte) error {
 				return atIndex(err, "input_contracts", i)
 			}
 			var ic InputContract
-			if err := mergeInputContract(&ic, f.b); err != nil {
+			if err := mergeInputContract(&ic, f.Bytes); err != nil {
 				return atIndex(err, "input_contracts", i)
 			}
 			md.InputContracts = append(md.InputContracts, ic)
@@ -548,7 +523,7 @@ func mergeMetadata(md *Metadata, b []byte) error {
 			if err := f.want(protowire.BytesType); err != nil {
 				return at(err, "global_key_mapping")
 			}
-			return at(checkMessage(f.b), "global_key_mapping")
+			return at(checkMessage(f.Bytes), "global_key_mapping")
 		case fMDMinLET:
 			return setOptionalTime(&md.MinLedgerEffectiveTime, f, "min_ledger_effective_time")
 		case fMDMaxLET:
@@ -574,7 +549,7 @@ func setOptionalTime(dst **int64, f field, name string) error {
 
 func mergeInputContract(ic *InputContract, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fICV1:
 			if err := f.want(protowire.BytesType); err != nil {
 				return at(err, "v1")
@@ -582,7 +557,7 @@ func mergeInputContract(ic *InputContract, b []byte) error {
 			if ic.Create == nil {
 				ic.Create = &Create{}
 			}
-			return at(mergeCreate(ic.Create, f.b), "v1")
+			return at(mergeCreate(ic.Create, f.Bytes), "v1")
 		case fICCreatedAt:
 			v, err := f.varint()
 			ic.CreatedAt = int64(v)
@@ -598,7 +573,7 @@ func mergeInputContract(ic *InputContract, b []byte) error {
 
 func mergeIdentifier(id *daml.Identifier, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fIDPackageID:
 			return setString(&id.PackageID, f, "package_id")
 		case fIDModuleName:
@@ -627,10 +602,10 @@ func mergeValue(dst daml.Value, b []byte, depth int) (daml.Value, error) {
 	v := dst
 	err := eachField(b, func(f field) error {
 		var err error
-		switch f.num {
+		switch f.Num {
 		case fValUnit:
 			if err = f.want(protowire.BytesType); err == nil {
-				err = checkMessage(f.b)
+				err = checkMessage(f.Bytes)
 			}
 			v = daml.Unit{}
 			return at(err, "unit")
@@ -651,7 +626,7 @@ func mergeValue(dst daml.Value, b []byte, depth int) (daml.Value, error) {
 			return at(err, "date")
 		case fValTimestamp:
 			err = f.want(protowire.Fixed64Type)
-			v = daml.Timestamp(int64(f.v))
+			v = daml.Timestamp(int64(f.Scalar))
 			return at(err, "timestamp")
 		case fValNumeric:
 			var s string
@@ -698,33 +673,33 @@ func mergeValue(dst daml.Value, b []byte, depth int) (daml.Value, error) {
 
 // mergeContainer merges the message case f of a Value into v.
 func mergeContainer(v daml.Value, f field, depth int) (daml.Value, error) {
-	if f.num == fValEnum {
+	if f.Num == fValEnum {
 		e, ok := v.(*daml.Enum)
 		if !ok {
 			e = &daml.Enum{}
 		}
-		return e, at(mergeEnum(e, f.b), "enum")
+		return e, at(mergeEnum(e, f.Bytes), "enum")
 	}
 	depth, err := nest(depth)
 	if err != nil {
 		return nil, err
 	}
-	switch f.num {
+	switch f.Num {
 	case fValOptional:
 		o, ok := v.(*daml.Optional)
 		if !ok {
 			o = &daml.Optional{}
 		}
-		return o, at(eachField(f.b, func(f field) error {
-			if f.num == fOptionalValue {
+		return o, at(eachField(f.Bytes, func(f field) error {
+			if f.Num == fOptionalValue {
 				return mergeValueAt(&o.Value, f, depth, "value")
 			}
 			return nil
 		}), "optional")
 	case fValList:
 		l, _ := v.(daml.List)
-		err := eachField(f.b, func(f field) error {
-			if f.num != fListElements {
+		err := eachField(f.Bytes, func(f field) error {
+			if f.Num != fListElements {
 				return nil
 			}
 			var el daml.Value
@@ -740,8 +715,8 @@ func mergeContainer(v daml.Value, f field, depth int) (daml.Value, error) {
 		return l, at(err, "list")
 	case fValTextMap:
 		m, _ := v.(daml.TextMap)
-		err := eachField(f.b, func(f field) error {
-			if f.num != fMapEntries {
+		err := eachField(f.Bytes, func(f field) error {
+			if f.Num != fMapEntries {
 				return nil
 			}
 			var e daml.TextMapEntry
@@ -757,8 +732,8 @@ func mergeContainer(v daml.Value, f field, depth int) (daml.Value, error) {
 		return m, at(err, "text_map")
 	case fValGenMap:
 		m, _ := v.(daml.GenMap)
-		err := eachField(f.b, func(f field) error {
-			if f.num != fMapEntries {
+		err := eachField(f.Bytes, func(f field) error {
+			if f.Num != fMapEntries {
 				return nil
 			}
 			var e daml.GenMapEntry
@@ -777,13 +752,13 @@ func mergeContainer(v daml.Value, f field, depth int) (daml.Value, error) {
 		if !ok {
 			r = &daml.Record{}
 		}
-		return r, at(mergeRecord(r, f.b, depth), "record")
+		return r, at(mergeRecord(r, f.Bytes, depth), "record")
 	default:
 		x, ok := v.(*daml.Variant)
 		if !ok {
 			x = &daml.Variant{}
 		}
-		return x, at(mergeVariant(x, f.b, depth), "variant")
+		return x, at(mergeVariant(x, f.Bytes, depth), "variant")
 	}
 }
 
@@ -799,7 +774,7 @@ func mergeValueAt(dst *daml.Value, f field, depth int, name string) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return wrap(err)
 	}
-	v, err := mergeValue(*dst, f.b, depth)
+	v, err := mergeValue(*dst, f.Bytes, depth)
 	if err != nil {
 		return wrap(err)
 	}
@@ -811,8 +786,8 @@ func mergeTextMapEntry(e *daml.TextMapEntry, f field, depth int) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return err
 	}
-	err := eachField(f.b, func(f field) error {
-		switch f.num {
+	err := eachField(f.Bytes, func(f field) error {
+		switch f.Num {
 		case fEntryKey:
 			return setString(&e.Key, f, "key")
 		case fEntryValue:
@@ -830,8 +805,8 @@ func mergeGenMapEntry(e *daml.GenMapEntry, f field, depth int) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return err
 	}
-	err := eachField(f.b, func(f field) error {
-		switch f.num {
+	err := eachField(f.Bytes, func(f field) error {
+		switch f.Num {
 		case fEntryKey:
 			return mergeValueAt(&e.Key, f, depth, "key")
 		case fEntryValue:
@@ -855,7 +830,7 @@ func mergeGenMapEntry(e *daml.GenMapEntry, f field, depth int) error {
 // hash tells them apart from present ones.
 func mergeRecord(r *daml.Record, b []byte, depth int) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fRecordID:
 			return mergeOptionalIdentifierField(&r.ID, f, "record_id")
 		case fRecordFields:
@@ -864,8 +839,8 @@ func mergeRecord(r *daml.Record, b []byte, depth int) error {
 				return atIndex(err, "fields", i)
 			}
 			var fld daml.Field
-			err := eachField(f.b, func(f field) error {
-				switch f.num {
+			err := eachField(f.Bytes, func(f field) error {
+				switch f.Num {
 				case fFieldLabel:
 					return setString(&fld.Label, f, "label")
 				case fFieldValue:
@@ -887,7 +862,7 @@ func mergeRecord(r *daml.Record, b []byte, depth int) error {
 
 func mergeVariant(x *daml.Variant, b []byte, depth int) error {
 	err := eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fVariantID:
 			return mergeOptionalIdentifierField(&x.ID, f, "variant_id")
 		case fVariantCtor:
@@ -905,7 +880,7 @@ func mergeVariant(x *daml.Variant, b []byte, depth int) error {
 
 func mergeEnum(e *daml.Enum, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fEnumID:
 			return mergeOptionalIdentifierField(&e.ID, f, "enum_id")
 		case fEnumCtor:
