@@ -31,21 +31,9 @@ func Unmarshal(b []byte) (*PreparedTransaction, error) {
 	err := eachField(b, func(f field) error {
 		switch f.Num {
 		case fPTTransaction:
-			if err := f.want(protowire.BytesType); err != nil {
-				return at(err, "transaction")
-			}
-			if pt.Transaction == nil {
-				pt.Transaction = &DamlTransaction{}
-			}
-			return at(mergeDamlTransaction(pt.Transaction, f.Bytes), "transaction")
+			return mergeMessage(&pt.Transaction, f, "transaction", mergeDamlTransaction)
 		case fPTMetadata:
-			if err := f.want(protowire.BytesType); err != nil {
-				return at(err, "metadata")
-			}
-			if pt.Metadata == nil {
-				pt.Metadata = &Metadata{}
-			}
-			return at(mergeMetadata(pt.Metadata, f.Bytes), "metadata")
+			return mergeMessage(&pt.Metadata, f, "metadata", mergeMetadata)
 		}
 		return nil
 	})
@@ -175,31 +163,11 @@ func mergeDamlTransaction(tx *DamlTransaction, b []byte) error {
 			tx.Version, err = f.str()
 			return at(err, "version")
 		case fTxRoots:
-			var s string
-			if s, err = f.str(); err != nil {
-				return atIndex(err, "roots", len(tx.Roots))
-			}
-			tx.Roots = append(tx.Roots, s)
+			return addString(&tx.Roots, f, "roots")
 		case fTxNodes:
-			i := len(tx.Nodes)
-			if err = f.want(protowire.BytesType); err != nil {
-				return atIndex(err, "nodes", i)
-			}
-			var n Node
-			if err = decodeNode(&n, f.Bytes); err != nil {
-				return atIndex(err, "nodes", i)
-			}
-			tx.Nodes = append(tx.Nodes, n)
+			return addMessage(&tx.Nodes, f, "nodes", decodeNode)
 		case fTxNodeSeeds:
-			i := len(tx.NodeSeeds)
-			if err = f.want(protowire.BytesType); err != nil {
-				return atIndex(err, "node_seeds", i)
-			}
-			var s NodeSeed
-			if err = mergeNodeSeed(&s, f.Bytes); err != nil {
-				return atIndex(err, "node_seeds", i)
-			}
-			tx.NodeSeeds = append(tx.NodeSeeds, s)
+			return addMessage(&tx.NodeSeeds, f, "node_seeds", mergeNodeSeed)
 		}
 		return nil
 	})
@@ -349,22 +317,31 @@ func mergeIdentifierField(dst *daml.Identifier, f field, name string) error {
 	return at(mergeIdentifier(dst, f.Bytes), name)
 }
 
-func mergeOptionalIdentifierField(dst **daml.Identifier, f field, name string) error {
-	if *dst == nil {
-		*dst = &daml.Identifier{}
-	}
-	return mergeIdentifierField(*dst, f, name)
-}
-
-func mergeValueField(dst *daml.Value, f field, name string) error {
+// mergeMessage merges a singular message field into *dst, which it
+// allocates the first time: a message given twice is merged, as protobuf
+// merges it.
+func mergeMessage[T any](dst **T, f field, name string, merge func(*T, []byte) error) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return at(err, name)
 	}
-	v, err := mergeValue(*dst, f.Bytes, 0)
-	if err != nil {
-		return at(err, name)
+	if *dst == nil {
+		*dst = new(T)
 	}
-	*dst = v
+	return at(merge(*dst, f.Bytes), name)
+}
+
+// addMessage decodes one element of a repeated message field with decode
+// and appends it to *dst; an error is placed at name[i].
+func addMessage[S ~[]T, T any](dst *S, f field, name string, decode func(*T, []byte) error) error {
+	i := len(*dst)
+	if err := f.want(protowire.BytesType); err != nil {
+		return atIndex(err, name, i)
+	}
+	var v T
+	if err := decode(&v, f.Bytes); err != nil {
+		return atIndex(err, name, i)
+	}
+	*dst = append(*dst, v)
 	return nil
 }
 
@@ -393,7 +370,7 @@ func mergeCreate(c *Create, b []byte) error {
 		case fCreateTemplateID:
 			return mergeIdentifierField(&c.TemplateID, f, "template_id")
 		case fCreateArgument:
-			return mergeValueField(&c.Argument, f, "argument")
+			return mergeValueAt(&c.Argument, f, 0, "argument")
 		case fCreateSignatories:
 			return addParty(&c.Signatories, f, "signatories")
 		case fCreateStakeholders:
@@ -423,7 +400,7 @@ func mergeFetch(x *Fetch, b []byte) error {
 		case fFetchActingParties:
 			return addParty(&x.ActingParties, f, "acting_parties")
 		case fFetchInterfaceID:
-			return mergeOptionalIdentifierField(&x.InterfaceID, f, "interface_id")
+			return mergeMessage(&x.InterfaceID, f, "interface_id", mergeIdentifier)
 		case fFetchKey:
 			return errorf("contract keys are not supported (fetch node with a key)")
 		case fFetchByKey:
@@ -451,11 +428,11 @@ func mergeExercise(x *Exercise, b []byte) error {
 		case fExActingParties:
 			return addParty(&x.ActingParties, f, "acting_parties")
 		case fExInterfaceID:
-			return mergeOptionalIdentifierField(&x.InterfaceID, f, "interface_id")
+			return mergeMessage(&x.InterfaceID, f, "interface_id", mergeIdentifier)
 		case fExChoiceID:
 			return setString(&x.ChoiceID, f, "choice_id")
 		case fExChosenValue:
-			return mergeValueField(&x.ChosenValue, f, "chosen_value")
+			return mergeValueAt(&x.ChosenValue, f, 0, "chosen_value")
 		case fExConsuming:
 			v, err := f.varint()
 			x.Consuming = v != 0
@@ -463,7 +440,7 @@ func mergeExercise(x *Exercise, b []byte) error {
 		case fExChildren:
 			return addString(&x.Children, f, "children")
 		case fExExerciseResult:
-			return mergeValueField(&x.ExerciseResult, f, "exercise_result")
+			return mergeValueAt(&x.ExerciseResult, f, 0, "exercise_result")
 		case fExChoiceObservers:
 			return addParty(&x.ChoiceObservers, f, "choice_observers")
 		case fExKey:
@@ -479,22 +456,7 @@ func mergeMetadata(md *Metadata, b []byte) error {
 	return eachField(b, func(f field) error {
 		switch f.Num {
 		case fMDSubmitterInfo:
-			if err := f.want(protowire.BytesType); err != nil {
-				return at(err, "submitter_info")
-			}
-			if md.SubmitterInfo == nil {
-				md.SubmitterInfo = &SubmitterInfo{}
-			}
-			si := md.SubmitterInfo
-			return at(eachField(f.Bytes, func(f field) error {
-				switch f.Num {
-				case fSIActAs:
-					return addParty(&si.ActAs, f, "act_as")
-				case fSICommandID:
-					return setString(&si.CommandID, f, "command_id")
-				}
-				return nil
-			}), "submitter_info")
+			return mergeMessage(&md.SubmitterInfo, f, "submitter_info", mergeSubmitterInfo)
 		case fMDSynchronizerID:
 			return setString(&md.SynchronizerID, f, "synchronizer_id")
 		case fMDMediatorGroup:
@@ -508,15 +470,7 @@ func mergeMetadata(md *Metadata, b []byte) error {
 			md.PreparationTime = int64(v)
 			return at(err, "preparation_time")
 		case fMDInputContracts:
-			i := len(md.InputContracts)
-			if err := f.want(protowire.BytesType); err != nil {
-				return atIndex(err, "input_contracts", i)
-			}
-			var ic InputContract
-			if err := mergeInputContract(&ic, f.Bytes); err != nil {
-				return atIndex(err, "input_contracts", i)
-			}
-			md.InputContracts = append(md.InputContracts, ic)
+			return addMessage(&md.InputContracts, f, "input_contracts", mergeInputContract)
 		case fMDGlobalKeyMap:
 			// Deprecated and always empty; its content does not enter the
 			// hash, so it is checked for well-formedness and dropped.
@@ -530,6 +484,18 @@ func mergeMetadata(md *Metadata, b []byte) error {
 			return setOptionalTime(&md.MaxLedgerEffectiveTime, f, "max_ledger_effective_time")
 		case fMDMaxRecordTime:
 			return setOptionalTime(&md.MaxRecordTime, f, "max_record_time")
+		}
+		return nil
+	})
+}
+
+func mergeSubmitterInfo(si *SubmitterInfo, b []byte) error {
+	return eachField(b, func(f field) error {
+		switch f.Num {
+		case fSIActAs:
+			return addParty(&si.ActAs, f, "act_as")
+		case fSICommandID:
+			return setString(&si.CommandID, f, "command_id")
 		}
 		return nil
 	})
@@ -551,13 +517,7 @@ func mergeInputContract(ic *InputContract, b []byte) error {
 	return eachField(b, func(f field) error {
 		switch f.Num {
 		case fICV1:
-			if err := f.want(protowire.BytesType); err != nil {
-				return at(err, "v1")
-			}
-			if ic.Create == nil {
-				ic.Create = &Create{}
-			}
-			return at(mergeCreate(ic.Create, f.Bytes), "v1")
+			return mergeMessage(&ic.Create, f, "v1", mergeCreate)
 		case fICCreatedAt:
 			v, err := f.varint()
 			ic.CreatedAt = int64(v)
@@ -674,11 +634,7 @@ func mergeValue(dst daml.Value, b []byte, depth int) (daml.Value, error) {
 // mergeContainer merges the message case f of a Value into v.
 func mergeContainer(v daml.Value, f field, depth int) (daml.Value, error) {
 	if f.Num == fValEnum {
-		e, ok := v.(*daml.Enum)
-		if !ok {
-			e = &daml.Enum{}
-		}
-		return e, at(mergeEnum(e, f.Bytes), "enum")
+		return mergeCase(v, f.Bytes, "enum", mergeEnum)
 	}
 	depth, err := nest(depth)
 	if err != nil {
@@ -686,80 +642,66 @@ func mergeContainer(v daml.Value, f field, depth int) (daml.Value, error) {
 	}
 	switch f.Num {
 	case fValOptional:
-		o, ok := v.(*daml.Optional)
-		if !ok {
-			o = &daml.Optional{}
-		}
-		return o, at(eachField(f.Bytes, func(f field) error {
-			if f.Num == fOptionalValue {
-				return mergeValueAt(&o.Value, f, depth, "value")
-			}
-			return nil
-		}), "optional")
+		return mergeCase(v, f.Bytes, "optional", func(o *daml.Optional, b []byte) error {
+			return eachField(b, func(f field) error {
+				if f.Num == fOptionalValue {
+					return mergeValueAt(&o.Value, f, depth, "value")
+				}
+				return nil
+			})
+		})
 	case fValList:
-		l, _ := v.(daml.List)
-		err := eachField(f.Bytes, func(f field) error {
-			if f.Num != fListElements {
-				return nil
-			}
-			var el daml.Value
-			if err := mergeValueAt(&el, f, depth, ""); err != nil {
-				return atIndex(err, "elements", len(l))
-			}
-			l = append(l, el)
-			return nil
+		return mergeElements[daml.List](v, f.Bytes, "list", fListElements, "elements", func(el *daml.Value, b []byte) error {
+			var err error
+			*el, err = mergeValue(nil, b, depth)
+			return err
 		})
-		if l == nil {
-			l = daml.List{}
-		}
-		return l, at(err, "list")
 	case fValTextMap:
-		m, _ := v.(daml.TextMap)
-		err := eachField(f.Bytes, func(f field) error {
-			if f.Num != fMapEntries {
-				return nil
-			}
-			var e daml.TextMapEntry
-			if err := mergeTextMapEntry(&e, f, depth); err != nil {
-				return atIndex(err, "entries", len(m))
-			}
-			m = append(m, e)
-			return nil
+		return mergeElements[daml.TextMap](v, f.Bytes, "text_map", fMapEntries, "entries", func(e *daml.TextMapEntry, b []byte) error {
+			return mergeTextMapEntry(e, b, depth)
 		})
-		if m == nil {
-			m = daml.TextMap{}
-		}
-		return m, at(err, "text_map")
 	case fValGenMap:
-		m, _ := v.(daml.GenMap)
-		err := eachField(f.Bytes, func(f field) error {
-			if f.Num != fMapEntries {
-				return nil
-			}
-			var e daml.GenMapEntry
-			if err := mergeGenMapEntry(&e, f, depth); err != nil {
-				return atIndex(err, "entries", len(m))
-			}
-			m = append(m, e)
-			return nil
+		return mergeElements[daml.GenMap](v, f.Bytes, "gen_map", fMapEntries, "entries", func(e *daml.GenMapEntry, b []byte) error {
+			return mergeGenMapEntry(e, b, depth)
 		})
-		if m == nil {
-			m = daml.GenMap{}
-		}
-		return m, at(err, "gen_map")
 	case fValRecord:
-		r, ok := v.(*daml.Record)
-		if !ok {
-			r = &daml.Record{}
-		}
-		return r, at(mergeRecord(r, f.Bytes, depth), "record")
+		return mergeCase(v, f.Bytes, "record", func(r *daml.Record, b []byte) error { return mergeRecord(r, b, depth) })
 	default:
-		x, ok := v.(*daml.Variant)
-		if !ok {
-			x = &daml.Variant{}
-		}
-		return x, at(mergeVariant(x, f.Bytes, depth), "variant")
+		return mergeCase(v, f.Bytes, "variant", func(x *daml.Variant, b []byte) error { return mergeVariant(x, b, depth) })
 	}
+}
+
+// mergeCase merges the message b of a case of Value's sum into v when v
+// holds that case already (a oneof case given twice is merged), into a
+// new one otherwise.
+func mergeCase[T any, P interface {
+	*T
+	daml.Value
+}](v daml.Value, b []byte, name string, merge func(P, []byte) error) (P, error) {
+	x, ok := v.(P)
+	if !ok {
+		x = new(T)
+	}
+	return x, at(merge(x, b), name)
+}
+
+// mergeElements merges the case name of Value's sum that is a repeated
+// message field num of b (a list's elements, a map's entries) into v: the
+// elements decode reads are appended to v's when v holds that case
+// already, to none otherwise. The result is never nil: an empty list is a
+// list.
+func mergeElements[S ~[]T, T any](v daml.Value, b []byte, name string, num protowire.Number, elements string, decode func(*T, []byte) error) (S, error) {
+	s, _ := v.(S)
+	err := eachField(b, func(f field) error {
+		if f.Num != num {
+			return nil
+		}
+		return addMessage(&s, f, elements, decode)
+	})
+	if s == nil {
+		s = S{}
+	}
+	return s, at(err, name)
 }
 
 // mergeValueAt merges a Value-typed field into *dst at the given depth.
@@ -782,11 +724,8 @@ func mergeValueAt(dst *daml.Value, f field, depth int, name string) error {
 	return nil
 }
 
-func mergeTextMapEntry(e *daml.TextMapEntry, f field, depth int) error {
-	if err := f.want(protowire.BytesType); err != nil {
-		return err
-	}
-	err := eachField(f.Bytes, func(f field) error {
+func mergeTextMapEntry(e *daml.TextMapEntry, b []byte, depth int) error {
+	err := eachField(b, func(f field) error {
 		switch f.Num {
 		case fEntryKey:
 			return setString(&e.Key, f, "key")
@@ -801,11 +740,8 @@ func mergeTextMapEntry(e *daml.TextMapEntry, f field, depth int) error {
 	return err
 }
 
-func mergeGenMapEntry(e *daml.GenMapEntry, f field, depth int) error {
-	if err := f.want(protowire.BytesType); err != nil {
-		return err
-	}
-	err := eachField(f.Bytes, func(f field) error {
+func mergeGenMapEntry(e *daml.GenMapEntry, b []byte, depth int) error {
+	err := eachField(b, func(f field) error {
 		switch f.Num {
 		case fEntryKey:
 			return mergeValueAt(&e.Key, f, depth, "key")
@@ -832,39 +768,37 @@ func mergeRecord(r *daml.Record, b []byte, depth int) error {
 	return eachField(b, func(f field) error {
 		switch f.Num {
 		case fRecordID:
-			return mergeOptionalIdentifierField(&r.ID, f, "record_id")
+			return mergeMessage(&r.ID, f, "record_id", mergeIdentifier)
 		case fRecordFields:
-			i := len(r.Fields)
-			if err := f.want(protowire.BytesType); err != nil {
-				return atIndex(err, "fields", i)
-			}
-			var fld daml.Field
-			err := eachField(f.Bytes, func(f field) error {
-				switch f.Num {
-				case fFieldLabel:
-					return setString(&fld.Label, f, "label")
-				case fFieldValue:
-					return mergeValueAt(&fld.Value, f, depth, "value")
-				}
-				return nil
+			return addMessage(&r.Fields, f, "fields", func(fld *daml.Field, b []byte) error {
+				return mergeRecordField(fld, b, depth)
 			})
-			if err == nil && fld.Value == nil {
-				err = errorf("record field %s has no value", fault.Quote(fld.Label))
-			}
-			if err != nil {
-				return atIndex(err, "fields", i)
-			}
-			r.Fields = append(r.Fields, fld)
 		}
 		return nil
 	})
+}
+
+func mergeRecordField(fld *daml.Field, b []byte, depth int) error {
+	err := eachField(b, func(f field) error {
+		switch f.Num {
+		case fFieldLabel:
+			return setString(&fld.Label, f, "label")
+		case fFieldValue:
+			return mergeValueAt(&fld.Value, f, depth, "value")
+		}
+		return nil
+	})
+	if err == nil && fld.Value == nil {
+		err = errorf("record field %s has no value", fault.Quote(fld.Label))
+	}
+	return err
 }
 
 func mergeVariant(x *daml.Variant, b []byte, depth int) error {
 	err := eachField(b, func(f field) error {
 		switch f.Num {
 		case fVariantID:
-			return mergeOptionalIdentifierField(&x.ID, f, "variant_id")
+			return mergeMessage(&x.ID, f, "variant_id", mergeIdentifier)
 		case fVariantCtor:
 			return setString(&x.Constructor, f, "constructor")
 		case fVariantValue:
@@ -882,7 +816,7 @@ func mergeEnum(e *daml.Enum, b []byte) error {
 	return eachField(b, func(f field) error {
 		switch f.Num {
 		case fEnumID:
-			return mergeOptionalIdentifierField(&e.ID, f, "enum_id")
+			return mergeMessage(&e.ID, f, "enum_id", mergeIdentifier)
 		case fEnumCtor:
 			return setString(&e.Constructor, f, "constructor")
 		}
