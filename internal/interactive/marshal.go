@@ -327,7 +327,7 @@ func appendMetadata(b []byte, md *Metadata) []byte {
 func appendValue(b []byte, v daml.Value) []byte {
 	switch x := v.(type) {
 	case daml.Unit:
-		return pbwire.AppendMessage(b, fValUnit, func(b []byte) []byte { return b })
+		return pbwire.AppendMessage(b, fValUnit, nil)
 	case daml.Bool:
 		b = protowire.AppendTag(b, fValBool, protowire.VarintType)
 		return protowire.AppendVarint(b, protowire.EncodeBool(bool(x)))

@@ -43,8 +43,9 @@ func Unmarshal(b []byte) (*Transaction, error) {
 // field is one field of a protobuf message.
 type field = pbwire.Field
 
-// decodeFields splits a message into its fields. Groups are refused:
-// proto3 has none.
+// decodeFields splits a message into its fields. A group (proto3 has
+// none) or a wire type no field has is refused by its wire type, whether
+// or not its content would read.
 func decodeFields(msg string, b []byte) ([]field, error) {
 	var fields []field
 	for len(b) > 0 {
