@@ -125,10 +125,7 @@ func hashFault(err error) error {
 }
 
 // encoder appends the hash encoding of items to buf and, when tracing,
-// writes one line per item: its label and the hex of its bytes. Labels
-// that quote or format something are built only when tracing (see
-// quoted): prepare and execute hash without a trace, and building them
-// cost about as much as the hashing.
+// writes one line per item: its label and the hex of its bytes.
 type encoder struct {
 	buf    []byte
 	tr     *strings.Builder
@@ -136,8 +133,7 @@ type encoder struct {
 }
 
 func newEncoder(tr *strings.Builder, indent int) *encoder {
-	// 256 bytes hold a small node's encoding without growing.
-	return &encoder{buf: make([]byte, 0, 256), tr: tr, indent: indent}
+	return &encoder{tr: tr, indent: indent}
 }
 
 func (e *encoder) tracing() bool { return e.tr != nil }
@@ -239,39 +235,36 @@ func (e *encoder) int64(v int64, label string) {
 	e.note(start, label)
 }
 
+// present appends the byte that says whether an optional part follows,
+// and returns ok, for the caller to append the part.
+func (e *encoder) present(ok bool) bool {
+	e.buf = append(e.buf, boolByte(ok))
+	return ok
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 func (e *encoder) optInt64(v *int64, label string) {
 	start := len(e.buf)
-	if v == nil {
-		e.buf = append(e.buf, 0)
-	} else {
-		e.buf = append(e.buf, 1)
+	if e.present(v != nil) {
 		e.appendInt64(*v)
 	}
 	e.note(start, label)
 }
 
 func (e *encoder) bool(v bool, label string) {
-	b := byte(0)
-	if v {
-		b = 1
-	}
-	e.raw([]byte{b}, label)
+	e.raw([]byte{boolByte(v)}, label)
 }
 
 func (e *encoder) str(s, label string) {
 	start := len(e.buf)
 	e.appendString(s)
 	e.note(start, label)
-}
-
-// quoted is str labelled with the field's name and the quoted string,
-// built only when tracing.
-func (e *encoder) quoted(s, field string) {
-	start := len(e.buf)
-	e.appendString(s)
-	if e.tracing() {
-		e.note(start, field+" "+strconv.Quote(s))
-	}
 }
 
 // count writes the length prefix of a repeated field.
@@ -314,8 +307,9 @@ func (e *encoder) contractID(cid daml.ContractID, label string) error {
 func (e *encoder) appendIdentifier(id daml.Identifier) {
 	e.appendString(id.PackageID)
 	for _, name := range []string{id.ModuleName, id.EntityName} {
-		e.appendInt32(int32(strings.Count(name, ".") + 1))
-		for s := range strings.SplitSeq(name, ".") {
+		segs := strings.Split(name, ".")
+		e.appendInt32(int32(len(segs)))
+		for _, s := range segs {
 			e.appendString(s)
 		}
 	}
@@ -324,23 +318,16 @@ func (e *encoder) appendIdentifier(id daml.Identifier) {
 func (e *encoder) identifier(id daml.Identifier, label string) {
 	start := len(e.buf)
 	e.appendIdentifier(id)
-	if e.tracing() {
-		e.note(start, label+" "+id.String())
-	}
+	e.note(start, label+" "+id.String())
 }
 
 func (e *encoder) optIdentifier(id *daml.Identifier, label string) {
 	start := len(e.buf)
+	e.appendOptID(id)
 	if id == nil {
-		e.buf = append(e.buf, 0)
-		e.note(start, label+" (none)")
-		return
+		label += " (none)"
 	}
-	e.buf = append(e.buf, 1)
-	e.appendIdentifier(*id)
-	if e.tracing() {
-		e.note(start, label+" "+id.String())
-	}
+	e.note(start, label+idSuffix(id))
 }
 
 // The type tags of the value encoding.
@@ -382,81 +369,64 @@ func wrapLabel(label string, err error) error {
 }
 
 // value appends the tagged encoding of v. depth is the nesting of its
-// container, bounded like the decoder's.
+// container, bounded like the decoder's. A scalar is its tag and its
+// payload, traced on one line under its kind.
 func (e *encoder) value(v daml.Value, label string, depth int) error {
 	start := len(e.buf)
+	var kind string
 	switch x := v.(type) {
 	case nil:
 		return wrapLabel(label, errNilValue)
 	case daml.Unit:
-		e.buf = append(e.buf, tagUnit)
-		e.note(start, kindLabel(label, "unit"))
+		e.buf, kind = append(e.buf, tagUnit), "unit"
 	case daml.Bool:
-		e.buf = append(e.buf, tagBool, 0)
-		if x {
-			e.buf[len(e.buf)-1] = 1
-		}
-		e.note(start, kindLabel(label, "bool"))
+		e.buf, kind = append(e.buf, tagBool, boolByte(bool(x))), "bool"
 	case daml.Int64:
-		e.buf = append(e.buf, tagInt64)
+		e.buf, kind = append(e.buf, tagInt64), "int64"
 		e.appendInt64(int64(x))
-		e.note(start, kindLabel(label, "int64"))
 	case daml.Numeric:
-		e.buf = append(e.buf, tagNumeric)
-		n := x.String()
-		e.appendString(n)
-		if e.tracing() {
-			e.note(start, kindLabel(label, "numeric "+n))
-		}
+		e.buf, kind = append(e.buf, tagNumeric), "numeric "+x.String()
+		e.appendString(x.String())
 	case daml.Timestamp:
-		e.buf = append(e.buf, tagTimestamp)
+		e.buf, kind = append(e.buf, tagTimestamp), "timestamp"
 		e.appendInt64(int64(x))
-		e.note(start, kindLabel(label, "timestamp"))
 	case daml.Date:
-		e.buf = append(e.buf, tagDate)
+		e.buf, kind = append(e.buf, tagDate), "date"
 		e.appendInt32(int32(x))
-		e.note(start, kindLabel(label, "date"))
 	case daml.Party:
-		e.buf = append(e.buf, tagParty)
+		e.buf, kind = append(e.buf, tagParty), "party"
 		e.appendString(string(x))
-		e.note(start, kindLabel(label, "party"))
 	case daml.Text:
-		e.buf = append(e.buf, tagText)
+		e.buf, kind = append(e.buf, tagText), "text"
 		e.appendString(string(x))
-		e.note(start, kindLabel(label, "text"))
 	case daml.ContractID:
-		e.buf = append(e.buf, tagContractID)
+		e.buf, kind = append(e.buf, tagContractID), "contract id"
 		if err := e.appendContractID(x); err != nil {
 			return wrapLabel(label, err)
 		}
-		e.note(start, kindLabel(label, "contract id"))
 	case *daml.Enum:
 		if x == nil {
 			return wrapLabel(label, errNilValue)
 		}
-		e.buf = append(e.buf, tagEnum)
+		e.buf, kind = append(e.buf, tagEnum), "enum "+x.Constructor+idSuffix(x.ID)
 		e.appendOptID(x.ID)
 		e.appendString(x.Constructor)
-		if e.tracing() {
-			e.note(start, kindLabel(label, "enum "+x.Constructor+idSuffix(x.ID)))
-		}
 	default:
 		return e.container(v, label, depth)
 	}
+	e.note(start, kindLabel(label, kind))
 	return nil
 }
 
 func (e *encoder) appendOptID(id *daml.Identifier) {
-	if id == nil {
-		e.buf = append(e.buf, 0)
-		return
+	if e.present(id != nil) {
+		e.appendIdentifier(*id)
 	}
-	e.buf = append(e.buf, 1)
-	e.appendIdentifier(*id)
 }
 
-// container appends a value holding other values: its tag and own parts on
-// one trace line, its elements indented below.
+// container appends a value holding other values: its tag and own parts
+// on one trace line (open), its elements indented below. Every case that
+// does not return opens the value, which the end closes.
 func (e *encoder) container(v daml.Value, label string, depth int) error {
 	depth++
 	if depth > daml.MaxNesting {
@@ -469,48 +439,38 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		if x == nil {
 			return wrapLabel(label, errNilValue)
 		}
-		if x.Value == nil {
-			e.buf = append(e.buf, tagOptional, 0)
+		e.buf = append(e.buf, tagOptional)
+		if !e.present(x.Value != nil) {
 			e.note(start, kindLabel(label, "optional none"))
 			return nil
 		}
-		e.buf = append(e.buf, tagOptional, 1)
-		e.note(start, kindLabel(label, "optional some"))
-		e.indent++
+		e.open(start, label, "optional some")
 		err = e.value(x.Value, "", depth)
-		e.indent--
 	case daml.List:
 		e.buf = append(e.buf, tagList)
 		e.appendInt32(int32(len(x)))
-		e.note(start, kindLabel(label, "list"))
-		e.indent++
+		e.open(start, label, "list")
 		for i, el := range x {
 			if err = e.value(el, "["+strconv.Itoa(i)+"]", depth); err != nil {
 				break
 			}
 		}
-		e.indent--
 	case daml.TextMap:
 		e.buf = append(e.buf, tagTextMap)
 		e.appendInt32(int32(len(x)))
-		e.note(start, kindLabel(label, "text map"))
-		e.indent++
+		e.open(start, label, "text map")
 		for _, en := range x {
 			s := len(e.buf)
 			e.appendString(en.Key)
-			if e.tracing() {
-				e.note(s, "key "+strconv.Quote(en.Key))
-			}
+			e.note(s, "key "+strconv.Quote(en.Key))
 			if err = e.value(en.Value, "value", depth); err != nil {
 				break
 			}
 		}
-		e.indent--
 	case daml.GenMap:
 		e.buf = append(e.buf, tagGenMap)
 		e.appendInt32(int32(len(x)))
-		e.note(start, kindLabel(label, "gen map"))
-		e.indent++
+		e.open(start, label, "gen map")
 		for _, en := range x {
 			if err = e.value(en.Key, "key", depth); err != nil {
 				break
@@ -519,7 +479,6 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 				break
 			}
 		}
-		e.indent--
 	case *daml.Record:
 		if x == nil {
 			return wrapLabel(label, errNilValue)
@@ -527,29 +486,20 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagRecord)
 		e.appendOptID(x.ID)
 		e.appendInt32(int32(len(x.Fields)))
-		if e.tracing() {
-			e.note(start, kindLabel(label, "record"+idSuffix(x.ID)))
-		}
-		e.indent++
+		e.open(start, label, "record"+idSuffix(x.ID))
 		for _, f := range x.Fields {
 			s := len(e.buf)
 			// A field's label is optional: absent (empty) in a record read
 			// without labels, which Canton's values never are.
-			if f.Label == "" {
-				e.buf = append(e.buf, 0)
-			} else {
-				e.buf = append(e.buf, 1)
+			if e.present(f.Label != "") {
 				e.appendString(f.Label)
 			}
-			if e.tracing() {
-				e.note(s, "label "+strconv.Quote(f.Label))
-			}
+			e.note(s, "label "+strconv.Quote(f.Label))
 			if err = e.value(f.Value, "", depth); err != nil {
 				err = fmt.Errorf("field %s: %w", strconv.Quote(f.Label), err)
 				break
 			}
 		}
-		e.indent--
 	case *daml.Variant:
 		if x == nil {
 			return wrapLabel(label, errNilValue)
@@ -557,16 +507,20 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagVariant)
 		e.appendOptID(x.ID)
 		e.appendString(x.Constructor)
-		if e.tracing() {
-			e.note(start, kindLabel(label, "variant "+x.Constructor+idSuffix(x.ID)))
-		}
-		e.indent++
+		e.open(start, label, "variant "+x.Constructor+idSuffix(x.ID))
 		err = e.value(x.Value, "", depth)
-		e.indent--
 	default:
 		return wrapLabel(label, fmt.Errorf("unknown value type %T", v))
 	}
+	e.indent--
 	return wrapLabel(label, err)
+}
+
+// open traces the head of a container value, appended since start, and
+// indents its elements below it.
+func (e *encoder) open(start int, label, kind string) {
+	e.note(start, kindLabel(label, kind))
+	e.indent++
 }
 
 func idSuffix(id *daml.Identifier) string {
@@ -646,14 +600,10 @@ func hashTransactionWith(tx *DamlTransaction, s Scheme, tr *strings.Builder, enc
 	e := newEncoder(tr, 0)
 	e.line("transaction")
 	e.purpose()
-	e.quoted(tx.Version, "version")
+	e.str(tx.Version, "version "+strconv.Quote(tx.Version))
 	e.count(len(tx.Roots), "roots")
 	for i, d := range roots {
-		start := len(e.buf)
-		e.buf = append(e.buf, d[:]...)
-		if e.tracing() {
-			e.note(start, "root node "+strconv.Quote(tx.Roots[i]))
-		}
+		e.raw(d[:], "root node "+strconv.Quote(tx.Roots[i]))
 	}
 	return e.digest("transaction hash"), nil
 }
@@ -725,53 +675,50 @@ func (n *Node) children() []string {
 // encodeNode returns an encoder holding the encoding of n; the hashes of
 // its children must be memoized already.
 func (h *txHasher) encodeNode(n *Node) (*encoder, error) {
+	kind := n.kind()
+	if kind == "" {
+		return nil, errors.New("the node is neither a create, fetch, exercise nor rollback node")
+	}
 	e := newEncoder(h.tr, 1)
+	e.line("node " + strconv.Quote(n.NodeID) + " (" + kind + ")")
+	var err error
 	switch {
 	case n.Create != nil:
-		if e.tracing() {
-			e.line("node " + strconv.Quote(n.NodeID) + " (create)")
-		}
-		seed, ok := h.seeds[n.NodeID]
-		if ok && len(seed) != seedSize {
-			return nil, fmt.Errorf("node seed has %d bytes, want %d", len(seed), seedSize)
-		}
-		if err := e.create(n.Create, h.scheme, seed); err != nil {
-			return nil, err
+		var seed []byte
+		if seed, err = h.seed(n.NodeID, false); err == nil {
+			err = e.create(n.Create, h.scheme, seed)
 		}
 	case n.Exercise != nil:
-		if e.tracing() {
-			e.line("node " + strconv.Quote(n.NodeID) + " (exercise)")
-		}
-		seed, ok := h.seeds[n.NodeID]
-		switch {
-		case !ok:
-			return nil, errors.New("missing node seed for an exercise node")
-		case len(seed) != seedSize:
-			return nil, fmt.Errorf("node seed has %d bytes, want %d", len(seed), seedSize)
-		}
-		if err := e.exercise(n.Exercise, h.scheme, seed, h.memo); err != nil {
-			return nil, err
+		var seed []byte
+		if seed, err = h.seed(n.NodeID, true); err == nil {
+			err = e.exercise(n.Exercise, h.scheme, seed, h.memo)
 		}
 	case n.Fetch != nil:
-		if e.tracing() {
-			e.line("node " + strconv.Quote(n.NodeID) + " (fetch)")
-		}
-		if err := e.fetch(n.Fetch, h.scheme); err != nil {
-			return nil, err
-		}
-	case n.Rollback != nil:
-		if e.tracing() {
-			e.line("node " + strconv.Quote(n.NodeID) + " (rollback)")
-		}
+		err = e.fetch(n.Fetch, h.scheme)
+	default:
 		if h.scheme == SchemeV2 {
 			e.raw([]byte{1}, "node encoding version")
 		}
 		e.raw([]byte{3}, "rollback tag")
 		e.childHashes(n.Rollback.Children, h.memo)
-	default:
-		return nil, errors.New("the node is neither a create, fetch, exercise nor rollback node")
+	}
+	if err != nil {
+		return nil, err
 	}
 	return e, nil
+}
+
+// seed returns the seed of the node with the given id, nil when it has
+// none, which only a create node may lack.
+func (h *txHasher) seed(id string, required bool) ([]byte, error) {
+	seed, ok := h.seeds[id]
+	switch {
+	case !ok && required:
+		return nil, errors.New("missing node seed for an exercise node")
+	case ok && len(seed) != seedSize:
+		return nil, fmt.Errorf("node seed has %d bytes, want %d", len(seed), seedSize)
+	}
+	return seed, nil
 }
 
 // header appends what starts every node but a rollback: the node encoding
@@ -791,12 +738,8 @@ func (e *encoder) header(lfVersion string, s Scheme, tag byte, kind string) erro
 	if s == SchemeV2 {
 		e.raw([]byte{1}, "node encoding version")
 	}
-	e.quoted(lfVersion, "lf_version")
-	start := len(e.buf)
-	e.buf = append(e.buf, tag)
-	if e.tracing() {
-		e.note(start, kind+" tag")
-	}
+	e.str(lfVersion, "lf_version "+strconv.Quote(lfVersion))
+	e.raw([]byte{tag}, kind+" tag")
 	return nil
 }
 
@@ -809,39 +752,55 @@ func (e *encoder) create(c *Create, s Scheme, seed []byte) error {
 	} else {
 		e.raw(append([]byte{1}, seed...), "seed")
 	}
-	if err := e.contractID(c.ContractID, "contract_id"); err != nil {
+	if err := e.contract(c.ContractID, c.PackageName, c.TemplateID); err != nil {
 		return err
 	}
-	e.quoted(c.PackageName, "package_name")
-	e.identifier(c.TemplateID, "template_id")
 	if err := e.typedValue(c.Argument, "argument"); err != nil {
 		return err
 	}
 	e.parties(c.Signatories, "signatories")
 	e.parties(c.Stakeholders, "stakeholders")
-	if s == SchemeV3 {
-		e.raw([]byte{0}, "key (none)")
-	}
+	e.noKey(s, false)
 	return nil
+}
+
+// contract appends the contract a create, fetch or exercise node is about,
+// which each encodes alike after its header (and seed): its id, package
+// name and template id.
+func (e *encoder) contract(cid daml.ContractID, packageName string, templateID daml.Identifier) error {
+	if err := e.contractID(cid, "contract_id"); err != nil {
+		return err
+	}
+	e.str(packageName, "package_name "+strconv.Quote(packageName))
+	e.identifier(templateID, "template_id")
+	return nil
+}
+
+// noKey appends what ends a node in scheme V3: its contract key, always
+// absent since sandnet has no contract keys, after the by_key flag of a
+// fetch or exercise (byKey), always false. V2 has neither.
+func (e *encoder) noKey(s Scheme, byKey bool) {
+	if s != SchemeV3 {
+		return
+	}
+	if byKey {
+		e.bool(false, "by_key")
+	}
+	e.raw([]byte{0}, "key (none)")
 }
 
 func (e *encoder) fetch(f *Fetch, s Scheme) error {
 	if err := e.header(f.LfVersion, s, 2, "fetch"); err != nil {
 		return err
 	}
-	if err := e.contractID(f.ContractID, "contract_id"); err != nil {
+	if err := e.contract(f.ContractID, f.PackageName, f.TemplateID); err != nil {
 		return err
 	}
-	e.quoted(f.PackageName, "package_name")
-	e.identifier(f.TemplateID, "template_id")
 	e.parties(f.Signatories, "signatories")
 	e.parties(f.Stakeholders, "stakeholders")
 	e.optIdentifier(f.InterfaceID, "interface_id")
 	e.parties(f.ActingParties, "acting_parties")
-	if s == SchemeV3 {
-		e.bool(false, "by_key")
-		e.raw([]byte{0}, "key (none)")
-	}
+	e.noKey(s, true)
 	return nil
 }
 
@@ -850,16 +809,14 @@ func (e *encoder) exercise(x *Exercise, s Scheme, seed []byte, memo map[string][
 		return err
 	}
 	e.raw(seed, "seed")
-	if err := e.contractID(x.ContractID, "contract_id"); err != nil {
+	if err := e.contract(x.ContractID, x.PackageName, x.TemplateID); err != nil {
 		return err
 	}
-	e.quoted(x.PackageName, "package_name")
-	e.identifier(x.TemplateID, "template_id")
 	e.parties(x.Signatories, "signatories")
 	e.parties(x.Stakeholders, "stakeholders")
 	e.parties(x.ActingParties, "acting_parties")
 	e.optIdentifier(x.InterfaceID, "interface_id")
-	e.quoted(x.ChoiceID, "choice_id")
+	e.str(x.ChoiceID, "choice_id "+strconv.Quote(x.ChoiceID))
 	if err := e.typedValue(x.ChosenValue, "chosen_value"); err != nil {
 		return err
 	}
@@ -873,10 +830,7 @@ func (e *encoder) exercise(x *Exercise, s Scheme, seed []byte, memo map[string][
 		}
 	}
 	e.parties(x.ChoiceObservers, "choice_observers")
-	if s == SchemeV3 {
-		e.bool(false, "by_key")
-		e.raw([]byte{0}, "key (none)")
-	}
+	e.noKey(s, true)
 	e.childHashes(x.Children, memo)
 	return nil
 }
@@ -885,11 +839,7 @@ func (e *encoder) childHashes(children []string, memo map[string][32]byte) {
 	e.count(len(children), "children")
 	for _, c := range children {
 		d := memo[c]
-		start := len(e.buf)
-		e.buf = append(e.buf, d[:]...)
-		if e.tracing() {
-			e.note(start, "child node "+strconv.Quote(c))
-		}
+		e.raw(d[:], "child node "+strconv.Quote(c))
 	}
 }
 
@@ -921,9 +871,7 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 			return nil, fmt.Errorf("input contract %d has no contract", i)
 		}
 		e := newEncoder(tr, 1)
-		if e.tracing() {
-			e.line("input contract " + string(ic.Create.ContractID) + " (create)")
-		}
+		e.line("input contract " + string(ic.Create.ContractID) + " (create)")
 		if err := e.create(ic.Create, s, nil); err != nil {
 			return nil, fmt.Errorf("input contract %s: %w", fault.Quote(string(ic.Create.ContractID)), err)
 		}
@@ -937,10 +885,10 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		e.raw([]byte{1}, "metadata encoding version")
 	}
 	e.parties(si.ActAs, "act_as")
-	e.quoted(si.CommandID, "command_id")
-	e.quoted(md.TransactionUUID, "transaction_uuid")
+	e.str(si.CommandID, "command_id "+strconv.Quote(si.CommandID))
+	e.str(md.TransactionUUID, "transaction_uuid "+strconv.Quote(md.TransactionUUID))
 	e.int32(int32(md.MediatorGroup), "mediator_group")
-	e.quoted(md.SynchronizerID, "synchronizer_id")
+	e.str(md.SynchronizerID, "synchronizer_id "+strconv.Quote(md.SynchronizerID))
 	e.optInt64(md.MinLedgerEffectiveTime, "min_ledger_effective_time")
 	e.optInt64(md.MaxLedgerEffectiveTime, "max_ledger_effective_time")
 	e.int64(md.PreparationTime, "preparation_time")
@@ -949,9 +897,7 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		s := len(e.buf)
 		e.appendInt64(ic.CreatedAt)
 		e.buf = append(e.buf, inputs[i][:]...)
-		if e.tracing() {
-			e.note(s, "input contract "+string(ic.Create.ContractID)+" (created_at, node hash)")
-		}
+		e.note(s, "input contract "+string(ic.Create.ContractID)+" (created_at, node hash)")
 	}
 	if s == SchemeV3 {
 		e.optInt64(md.MaxRecordTime, "max_record_time")

@@ -4,6 +4,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/pbwire"
 )
 
 // Field numbers of the messages, from Canton's .proto files
@@ -160,64 +161,18 @@ func Marshal(pt *PreparedTransaction) []byte {
 	}
 	var b []byte
 	if pt.Transaction != nil {
-		b = appendMessage(b, fPTTransaction, func(b []byte) []byte { return appendDamlTransaction(b, pt.Transaction) })
+		b = pbwire.AppendMessage(b, fPTTransaction, func(b []byte) []byte { return appendDamlTransaction(b, pt.Transaction) })
 	}
 	if pt.Metadata != nil {
-		b = appendMessage(b, fPTMetadata, func(b []byte) []byte { return appendMetadata(b, pt.Metadata) })
+		b = pbwire.AppendMessage(b, fPTMetadata, func(b []byte) []byte { return appendMetadata(b, pt.Metadata) })
 	}
 	return b
-}
-
-// appendMessage appends a length-delimited sub-message written by body.
-// The body is written in place and shifted right by the size of its length
-// prefix once that is known, which avoids a temporary buffer per level.
-func appendMessage(b []byte, num protowire.Number, body func([]byte) []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	start := len(b)
-	b = body(b)
-	n := len(b) - start
-	sz := protowire.SizeVarint(uint64(n))
-	for range sz {
-		b = append(b, 0)
-	}
-	copy(b[start+sz:], b[start:start+n])
-	protowire.AppendVarint(b[start:start], uint64(n))
-	return b
-}
-
-// appendString appends a proto3 string field unless it is empty.
-func appendString(b []byte, num protowire.Number, s string) []byte {
-	if s == "" {
-		return b
-	}
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s)
 }
 
 // appendStringAlways appends a string field even when empty (a oneof case).
 func appendStringAlways(b []byte, num protowire.Number, s string) []byte {
 	b = protowire.AppendTag(b, num, protowire.BytesType)
 	return protowire.AppendString(b, s)
-}
-
-// appendBytes appends a proto3 bytes field unless it is empty.
-func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
-	if len(v) == 0 {
-		return b
-	}
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, v)
-}
-
-// appendVarint appends a proto3 varint field unless it is zero. Negative
-// int32 values arrive sign-extended, as protobuf-java writes them (ten
-// bytes).
-func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
-	if v == 0 {
-		return b
-	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
 }
 
 // appendOptionalVarint appends a proto3 `optional` varint field when set,
@@ -230,63 +185,41 @@ func appendOptionalVarint(b []byte, num protowire.Number, v *int64) []byte {
 	return protowire.AppendVarint(b, uint64(*v))
 }
 
-func appendBool(b []byte, num protowire.Number, v bool) []byte {
-	if !v {
-		return b
-	}
-	return appendVarint(b, num, 1)
-}
-
-func appendParties(b []byte, num protowire.Number, ps []daml.Party) []byte {
-	for _, p := range ps {
-		// Elements of a repeated string are written even when empty.
-		b = appendStringAlways(b, num, string(p))
-	}
-	return b
-}
-
-func appendStrings(b []byte, num protowire.Number, ss []string) []byte {
-	for _, s := range ss {
-		b = appendStringAlways(b, num, s)
-	}
-	return b
-}
-
 func appendDamlTransaction(b []byte, tx *DamlTransaction) []byte {
-	b = appendString(b, fTxVersion, tx.Version)
-	b = appendStrings(b, fTxRoots, tx.Roots)
+	b = pbwire.AppendString(b, fTxVersion, tx.Version)
+	b = pbwire.AppendStrings(b, fTxRoots, tx.Roots)
 	for i := range tx.Nodes {
 		n := &tx.Nodes[i]
-		b = appendMessage(b, fTxNodes, func(b []byte) []byte { return appendNode(b, n) })
+		b = pbwire.AppendMessage(b, fTxNodes, func(b []byte) []byte { return appendNode(b, n) })
 	}
 	for i := range tx.NodeSeeds {
 		s := &tx.NodeSeeds[i]
-		b = appendMessage(b, fTxNodeSeeds, func(b []byte) []byte {
-			b = appendVarint(b, fSeedNodeID, uint64(int64(s.NodeID)))
-			return appendBytes(b, fSeedSeed, s.Seed)
+		b = pbwire.AppendMessage(b, fTxNodeSeeds, func(b []byte) []byte {
+			b = pbwire.AppendVarint(b, fSeedNodeID, uint64(int64(s.NodeID)))
+			return pbwire.AppendBytes(b, fSeedSeed, s.Seed)
 		})
 	}
 	return b
 }
 
 func appendNode(b []byte, n *Node) []byte {
-	b = appendString(b, fNodeID, n.NodeID)
-	if n.Create == nil && n.Fetch == nil && n.Exercise == nil && n.Rollback == nil {
+	b = pbwire.AppendString(b, fNodeID, n.NodeID)
+	if n.kind() == "" {
 		return b
 	}
 	// The v1 oneof case is written whenever the node has a kind; inside it,
 	// the node_type oneof case is written even for an empty message.
-	return appendMessage(b, fNodeV1, func(b []byte) []byte {
+	return pbwire.AppendMessage(b, fNodeV1, func(b []byte) []byte {
 		switch {
 		case n.Create != nil:
-			return appendMessage(b, fV1Create, func(b []byte) []byte { return appendCreate(b, n.Create) })
+			return pbwire.AppendMessage(b, fV1Create, func(b []byte) []byte { return appendCreate(b, n.Create) })
 		case n.Fetch != nil:
-			return appendMessage(b, fV1Fetch, func(b []byte) []byte { return appendFetch(b, n.Fetch) })
+			return pbwire.AppendMessage(b, fV1Fetch, func(b []byte) []byte { return appendFetch(b, n.Fetch) })
 		case n.Exercise != nil:
-			return appendMessage(b, fV1Exercise, func(b []byte) []byte { return appendExercise(b, n.Exercise) })
+			return pbwire.AppendMessage(b, fV1Exercise, func(b []byte) []byte { return appendExercise(b, n.Exercise) })
 		default:
-			return appendMessage(b, fV1Rollback, func(b []byte) []byte {
-				return appendStrings(b, fRollbackChildren, n.Rollback.Children)
+			return pbwire.AppendMessage(b, fV1Rollback, func(b []byte) []byte {
+				return pbwire.AppendStrings(b, fRollbackChildren, n.Rollback.Children)
 			})
 		}
 	})
@@ -295,7 +228,7 @@ func appendNode(b []byte, n *Node) []byte {
 // appendTemplateID writes a required identifier field. Canton always sets
 // it, so it is written even when zero (as an empty message).
 func appendTemplateID(b []byte, num protowire.Number, id daml.Identifier) []byte {
-	return appendMessage(b, num, func(b []byte) []byte { return appendIdentifier(b, id) })
+	return pbwire.AppendMessage(b, num, func(b []byte) []byte { return appendIdentifier(b, id) })
 }
 
 func appendOptionalID(b []byte, num protowire.Number, id *daml.Identifier) []byte {
@@ -306,9 +239,9 @@ func appendOptionalID(b []byte, num protowire.Number, id *daml.Identifier) []byt
 }
 
 func appendIdentifier(b []byte, id daml.Identifier) []byte {
-	b = appendString(b, fIDPackageID, id.PackageID)
-	b = appendString(b, fIDModuleName, id.ModuleName)
-	return appendString(b, fIDEntityName, id.EntityName)
+	b = pbwire.AppendString(b, fIDPackageID, id.PackageID)
+	b = pbwire.AppendString(b, fIDModuleName, id.ModuleName)
+	return pbwire.AppendString(b, fIDEntityName, id.EntityName)
 }
 
 // appendValueField writes a Value-typed message field when v is not nil.
@@ -316,72 +249,72 @@ func appendValueField(b []byte, num protowire.Number, v daml.Value) []byte {
 	if v == nil {
 		return b
 	}
-	return appendMessage(b, num, func(b []byte) []byte { return appendValue(b, v) })
+	return pbwire.AppendMessage(b, num, func(b []byte) []byte { return appendValue(b, v) })
 }
 
 // appendValueAlways writes a Value-typed field even for a nil value (an
 // element of a list, say, which has no absent state): an empty message.
 func appendValueAlways(b []byte, num protowire.Number, v daml.Value) []byte {
-	return appendMessage(b, num, func(b []byte) []byte { return appendValue(b, v) })
+	return pbwire.AppendMessage(b, num, func(b []byte) []byte { return appendValue(b, v) })
 }
 
 func appendCreate(b []byte, c *Create) []byte {
-	b = appendString(b, fCreateLfVersion, c.LfVersion)
-	b = appendString(b, fCreateContractID, string(c.ContractID))
-	b = appendString(b, fCreatePackageName, c.PackageName)
+	b = pbwire.AppendString(b, fCreateLfVersion, c.LfVersion)
+	b = pbwire.AppendString(b, fCreateContractID, string(c.ContractID))
+	b = pbwire.AppendString(b, fCreatePackageName, c.PackageName)
 	b = appendTemplateID(b, fCreateTemplateID, c.TemplateID)
 	b = appendValueField(b, fCreateArgument, c.Argument)
-	b = appendParties(b, fCreateSignatories, c.Signatories)
-	return appendParties(b, fCreateStakeholders, c.Stakeholders)
+	b = pbwire.AppendStrings(b, fCreateSignatories, c.Signatories)
+	return pbwire.AppendStrings(b, fCreateStakeholders, c.Stakeholders)
 }
 
 func appendFetch(b []byte, f *Fetch) []byte {
-	b = appendString(b, fFetchLfVersion, f.LfVersion)
-	b = appendString(b, fFetchContractID, string(f.ContractID))
-	b = appendString(b, fFetchPackageName, f.PackageName)
+	b = pbwire.AppendString(b, fFetchLfVersion, f.LfVersion)
+	b = pbwire.AppendString(b, fFetchContractID, string(f.ContractID))
+	b = pbwire.AppendString(b, fFetchPackageName, f.PackageName)
 	b = appendTemplateID(b, fFetchTemplateID, f.TemplateID)
-	b = appendParties(b, fFetchSignatories, f.Signatories)
-	b = appendParties(b, fFetchStakeholders, f.Stakeholders)
-	b = appendParties(b, fFetchActingParties, f.ActingParties)
+	b = pbwire.AppendStrings(b, fFetchSignatories, f.Signatories)
+	b = pbwire.AppendStrings(b, fFetchStakeholders, f.Stakeholders)
+	b = pbwire.AppendStrings(b, fFetchActingParties, f.ActingParties)
 	return appendOptionalID(b, fFetchInterfaceID, f.InterfaceID)
 }
 
 func appendExercise(b []byte, e *Exercise) []byte {
-	b = appendString(b, fExLfVersion, e.LfVersion)
-	b = appendString(b, fExContractID, string(e.ContractID))
-	b = appendString(b, fExPackageName, e.PackageName)
+	b = pbwire.AppendString(b, fExLfVersion, e.LfVersion)
+	b = pbwire.AppendString(b, fExContractID, string(e.ContractID))
+	b = pbwire.AppendString(b, fExPackageName, e.PackageName)
 	b = appendTemplateID(b, fExTemplateID, e.TemplateID)
-	b = appendParties(b, fExSignatories, e.Signatories)
-	b = appendParties(b, fExStakeholders, e.Stakeholders)
-	b = appendParties(b, fExActingParties, e.ActingParties)
+	b = pbwire.AppendStrings(b, fExSignatories, e.Signatories)
+	b = pbwire.AppendStrings(b, fExStakeholders, e.Stakeholders)
+	b = pbwire.AppendStrings(b, fExActingParties, e.ActingParties)
 	b = appendOptionalID(b, fExInterfaceID, e.InterfaceID)
-	b = appendString(b, fExChoiceID, e.ChoiceID)
+	b = pbwire.AppendString(b, fExChoiceID, e.ChoiceID)
 	b = appendValueField(b, fExChosenValue, e.ChosenValue)
-	b = appendBool(b, fExConsuming, e.Consuming)
-	b = appendStrings(b, fExChildren, e.Children)
+	b = pbwire.AppendBool(b, fExConsuming, e.Consuming)
+	b = pbwire.AppendStrings(b, fExChildren, e.Children)
 	b = appendValueField(b, fExExerciseResult, e.ExerciseResult)
-	return appendParties(b, fExChoiceObservers, e.ChoiceObservers)
+	return pbwire.AppendStrings(b, fExChoiceObservers, e.ChoiceObservers)
 }
 
 func appendMetadata(b []byte, md *Metadata) []byte {
 	if si := md.SubmitterInfo; si != nil {
-		b = appendMessage(b, fMDSubmitterInfo, func(b []byte) []byte {
-			b = appendParties(b, fSIActAs, si.ActAs)
-			return appendString(b, fSICommandID, si.CommandID)
+		b = pbwire.AppendMessage(b, fMDSubmitterInfo, func(b []byte) []byte {
+			b = pbwire.AppendStrings(b, fSIActAs, si.ActAs)
+			return pbwire.AppendString(b, fSICommandID, si.CommandID)
 		})
 	}
-	b = appendString(b, fMDSynchronizerID, md.SynchronizerID)
-	b = appendVarint(b, fMDMediatorGroup, uint64(md.MediatorGroup))
-	b = appendString(b, fMDTransactionUUID, md.TransactionUUID)
-	b = appendVarint(b, fMDPreparationTime, uint64(md.PreparationTime))
+	b = pbwire.AppendString(b, fMDSynchronizerID, md.SynchronizerID)
+	b = pbwire.AppendVarint(b, fMDMediatorGroup, uint64(md.MediatorGroup))
+	b = pbwire.AppendString(b, fMDTransactionUUID, md.TransactionUUID)
+	b = pbwire.AppendVarint(b, fMDPreparationTime, uint64(md.PreparationTime))
 	for i := range md.InputContracts {
 		ic := &md.InputContracts[i]
-		b = appendMessage(b, fMDInputContracts, func(b []byte) []byte {
+		b = pbwire.AppendMessage(b, fMDInputContracts, func(b []byte) []byte {
 			if ic.Create != nil {
-				b = appendMessage(b, fICV1, func(b []byte) []byte { return appendCreate(b, ic.Create) })
+				b = pbwire.AppendMessage(b, fICV1, func(b []byte) []byte { return appendCreate(b, ic.Create) })
 			}
-			b = appendVarint(b, fICCreatedAt, uint64(ic.CreatedAt))
-			return appendBytes(b, fICEventBlob, ic.EventBlob)
+			b = pbwire.AppendVarint(b, fICCreatedAt, uint64(ic.CreatedAt))
+			return pbwire.AppendBytes(b, fICEventBlob, ic.EventBlob)
 		})
 	}
 	b = appendOptionalVarint(b, fMDMinLET, md.MinLedgerEffectiveTime)
@@ -394,7 +327,7 @@ func appendMetadata(b []byte, md *Metadata) []byte {
 func appendValue(b []byte, v daml.Value) []byte {
 	switch x := v.(type) {
 	case daml.Unit:
-		return appendMessage(b, fValUnit, func(b []byte) []byte { return b })
+		return pbwire.AppendMessage(b, fValUnit, nil)
 	case daml.Bool:
 		b = protowire.AppendTag(b, fValBool, protowire.VarintType)
 		return protowire.AppendVarint(b, protowire.EncodeBool(bool(x)))
@@ -419,32 +352,32 @@ func appendValue(b []byte, v daml.Value) []byte {
 		if x == nil {
 			return b
 		}
-		return appendMessage(b, fValOptional, func(b []byte) []byte {
+		return pbwire.AppendMessage(b, fValOptional, func(b []byte) []byte {
 			return appendValueField(b, fOptionalValue, x.Value)
 		})
 	case daml.List:
-		return appendMessage(b, fValList, func(b []byte) []byte {
+		return pbwire.AppendMessage(b, fValList, func(b []byte) []byte {
 			for _, el := range x {
 				b = appendValueAlways(b, fListElements, el)
 			}
 			return b
 		})
 	case daml.TextMap:
-		return appendMessage(b, fValTextMap, func(b []byte) []byte {
+		return pbwire.AppendMessage(b, fValTextMap, func(b []byte) []byte {
 			for i := range x {
 				e := &x[i]
-				b = appendMessage(b, fMapEntries, func(b []byte) []byte {
-					b = appendString(b, fEntryKey, e.Key)
+				b = pbwire.AppendMessage(b, fMapEntries, func(b []byte) []byte {
+					b = pbwire.AppendString(b, fEntryKey, e.Key)
 					return appendValueField(b, fEntryValue, e.Value)
 				})
 			}
 			return b
 		})
 	case daml.GenMap:
-		return appendMessage(b, fValGenMap, func(b []byte) []byte {
+		return pbwire.AppendMessage(b, fValGenMap, func(b []byte) []byte {
 			for i := range x {
 				e := &x[i]
-				b = appendMessage(b, fMapEntries, func(b []byte) []byte {
+				b = pbwire.AppendMessage(b, fMapEntries, func(b []byte) []byte {
 					b = appendValueField(b, fEntryKey, e.Key)
 					return appendValueField(b, fEntryValue, e.Value)
 				})
@@ -455,12 +388,12 @@ func appendValue(b []byte, v daml.Value) []byte {
 		if x == nil {
 			return b
 		}
-		return appendMessage(b, fValRecord, func(b []byte) []byte {
+		return pbwire.AppendMessage(b, fValRecord, func(b []byte) []byte {
 			b = appendOptionalID(b, fRecordID, x.ID)
 			for i := range x.Fields {
 				f := &x.Fields[i]
-				b = appendMessage(b, fRecordFields, func(b []byte) []byte {
-					b = appendString(b, fFieldLabel, f.Label)
+				b = pbwire.AppendMessage(b, fRecordFields, func(b []byte) []byte {
+					b = pbwire.AppendString(b, fFieldLabel, f.Label)
 					return appendValueField(b, fFieldValue, f.Value)
 				})
 			}
@@ -470,18 +403,18 @@ func appendValue(b []byte, v daml.Value) []byte {
 		if x == nil {
 			return b
 		}
-		return appendMessage(b, fValVariant, func(b []byte) []byte {
+		return pbwire.AppendMessage(b, fValVariant, func(b []byte) []byte {
 			b = appendOptionalID(b, fVariantID, x.ID)
-			b = appendString(b, fVariantCtor, x.Constructor)
+			b = pbwire.AppendString(b, fVariantCtor, x.Constructor)
 			return appendValueField(b, fVariantValue, x.Value)
 		})
 	case *daml.Enum:
 		if x == nil {
 			return b
 		}
-		return appendMessage(b, fValEnum, func(b []byte) []byte {
+		return pbwire.AppendMessage(b, fValEnum, func(b []byte) []byte {
 			b = appendOptionalID(b, fEnumID, x.ID)
-			return appendString(b, fEnumCtor, x.Constructor)
+			return pbwire.AppendString(b, fEnumCtor, x.Constructor)
 		})
 	}
 	return b

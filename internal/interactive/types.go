@@ -43,6 +43,21 @@ type Node struct {
 	Rollback *Rollback
 }
 
+// kind names the node's kind, "" for a node of none.
+func (n *Node) kind() string {
+	switch {
+	case n.Create != nil:
+		return "create"
+	case n.Exercise != nil:
+		return "exercise"
+	case n.Fetch != nil:
+		return "fetch"
+	case n.Rollback != nil:
+		return "rollback"
+	}
+	return ""
+}
+
 // Create is a create node (transaction.v1.Create). It also describes the
 // input contracts of [Metadata].
 type Create struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/pbwire"
 )
 
 // Unmarshal decodes a serialized PreparedTransaction the way protobuf does:
@@ -28,23 +29,11 @@ import (
 func Unmarshal(b []byte) (*PreparedTransaction, error) {
 	pt := &PreparedTransaction{}
 	err := eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fPTTransaction:
-			if err := f.want(protowire.BytesType); err != nil {
-				return at(err, "transaction")
-			}
-			if pt.Transaction == nil {
-				pt.Transaction = &DamlTransaction{}
-			}
-			return at(mergeDamlTransaction(pt.Transaction, f.b), "transaction")
+			return mergeMessage(&pt.Transaction, f, "transaction", mergeDamlTransaction)
 		case fPTMetadata:
-			if err := f.want(protowire.BytesType); err != nil {
-				return at(err, "metadata")
-			}
-			if pt.Metadata == nil {
-				pt.Metadata = &Metadata{}
-			}
-			return at(mergeMetadata(pt.Metadata, f.b), "metadata")
+			return mergeMessage(&pt.Metadata, f, "metadata", mergeMetadata)
 		}
 		return nil
 	})
@@ -95,14 +84,9 @@ func toFault(err error) error {
 	return fault.New(fault.InvalidArgument, "invalid prepared transaction at %s: %s", strings.Join(path, "."), de.msg)
 }
 
-// field is one decoded field of a message: its number, wire type and
-// value (v for varint and fixed-size fields, b for length-delimited ones).
-type field struct {
-	num protowire.Number
-	typ protowire.Type
-	v   uint64
-	b   []byte
-}
+// field is one decoded field of a message; its methods read its value as
+// the type the message gives it.
+type field pbwire.Field
 
 var wireTypeNames = map[protowire.Type]string{
 	protowire.VarintType:     "varint",
@@ -113,8 +97,8 @@ var wireTypeNames = map[protowire.Type]string{
 }
 
 func (f field) want(t protowire.Type) error {
-	if f.typ != t {
-		return errorf("field %d has wire type %s, want %s", f.num, wireTypeNames[f.typ], wireTypeNames[t])
+	if f.Type != t {
+		return errorf("field %d has wire type %s, want %s", f.Num, wireTypeNames[f.Type], wireTypeNames[t])
 	}
 	return nil
 }
@@ -125,10 +109,10 @@ func (f field) str() (string, error) {
 	if err := f.want(protowire.BytesType); err != nil {
 		return "", err
 	}
-	if !utf8.Valid(f.b) {
-		return "", errorf("field %d is not valid UTF-8", f.num)
+	if !utf8.Valid(f.Bytes) {
+		return "", errorf("field %d is not valid UTF-8", f.Num)
 	}
-	return string(f.b), nil
+	return string(f.Bytes), nil
 }
 
 // bytes returns a copy of a bytes field; empty is nil, proto3's default.
@@ -136,52 +120,31 @@ func (f field) bytes() ([]byte, error) {
 	if err := f.want(protowire.BytesType); err != nil {
 		return nil, err
 	}
-	if len(f.b) == 0 {
+	if len(f.Bytes) == 0 {
 		return nil, nil
 	}
-	return slices.Clone(f.b), nil
+	return slices.Clone(f.Bytes), nil
 }
 
 func (f field) varint() (uint64, error) {
 	if err := f.want(protowire.VarintType); err != nil {
 		return 0, err
 	}
-	return f.v, nil
+	return f.Scalar, nil
 }
 
 // eachField calls fn with every field of the message b, in wire order.
 // Unknown groups are skipped whole, as protobuf does.
 func eachField(b []byte, fn func(field) error) error {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return errorf("malformed field tag: %v", protowire.ParseError(n))
+		f, rest, err := pbwire.Next(b)
+		if err != nil {
+			return errorf("%v", err)
 		}
-		b = b[n:]
-		f := field{num: num, typ: typ}
-		switch typ {
-		case protowire.VarintType:
-			f.v, n = protowire.ConsumeVarint(b)
-		case protowire.Fixed32Type:
-			var v uint32
-			v, n = protowire.ConsumeFixed32(b)
-			f.v = uint64(v)
-		case protowire.Fixed64Type:
-			f.v, n = protowire.ConsumeFixed64(b)
-		case protowire.BytesType:
-			f.b, n = protowire.ConsumeBytes(b)
-		case protowire.StartGroupType:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		default:
-			return errorf("field %d has invalid wire type %d", num, typ)
-		}
-		if n < 0 {
-			return errorf("malformed field %d: %v", num, protowire.ParseError(n))
-		}
-		b = b[n:]
-		if err := fn(f); err != nil {
+		if err := fn(field(f)); err != nil {
 			return err
 		}
+		b = rest
 	}
 	return nil
 }
@@ -195,36 +158,16 @@ func checkMessage(b []byte) error {
 func mergeDamlTransaction(tx *DamlTransaction, b []byte) error {
 	return eachField(b, func(f field) error {
 		var err error
-		switch f.num {
+		switch f.Num {
 		case fTxVersion:
 			tx.Version, err = f.str()
 			return at(err, "version")
 		case fTxRoots:
-			var s string
-			if s, err = f.str(); err != nil {
-				return atIndex(err, "roots", len(tx.Roots))
-			}
-			tx.Roots = append(tx.Roots, s)
+			return addString(&tx.Roots, f, "roots")
 		case fTxNodes:
-			i := len(tx.Nodes)
-			if err = f.want(protowire.BytesType); err != nil {
-				return atIndex(err, "nodes", i)
-			}
-			var n Node
-			if err = decodeNode(&n, f.b); err != nil {
-				return atIndex(err, "nodes", i)
-			}
-			tx.Nodes = append(tx.Nodes, n)
+			return addMessage(&tx.Nodes, f, "nodes", decodeNode)
 		case fTxNodeSeeds:
-			i := len(tx.NodeSeeds)
-			if err = f.want(protowire.BytesType); err != nil {
-				return atIndex(err, "node_seeds", i)
-			}
-			var s NodeSeed
-			if err = mergeNodeSeed(&s, f.b); err != nil {
-				return atIndex(err, "node_seeds", i)
-			}
-			tx.NodeSeeds = append(tx.NodeSeeds, s)
+			return addMessage(&tx.NodeSeeds, f, "node_seeds", mergeNodeSeed)
 		}
 		return nil
 	})
@@ -232,7 +175,7 @@ func mergeDamlTransaction(tx *DamlTransaction, b []byte) error {
 
 func mergeNodeSeed(s *NodeSeed, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fSeedNodeID:
 			v, err := f.varint()
 			if err != nil {
@@ -253,7 +196,7 @@ func mergeNodeSeed(s *NodeSeed, b []byte) error {
 func decodeNode(n *Node, b []byte) error {
 	hasV1 := false
 	err := eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fNodeID:
 			var err error
 			n.NodeID, err = f.str()
@@ -263,7 +206,7 @@ func decodeNode(n *Node, b []byte) error {
 				return at(err, "v1")
 			}
 			hasV1 = true
-			return at(mergeV1Node(n, f.b), "v1")
+			return at(mergeV1Node(n, f.Bytes), "v1")
 		}
 		return nil
 	})
@@ -273,7 +216,7 @@ func decodeNode(n *Node, b []byte) error {
 	switch {
 	case !hasV1:
 		return errorf("node %s has no v1 node (unsupported node version)", fault.Quote(n.NodeID))
-	case n.Create == nil && n.Fetch == nil && n.Exercise == nil && n.Rollback == nil:
+	case n.kind() == "":
 		return errorf("node %s is neither a create, fetch, exercise nor rollback node", fault.Quote(n.NodeID))
 	}
 	return nil
@@ -283,7 +226,7 @@ func decodeNode(n *Node, b []byte) error {
 // oneof: a case replaces any other, the same case merges.
 func mergeV1Node(n *Node, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fV1Create, fV1Fetch, fV1Exercise, fV1Rollback:
 		case fV1QueryByKey:
 			return errorf("QueryByKey nodes are not supported (sandnet has no contract keys)")
@@ -293,28 +236,28 @@ func mergeV1Node(n *Node, b []byte) error {
 		if err := f.want(protowire.BytesType); err != nil {
 			return err
 		}
-		switch f.num {
+		switch f.Num {
 		case fV1Create:
 			if n.Create == nil {
 				*n = Node{NodeID: n.NodeID, Create: &Create{}}
 			}
-			return at(mergeCreate(n.Create, f.b), "create")
+			return at(mergeCreate(n.Create, f.Bytes), "create")
 		case fV1Fetch:
 			if n.Fetch == nil {
 				*n = Node{NodeID: n.NodeID, Fetch: &Fetch{}}
 			}
-			return at(mergeFetch(n.Fetch, f.b), "fetch")
+			return at(mergeFetch(n.Fetch, f.Bytes), "fetch")
 		case fV1Exercise:
 			if n.Exercise == nil {
 				*n = Node{NodeID: n.NodeID, Exercise: &Exercise{}}
 			}
-			return at(mergeExercise(n.Exercise, f.b), "exercise")
+			return at(mergeExercise(n.Exercise, f.Bytes), "exercise")
 		default:
 			if n.Rollback == nil {
 				*n = Node{NodeID: n.NodeID, Rollback: &Rollback{}}
 			}
-			return at(eachField(f.b, func(f field) error {
-				if f.num != fRollbackChildren {
+			return at(eachField(f.Bytes, func(f field) error {
+				if f.Num != fRollbackChildren {
 					return nil
 				}
 				s, err := f.str()
@@ -371,25 +314,34 @@ func mergeIdentifierField(dst *daml.Identifier, f field, name string) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return at(err, name)
 	}
-	return at(mergeIdentifier(dst, f.b), name)
+	return at(mergeIdentifier(dst, f.Bytes), name)
 }
 
-func mergeOptionalIdentifierField(dst **daml.Identifier, f field, name string) error {
-	if *dst == nil {
-		*dst = &daml.Identifier{}
-	}
-	return mergeIdentifierField(*dst, f, name)
-}
-
-func mergeValueField(dst *daml.Value, f field, name string) error {
+// mergeMessage merges a singular message field into *dst, which it
+// allocates the first time: a message given twice is merged, as protobuf
+// merges it.
+func mergeMessage[T any](dst **T, f field, name string, merge func(*T, []byte) error) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return at(err, name)
 	}
-	v, err := mergeValue(*dst, f.b, 0)
-	if err != nil {
-		return at(err, name)
+	if *dst == nil {
+		*dst = new(T)
 	}
-	*dst = v
+	return at(merge(*dst, f.Bytes), name)
+}
+
+// addMessage decodes one element of a repeated message field with decode
+// and appends it to *dst; an error is placed at name[i].
+func addMessage[S ~[]T, T any](dst *S, f field, name string, decode func(*T, []byte) error) error {
+	i := len(*dst)
+	if err := f.want(protowire.BytesType); err != nil {
+		return atIndex(err, name, i)
+	}
+	var v T
+	if err := decode(&v, f.Bytes); err != nil {
+		return atIndex(err, name, i)
+	}
+	*dst = append(*dst, v)
 	return nil
 }
 
@@ -408,7 +360,7 @@ func refuseByKey(f field, node string) error {
 
 func mergeCreate(c *Create, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fCreateLfVersion:
 			return setString(&c.LfVersion, f, "lf_version")
 		case fCreateContractID:
@@ -418,7 +370,7 @@ func mergeCreate(c *Create, b []byte) error {
 		case fCreateTemplateID:
 			return mergeIdentifierField(&c.TemplateID, f, "template_id")
 		case fCreateArgument:
-			return mergeValueField(&c.Argument, f, "argument")
+			return mergeValueAt(&c.Argument, f, 0, "argument")
 		case fCreateSignatories:
 			return addParty(&c.Signatories, f, "signatories")
 		case fCreateStakeholders:
@@ -432,7 +384,7 @@ func mergeCreate(c *Create, b []byte) error {
 
 func mergeFetch(x *Fetch, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fFetchLfVersion:
 			return setString(&x.LfVersion, f, "lf_version")
 		case fFetchContractID:
@@ -448,7 +400,7 @@ func mergeFetch(x *Fetch, b []byte) error {
 		case fFetchActingParties:
 			return addParty(&x.ActingParties, f, "acting_parties")
 		case fFetchInterfaceID:
-			return mergeOptionalIdentifierField(&x.InterfaceID, f, "interface_id")
+			return mergeMessage(&x.InterfaceID, f, "interface_id", mergeIdentifier)
 		case fFetchKey:
 			return errorf("contract keys are not supported (fetch node with a key)")
 		case fFetchByKey:
@@ -460,7 +412,7 @@ func mergeFetch(x *Fetch, b []byte) error {
 
 func mergeExercise(x *Exercise, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fExLfVersion:
 			return setString(&x.LfVersion, f, "lf_version")
 		case fExContractID:
@@ -476,11 +428,11 @@ func mergeExercise(x *Exercise, b []byte) error {
 		case fExActingParties:
 			return addParty(&x.ActingParties, f, "acting_parties")
 		case fExInterfaceID:
-			return mergeOptionalIdentifierField(&x.InterfaceID, f, "interface_id")
+			return mergeMessage(&x.InterfaceID, f, "interface_id", mergeIdentifier)
 		case fExChoiceID:
 			return setString(&x.ChoiceID, f, "choice_id")
 		case fExChosenValue:
-			return mergeValueField(&x.ChosenValue, f, "chosen_value")
+			return mergeValueAt(&x.ChosenValue, f, 0, "chosen_value")
 		case fExConsuming:
 			v, err := f.varint()
 			x.Consuming = v != 0
@@ -488,7 +440,7 @@ func mergeExercise(x *Exercise, b []byte) error {
 		case fExChildren:
 			return addString(&x.Children, f, "children")
 		case fExExerciseResult:
-			return mergeValueField(&x.ExerciseResult, f, "exercise_result")
+			return mergeValueAt(&x.ExerciseResult, f, 0, "exercise_result")
 		case fExChoiceObservers:
 			return addParty(&x.ChoiceObservers, f, "choice_observers")
 		case fExKey:
@@ -502,24 +454,9 @@ func mergeExercise(x *Exercise, b []byte) error {
 
 func mergeMetadata(md *Metadata, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fMDSubmitterInfo:
-			if err := f.want(protowire.BytesType); err != nil {
-				return at(err, "submitter_info")
-			}
-			if md.SubmitterInfo == nil {
-				md.SubmitterInfo = &SubmitterInfo{}
-			}
-			si := md.SubmitterInfo
-			return at(eachField(f.b, func(f field) error {
-				switch f.num {
-				case fSIActAs:
-					return addParty(&si.ActAs, f, "act_as")
-				case fSICommandID:
-					return setString(&si.CommandID, f, "command_id")
-				}
-				return nil
-			}), "submitter_info")
+			return mergeMessage(&md.SubmitterInfo, f, "submitter_info", mergeSubmitterInfo)
 		case fMDSynchronizerID:
 			return setString(&md.SynchronizerID, f, "synchronizer_id")
 		case fMDMediatorGroup:
@@ -533,28 +470,32 @@ func mergeMetadata(md *Metadata, b []byte) error {
 			md.PreparationTime = int64(v)
 			return at(err, "preparation_time")
 		case fMDInputContracts:
-			i := len(md.InputContracts)
-			if err := f.want(protowire.BytesType); err != nil {
-				return atIndex(err, "input_contracts", i)
-			}
-			var ic InputContract
-			if err := mergeInputContract(&ic, f.b); err != nil {
-				return atIndex(err, "input_contracts", i)
-			}
-			md.InputContracts = append(md.InputContracts, ic)
+			return addMessage(&md.InputContracts, f, "input_contracts", mergeInputContract)
 		case fMDGlobalKeyMap:
 			// Deprecated and always empty; its content does not enter the
 			// hash, so it is checked for well-formedness and dropped.
 			if err := f.want(protowire.BytesType); err != nil {
 				return at(err, "global_key_mapping")
 			}
-			return at(checkMessage(f.b), "global_key_mapping")
+			return at(checkMessage(f.Bytes), "global_key_mapping")
 		case fMDMinLET:
 			return setOptionalTime(&md.MinLedgerEffectiveTime, f, "min_ledger_effective_time")
 		case fMDMaxLET:
 			return setOptionalTime(&md.MaxLedgerEffectiveTime, f, "max_ledger_effective_time")
 		case fMDMaxRecordTime:
 			return setOptionalTime(&md.MaxRecordTime, f, "max_record_time")
+		}
+		return nil
+	})
+}
+
+func mergeSubmitterInfo(si *SubmitterInfo, b []byte) error {
+	return eachField(b, func(f field) error {
+		switch f.Num {
+		case fSIActAs:
+			return addParty(&si.ActAs, f, "act_as")
+		case fSICommandID:
+			return setString(&si.CommandID, f, "command_id")
 		}
 		return nil
 	})
@@ -574,15 +515,9 @@ func setOptionalTime(dst **int64, f field, name string) error {
 
 func mergeInputContract(ic *InputContract, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fICV1:
-			if err := f.want(protowire.BytesType); err != nil {
-				return at(err, "v1")
-			}
-			if ic.Create == nil {
-				ic.Create = &Create{}
-			}
-			return at(mergeCreate(ic.Create, f.b), "v1")
+			return mergeMessage(&ic.Create, f, "v1", mergeCreate)
 		case fICCreatedAt:
 			v, err := f.varint()
 			ic.CreatedAt = int64(v)
@@ -598,7 +533,7 @@ func mergeInputContract(ic *InputContract, b []byte) error {
 
 func mergeIdentifier(id *daml.Identifier, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fIDPackageID:
 			return setString(&id.PackageID, f, "package_id")
 		case fIDModuleName:
@@ -627,10 +562,10 @@ func mergeValue(dst daml.Value, b []byte, depth int) (daml.Value, error) {
 	v := dst
 	err := eachField(b, func(f field) error {
 		var err error
-		switch f.num {
+		switch f.Num {
 		case fValUnit:
 			if err = f.want(protowire.BytesType); err == nil {
-				err = checkMessage(f.b)
+				err = checkMessage(f.Bytes)
 			}
 			v = daml.Unit{}
 			return at(err, "unit")
@@ -651,7 +586,7 @@ func mergeValue(dst daml.Value, b []byte, depth int) (daml.Value, error) {
 			return at(err, "date")
 		case fValTimestamp:
 			err = f.want(protowire.Fixed64Type)
-			v = daml.Timestamp(int64(f.v))
+			v = daml.Timestamp(int64(f.Scalar))
 			return at(err, "timestamp")
 		case fValNumeric:
 			var s string
@@ -698,93 +633,75 @@ func mergeValue(dst daml.Value, b []byte, depth int) (daml.Value, error) {
 
 // mergeContainer merges the message case f of a Value into v.
 func mergeContainer(v daml.Value, f field, depth int) (daml.Value, error) {
-	if f.num == fValEnum {
-		e, ok := v.(*daml.Enum)
-		if !ok {
-			e = &daml.Enum{}
-		}
-		return e, at(mergeEnum(e, f.b), "enum")
+	if f.Num == fValEnum {
+		return mergeCase(v, f.Bytes, "enum", mergeEnum)
 	}
 	depth, err := nest(depth)
 	if err != nil {
 		return nil, err
 	}
-	switch f.num {
+	switch f.Num {
 	case fValOptional:
-		o, ok := v.(*daml.Optional)
-		if !ok {
-			o = &daml.Optional{}
-		}
-		return o, at(eachField(f.b, func(f field) error {
-			if f.num == fOptionalValue {
-				return mergeValueAt(&o.Value, f, depth, "value")
-			}
-			return nil
-		}), "optional")
+		return mergeCase(v, f.Bytes, "optional", func(o *daml.Optional, b []byte) error {
+			return eachField(b, func(f field) error {
+				if f.Num == fOptionalValue {
+					return mergeValueAt(&o.Value, f, depth, "value")
+				}
+				return nil
+			})
+		})
 	case fValList:
-		l, _ := v.(daml.List)
-		err := eachField(f.b, func(f field) error {
-			if f.num != fListElements {
-				return nil
-			}
-			var el daml.Value
-			if err := mergeValueAt(&el, f, depth, ""); err != nil {
-				return atIndex(err, "elements", len(l))
-			}
-			l = append(l, el)
-			return nil
+		return mergeElements[daml.List](v, f.Bytes, "list", fListElements, "elements", func(el *daml.Value, b []byte) error {
+			var err error
+			*el, err = mergeValue(nil, b, depth)
+			return err
 		})
-		if l == nil {
-			l = daml.List{}
-		}
-		return l, at(err, "list")
 	case fValTextMap:
-		m, _ := v.(daml.TextMap)
-		err := eachField(f.b, func(f field) error {
-			if f.num != fMapEntries {
-				return nil
-			}
-			var e daml.TextMapEntry
-			if err := mergeTextMapEntry(&e, f, depth); err != nil {
-				return atIndex(err, "entries", len(m))
-			}
-			m = append(m, e)
-			return nil
+		return mergeElements[daml.TextMap](v, f.Bytes, "text_map", fMapEntries, "entries", func(e *daml.TextMapEntry, b []byte) error {
+			return mergeTextMapEntry(e, b, depth)
 		})
-		if m == nil {
-			m = daml.TextMap{}
-		}
-		return m, at(err, "text_map")
 	case fValGenMap:
-		m, _ := v.(daml.GenMap)
-		err := eachField(f.b, func(f field) error {
-			if f.num != fMapEntries {
-				return nil
-			}
-			var e daml.GenMapEntry
-			if err := mergeGenMapEntry(&e, f, depth); err != nil {
-				return atIndex(err, "entries", len(m))
-			}
-			m = append(m, e)
-			return nil
+		return mergeElements[daml.GenMap](v, f.Bytes, "gen_map", fMapEntries, "entries", func(e *daml.GenMapEntry, b []byte) error {
+			return mergeGenMapEntry(e, b, depth)
 		})
-		if m == nil {
-			m = daml.GenMap{}
-		}
-		return m, at(err, "gen_map")
 	case fValRecord:
-		r, ok := v.(*daml.Record)
-		if !ok {
-			r = &daml.Record{}
-		}
-		return r, at(mergeRecord(r, f.b, depth), "record")
+		return mergeCase(v, f.Bytes, "record", func(r *daml.Record, b []byte) error { return mergeRecord(r, b, depth) })
 	default:
-		x, ok := v.(*daml.Variant)
-		if !ok {
-			x = &daml.Variant{}
-		}
-		return x, at(mergeVariant(x, f.b, depth), "variant")
+		return mergeCase(v, f.Bytes, "variant", func(x *daml.Variant, b []byte) error { return mergeVariant(x, b, depth) })
 	}
+}
+
+// mergeCase merges the message b of a case of Value's sum into v when v
+// holds that case already (a oneof case given twice is merged), into a
+// new one otherwise.
+func mergeCase[T any, P interface {
+	*T
+	daml.Value
+}](v daml.Value, b []byte, name string, merge func(P, []byte) error) (P, error) {
+	x, ok := v.(P)
+	if !ok {
+		x = new(T)
+	}
+	return x, at(merge(x, b), name)
+}
+
+// mergeElements merges the case name of Value's sum that is a repeated
+// message field num of b (a list's elements, a map's entries) into v: the
+// elements decode reads are appended to v's when v holds that case
+// already, to none otherwise. The result is never nil: an empty list is a
+// list.
+func mergeElements[S ~[]T, T any](v daml.Value, b []byte, name string, num protowire.Number, elements string, decode func(*T, []byte) error) (S, error) {
+	s, _ := v.(S)
+	err := eachField(b, func(f field) error {
+		if f.Num != num {
+			return nil
+		}
+		return addMessage(&s, f, elements, decode)
+	})
+	if s == nil {
+		s = S{}
+	}
+	return s, at(err, name)
 }
 
 // mergeValueAt merges a Value-typed field into *dst at the given depth.
@@ -799,7 +716,7 @@ func mergeValueAt(dst *daml.Value, f field, depth int, name string) error {
 	if err := f.want(protowire.BytesType); err != nil {
 		return wrap(err)
 	}
-	v, err := mergeValue(*dst, f.b, depth)
+	v, err := mergeValue(*dst, f.Bytes, depth)
 	if err != nil {
 		return wrap(err)
 	}
@@ -807,12 +724,9 @@ func mergeValueAt(dst *daml.Value, f field, depth int, name string) error {
 	return nil
 }
 
-func mergeTextMapEntry(e *daml.TextMapEntry, f field, depth int) error {
-	if err := f.want(protowire.BytesType); err != nil {
-		return err
-	}
-	err := eachField(f.b, func(f field) error {
-		switch f.num {
+func mergeTextMapEntry(e *daml.TextMapEntry, b []byte, depth int) error {
+	err := eachField(b, func(f field) error {
+		switch f.Num {
 		case fEntryKey:
 			return setString(&e.Key, f, "key")
 		case fEntryValue:
@@ -826,12 +740,9 @@ func mergeTextMapEntry(e *daml.TextMapEntry, f field, depth int) error {
 	return err
 }
 
-func mergeGenMapEntry(e *daml.GenMapEntry, f field, depth int) error {
-	if err := f.want(protowire.BytesType); err != nil {
-		return err
-	}
-	err := eachField(f.b, func(f field) error {
-		switch f.num {
+func mergeGenMapEntry(e *daml.GenMapEntry, b []byte, depth int) error {
+	err := eachField(b, func(f field) error {
+		switch f.Num {
 		case fEntryKey:
 			return mergeValueAt(&e.Key, f, depth, "key")
 		case fEntryValue:
@@ -855,41 +766,39 @@ func mergeGenMapEntry(e *daml.GenMapEntry, f field, depth int) error {
 // hash tells them apart from present ones.
 func mergeRecord(r *daml.Record, b []byte, depth int) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fRecordID:
-			return mergeOptionalIdentifierField(&r.ID, f, "record_id")
+			return mergeMessage(&r.ID, f, "record_id", mergeIdentifier)
 		case fRecordFields:
-			i := len(r.Fields)
-			if err := f.want(protowire.BytesType); err != nil {
-				return atIndex(err, "fields", i)
-			}
-			var fld daml.Field
-			err := eachField(f.b, func(f field) error {
-				switch f.num {
-				case fFieldLabel:
-					return setString(&fld.Label, f, "label")
-				case fFieldValue:
-					return mergeValueAt(&fld.Value, f, depth, "value")
-				}
-				return nil
+			return addMessage(&r.Fields, f, "fields", func(fld *daml.Field, b []byte) error {
+				return mergeRecordField(fld, b, depth)
 			})
-			if err == nil && fld.Value == nil {
-				err = errorf("record field %s has no value", fault.Quote(fld.Label))
-			}
-			if err != nil {
-				return atIndex(err, "fields", i)
-			}
-			r.Fields = append(r.Fields, fld)
 		}
 		return nil
 	})
 }
 
+func mergeRecordField(fld *daml.Field, b []byte, depth int) error {
+	err := eachField(b, func(f field) error {
+		switch f.Num {
+		case fFieldLabel:
+			return setString(&fld.Label, f, "label")
+		case fFieldValue:
+			return mergeValueAt(&fld.Value, f, depth, "value")
+		}
+		return nil
+	})
+	if err == nil && fld.Value == nil {
+		err = errorf("record field %s has no value", fault.Quote(fld.Label))
+	}
+	return err
+}
+
 func mergeVariant(x *daml.Variant, b []byte, depth int) error {
 	err := eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fVariantID:
-			return mergeOptionalIdentifierField(&x.ID, f, "variant_id")
+			return mergeMessage(&x.ID, f, "variant_id", mergeIdentifier)
 		case fVariantCtor:
 			return setString(&x.Constructor, f, "constructor")
 		case fVariantValue:
@@ -905,9 +814,9 @@ func mergeVariant(x *daml.Variant, b []byte, depth int) error {
 
 func mergeEnum(e *daml.Enum, b []byte) error {
 	return eachField(b, func(f field) error {
-		switch f.num {
+		switch f.Num {
 		case fEnumID:
-			return mergeOptionalIdentifierField(&e.ID, f, "enum_id")
+			return mergeMessage(&e.ID, f, "enum_id", mergeIdentifier)
 		case fEnumCtor:
 			return setString(&e.Constructor, f, "constructor")
 		}

@@ -28,22 +28,20 @@ const (
 	KeySpecSecp256k1 KeySpec = 4
 )
 
-var keySpecNames = map[KeySpec]string{
+var keySpecs = enum[KeySpec]{"SigningKeySpec", map[KeySpec]string{
 	KeySpecUnspecified: "SIGNING_KEY_SPEC_UNSPECIFIED",
 	KeySpecCurve25519:  "SIGNING_KEY_SPEC_EC_CURVE25519",
 	KeySpecP256:        "SIGNING_KEY_SPEC_EC_P256",
 	KeySpecP384:        "SIGNING_KEY_SPEC_EC_P384",
 	KeySpecSecp256k1:   "SIGNING_KEY_SPEC_EC_SECP256K1",
-}
+}}
 
 // String returns the JSON name of s, such as
 // "SIGNING_KEY_SPEC_EC_CURVE25519".
-func (s KeySpec) String() string { return enumString(keySpecNames, s) }
+func (s KeySpec) String() string { return keySpecs.nameOf(s) }
 
 // ParseKeySpec returns the key spec named name.
-func ParseKeySpec(name string) (KeySpec, error) {
-	return parseEnum("SigningKeySpec", keySpecNames, name)
-}
+func ParseKeySpec(name string) (KeySpec, error) { return keySpecs.parse(name) }
 
 // KeyFormat is the ledger API's CryptoKeyFormat, the format a client gives
 // a public key in. Its numbers differ from crypto.v30's ([ProtoKeyFormat]),
@@ -62,34 +60,34 @@ const (
 	KeyFormatSPKI KeyFormat = 3
 )
 
-var keyFormatNames = map[KeyFormat]string{
+var keyFormats = enum[KeyFormat]{"CryptoKeyFormat", map[KeyFormat]string{
 	KeyFormatUnspecified: "CRYPTO_KEY_FORMAT_UNSPECIFIED",
 	KeyFormatDER:         "CRYPTO_KEY_FORMAT_DER",
 	KeyFormatRaw:         "CRYPTO_KEY_FORMAT_RAW",
 	KeyFormatSPKI:        "CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO",
-}
+}}
 
 // String returns the JSON name of f, such as "CRYPTO_KEY_FORMAT_RAW".
-func (f KeyFormat) String() string { return enumString(keyFormatNames, f) }
+func (f KeyFormat) String() string { return keyFormats.nameOf(f) }
 
 // ParseKeyFormat returns the ledger API key format named name.
-func ParseKeyFormat(name string) (KeyFormat, error) {
-	return parseEnum("CryptoKeyFormat", keyFormatNames, name)
-}
+func ParseKeyFormat(name string) (KeyFormat, error) { return keyFormats.parse(name) }
 
 // Proto returns the crypto.v30 number of f, the number a topology
 // transaction carries. A number without a ledger API name maps to
 // ProtoKeyFormatUnspecified.
 func (f KeyFormat) Proto() ProtoKeyFormat {
-	switch f {
-	case KeyFormatDER:
-		return ProtoKeyFormatDER
-	case KeyFormatRaw:
-		return ProtoKeyFormatRaw
-	case KeyFormatSPKI:
-		return ProtoKeyFormatSPKI
-	}
-	return ProtoKeyFormatUnspecified
+	return protoOfKeyFormat[f] // the zero value, unspecified, when absent
+}
+
+// protoOfKeyFormat pairs every ledger API key format with its crypto.v30
+// number; [KeyFormat.Proto] reads it one way, [ProtoKeyFormat.Ledger] the
+// other.
+var protoOfKeyFormat = map[KeyFormat]ProtoKeyFormat{
+	KeyFormatUnspecified: ProtoKeyFormatUnspecified,
+	KeyFormatDER:         ProtoKeyFormatDER,
+	KeyFormatRaw:         ProtoKeyFormatRaw,
+	KeyFormatSPKI:        ProtoKeyFormatSPKI,
 }
 
 // ProtoKeyFormat is crypto.v30's CryptoKeyFormat, the key format inside
@@ -108,30 +106,25 @@ const (
 	ProtoKeyFormatSymbolic ProtoKeyFormat = 10000
 )
 
-var protoKeyFormatNames = map[ProtoKeyFormat]string{
+var protoKeyFormats = enum[ProtoKeyFormat]{"CryptoKeyFormat", map[ProtoKeyFormat]string{
 	ProtoKeyFormatUnspecified: "CRYPTO_KEY_FORMAT_UNSPECIFIED",
 	ProtoKeyFormatDER:         "CRYPTO_KEY_FORMAT_DER",
 	ProtoKeyFormatRaw:         "CRYPTO_KEY_FORMAT_RAW",
 	ProtoKeyFormatSPKI:        "CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO",
 	ProtoKeyFormatPKCS8:       "CRYPTO_KEY_FORMAT_DER_PKCS8_PRIVATE_KEY_INFO",
 	ProtoKeyFormatSymbolic:    "CRYPTO_KEY_FORMAT_SYMBOLIC",
-}
+}}
 
 // String returns the protobuf name of f.
-func (f ProtoKeyFormat) String() string { return enumString(protoKeyFormatNames, f) }
+func (f ProtoKeyFormat) String() string { return protoKeyFormats.nameOf(f) }
 
 // Ledger returns the ledger API format of f, and false for the formats
 // the ledger API has no name for (PKCS #8, symbolic, unknown numbers).
 func (f ProtoKeyFormat) Ledger() (KeyFormat, bool) {
-	switch f {
-	case ProtoKeyFormatUnspecified:
-		return KeyFormatUnspecified, true
-	case ProtoKeyFormatDER:
-		return KeyFormatDER, true
-	case ProtoKeyFormatRaw:
-		return KeyFormatRaw, true
-	case ProtoKeyFormatSPKI:
-		return KeyFormatSPKI, true
+	for l, p := range protoOfKeyFormat {
+		if p == f {
+			return l, true
+		}
 	}
 	return KeyFormatUnspecified, false
 }
@@ -159,23 +152,21 @@ const (
 	UsageProofOfOwnership Usage = 5
 )
 
-var usageNames = map[Usage]string{
+var usages = enum[Usage]{"SigningKeyUsage", map[Usage]string{
 	UsageUnspecified:             "SIGNING_KEY_USAGE_UNSPECIFIED",
 	UsageNamespace:               "SIGNING_KEY_USAGE_NAMESPACE",
 	UsageIdentityDelegation:      "SIGNING_KEY_USAGE_IDENTITY_DELEGATION",
 	UsageSequencerAuthentication: "SIGNING_KEY_USAGE_SEQUENCER_AUTHENTICATION",
 	UsageProtocol:                "SIGNING_KEY_USAGE_PROTOCOL",
 	UsageProofOfOwnership:        "SIGNING_KEY_USAGE_PROOF_OF_OWNERSHIP",
-}
+}}
 
 // String returns the protobuf name of u, such as
 // "SIGNING_KEY_USAGE_PROTOCOL".
-func (u Usage) String() string { return enumString(usageNames, u) }
+func (u Usage) String() string { return usages.nameOf(u) }
 
 // ParseUsage returns the key usage named name.
-func ParseUsage(name string) (Usage, error) {
-	return parseEnum("SigningKeyUsage", usageNames, name)
-}
+func ParseUsage(name string) (Usage, error) { return usages.parse(name) }
 
 // SignatureFormat is Canton's SignatureFormat.
 type SignatureFormat int32
@@ -195,21 +186,19 @@ const (
 	SignatureFormatSymbolic SignatureFormat = 10000
 )
 
-var signatureFormatNames = map[SignatureFormat]string{
+var signatureFormats = enum[SignatureFormat]{"SignatureFormat", map[SignatureFormat]string{
 	SignatureFormatUnspecified: "SIGNATURE_FORMAT_UNSPECIFIED",
 	SignatureFormatRaw:         "SIGNATURE_FORMAT_RAW",
 	SignatureFormatDER:         "SIGNATURE_FORMAT_DER",
 	SignatureFormatConcat:      "SIGNATURE_FORMAT_CONCAT",
 	SignatureFormatSymbolic:    "SIGNATURE_FORMAT_SYMBOLIC",
-}
+}}
 
 // String returns the JSON name of f, such as "SIGNATURE_FORMAT_CONCAT".
-func (f SignatureFormat) String() string { return enumString(signatureFormatNames, f) }
+func (f SignatureFormat) String() string { return signatureFormats.nameOf(f) }
 
 // ParseSignatureFormat returns the signature format named name.
-func ParseSignatureFormat(name string) (SignatureFormat, error) {
-	return parseEnum("SignatureFormat", signatureFormatNames, name)
-}
+func ParseSignatureFormat(name string) (SignatureFormat, error) { return signatureFormats.parse(name) }
 
 // Check refuses the formats the ledger API refuses: unspecified, and
 // numbers without a name. Canton's message for the latter names the
@@ -241,21 +230,19 @@ const (
 	AlgorithmECDSASHA384 Algorithm = 3
 )
 
-var algorithmNames = map[Algorithm]string{
+var algorithms = enum[Algorithm]{"SigningAlgorithmSpec", map[Algorithm]string{
 	AlgorithmUnspecified: "SIGNING_ALGORITHM_SPEC_UNSPECIFIED",
 	AlgorithmEd25519:     "SIGNING_ALGORITHM_SPEC_ED25519",
 	AlgorithmECDSASHA256: "SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256",
 	AlgorithmECDSASHA384: "SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_384",
-}
+}}
 
 // String returns the JSON name of a, such as
 // "SIGNING_ALGORITHM_SPEC_ED25519".
-func (a Algorithm) String() string { return enumString(algorithmNames, a) }
+func (a Algorithm) String() string { return algorithms.nameOf(a) }
 
 // ParseAlgorithm returns the signing algorithm named name.
-func ParseAlgorithm(name string) (Algorithm, error) {
-	return parseEnum("SigningAlgorithmSpec", algorithmNames, name)
-}
+func ParseAlgorithm(name string) (Algorithm, error) { return algorithms.parse(name) }
 
 // Check refuses the algorithms the ledger API refuses: unspecified, and
 // numbers without a name.
@@ -267,22 +254,30 @@ func (a Algorithm) Check() error {
 	return fault.New(fault.InvalidArgument, "Signing algorithm spec %s not supported", a)
 }
 
-// enumString is the name of v in names, or scalapb's "Unrecognized(n)".
-func enumString[T ~int32](names map[T]string, v T) string {
-	if s, ok := names[v]; ok {
+// enum is the name table of one of the enums above: Canton's name of the
+// enum, which Parse's error quotes, and the name of each value. Each enum
+// is declared once, as this data; String and Parse read it.
+type enum[T ~int32] struct {
+	enum  string
+	names map[T]string
+}
+
+// nameOf is the name of v, or scalapb's "Unrecognized(n)".
+func (e enum[T]) nameOf(v T) string {
+	if s, ok := e.names[v]; ok {
 		return s
 	}
 	return "Unrecognized(" + strconv.Itoa(int(v)) + ")"
 }
 
-// parseEnum finds name among names. It is a linear search: the enums have
+// parse finds name among the names. It is a linear search: the enums have
 // at most six names, and a reverse map per enum would be one more table
 // to keep in step.
-func parseEnum[T ~int32](enum string, names map[T]string, name string) (T, error) {
-	for v, s := range names {
+func (e enum[T]) parse(name string) (T, error) {
+	for v, s := range e.names {
 		if s == name {
 			return v, nil
 		}
 	}
-	return 0, fault.New(fault.InvalidArgument, "Unknown value %s for enum %s", fault.Quote(name), enum)
+	return 0, fault.New(fault.InvalidArgument, "Unknown value %s for enum %s", fault.Quote(name), e.enum)
 }

@@ -5,15 +5,14 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
-	"crypto/x509"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/signing"
+	"github.com/sandnet/sandnet/internal/signing/signingtest"
 )
 
 // FuzzParsePublicKey checks that no key makes ParsePublicKey panic, that
@@ -21,16 +20,9 @@ import (
 // SPKI that parses again to itself, with a 68-character fingerprint.
 func FuzzParsePublicKey(f *testing.F) {
 	v := loadVectors(f)
-	raw := unhex(f, v.Ed25519.PublicKeyHex)
-	spki := unhex(f, v.Ed25519.SPKIHex)
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		f.Fatal(err)
-	}
-	p256, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
-	if err != nil {
-		f.Fatal(err)
-	}
+	raw := signingtest.DecodeHex(f, v.Ed25519.PublicKeyHex)
+	spki := signingtest.DecodeHex(f, v.Ed25519.SPKIHex)
+	p256 := signingtest.NewECDSA(f, elliptic.P256()).SPKI
 	f.Add(int32(signing.KeyFormatRaw), int32(signing.KeySpecCurve25519), raw)
 	f.Add(int32(signing.KeyFormatSPKI), int32(signing.KeySpecCurve25519), spki)
 	f.Add(int32(signing.KeyFormatSPKI), int32(signing.KeySpecP256), p256)
@@ -65,34 +57,16 @@ func FuzzParsePublicKey(f *testing.F) {
 // of the message by the key.
 func FuzzVerify(f *testing.F) {
 	v := loadVectors(f)
-	edPriv := vectorPrivateKey(f)
-	ed, err := signing.ParsePublicKey(signing.KeyFormatRaw, edPriv.Public().(ed25519.PublicKey), signing.KeySpecCurve25519)
-	if err != nil {
-		f.Fatal(err)
-	}
-	ecPriv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		f.Fatal(err)
-	}
-	ecSPKI, err := x509.MarshalPKIXPublicKey(&ecPriv.PublicKey)
-	if err != nil {
-		f.Fatal(err)
-	}
-	ec, err := signing.ParsePublicKey(signing.KeyFormatSPKI, ecSPKI, signing.KeySpecP256)
-	if err != nil {
-		f.Fatal(err)
-	}
-	keys := []signing.PublicKey{ed, ec}
+	ed := vectorKey(f)
+	ec := signingtest.NewECDSA(f, elliptic.P256())
+	keys := []signing.PublicKey{ed.Public, ec.Public}
 	for _, s := range v.Signatures {
-		f.Add(false, int32(signing.SignatureFormatConcat), int32(signing.AlgorithmEd25519), unb64(f, s.SignatureB64), unhex(f, s.MessageHex))
-		f.Add(false, int32(signing.SignatureFormatRaw), int32(0), unb64(f, s.SignatureB64), unhex(f, s.MessageHex))
+		sigBytes, msg := signingtest.DecodeBase64(f, s.SignatureB64), signingtest.DecodeHex(f, s.MessageHex)
+		f.Add(false, int32(signing.SignatureFormatConcat), int32(signing.AlgorithmEd25519), sigBytes, msg)
+		f.Add(false, int32(signing.SignatureFormatRaw), int32(0), sigBytes, msg)
 	}
 	msg := []byte("message")
-	digest := sha256.Sum256(msg)
-	der, err := ecdsa.SignASN1(rand.Reader, ecPriv, digest[:])
-	if err != nil {
-		f.Fatal(err)
-	}
+	der := ec.Sign(f, msg).Bytes
 	f.Add(true, int32(signing.SignatureFormatDER), int32(signing.AlgorithmECDSASHA256), der, msg)
 	f.Add(true, int32(signing.SignatureFormatRaw), int32(0), der, msg)
 	f.Add(true, int32(0), int32(9), []byte{}, []byte{})
@@ -110,12 +84,12 @@ func FuzzVerify(f *testing.F) {
 			}
 			return
 		}
-		if !ecdsaKey && !ed25519.Verify(edPriv.Public().(ed25519.PublicKey), msg, sigBytes) {
+		if !ecdsaKey && !ed25519.Verify(ed.Private.Public().(ed25519.PublicKey), msg, sigBytes) {
 			t.Fatal("verified what ed25519 does not")
 		}
 		if ecdsaKey {
 			d := sha256.Sum256(msg)
-			if !ecdsa.VerifyASN1(&ecPriv.PublicKey, d[:], sigBytes) {
+			if !ecdsa.VerifyASN1(&ec.Private.PublicKey, d[:], sigBytes) {
 				t.Fatal("verified what ecdsa does not")
 			}
 		}

@@ -2,13 +2,9 @@ package signing_test
 
 import (
 	"bytes"
-	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
-	"crypto/sha512"
-	"crypto/x509"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -16,6 +12,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/signing"
+	"github.com/sandnet/sandnet/internal/signing/signingtest"
 )
 
 func TestHashVectors(t *testing.T) {
@@ -24,7 +21,7 @@ func TestHashVectors(t *testing.T) {
 	for _, h := range v.Hashes {
 		t.Run(h.Name, func(t *testing.T) {
 			t.Parallel()
-			got := signing.Hash(signing.Purpose(h.Purpose), unb64(t, h.DataB64))
+			got := signing.Hash(signing.Purpose(h.Purpose), signingtest.DecodeBase64(t, h.DataB64))
 			if hex.EncodeToString(got) != h.HashHex {
 				t.Fatalf("Hash = %x, want %s", got, h.HashHex)
 			}
@@ -142,8 +139,8 @@ func TestKeyFormatConversions(t *testing.T) {
 func TestParsePublicKeyVector(t *testing.T) {
 	t.Parallel()
 	v := loadVectors(t)
-	raw := unhex(t, v.Ed25519.PublicKeyHex)
-	spki := unhex(t, v.Ed25519.SPKIHex)
+	raw := signingtest.DecodeHex(t, v.Ed25519.PublicKeyHex)
+	spki := signingtest.DecodeHex(t, v.Ed25519.SPKIHex)
 	for _, tc := range []struct {
 		name   string
 		format signing.KeyFormat
@@ -169,23 +166,9 @@ func TestParsePublicKeyVector(t *testing.T) {
 			}
 		})
 	}
-	if pub := vectorPrivateKey(t).Public().(ed25519.PublicKey); !bytes.Equal(pub, raw) {
+	if pub := vectorKey(t).Private.Public().(ed25519.PublicKey); !bytes.Equal(pub, raw) {
 		t.Fatalf("seed's public key = %x, want %x", pub, raw)
 	}
-}
-
-// ecKey generates an ECDSA key of the curve and returns it with its SPKI.
-func ecKey(t *testing.T, curve elliptic.Curve) (*ecdsa.PrivateKey, []byte) {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(curve, rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spki, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return priv, spki
 }
 
 func TestParsePublicKeyECDSA(t *testing.T) {
@@ -200,7 +183,7 @@ func TestParsePublicKeyECDSA(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, spki := ecKey(t, tc.curve)
+			spki := signingtest.NewECDSA(t, tc.curve).SPKI
 			for _, format := range []signing.KeyFormat{signing.KeyFormatSPKI, signing.KeyFormatDER} {
 				k, err := signing.ParsePublicKey(format, spki, tc.spec)
 				if err != nil {
@@ -221,12 +204,12 @@ func TestParsePublicKeyECDSA(t *testing.T) {
 func TestParsePublicKeyRefusals(t *testing.T) {
 	t.Parallel()
 	v := loadVectors(t)
-	raw := unhex(t, v.Ed25519.PublicKeyHex)
-	spki := unhex(t, v.Ed25519.SPKIHex)
-	_, p256 := ecKey(t, elliptic.P256())
-	_, p384 := ecKey(t, elliptic.P384())
+	raw := signingtest.DecodeHex(t, v.Ed25519.PublicKeyHex)
+	spki := signingtest.DecodeHex(t, v.Ed25519.SPKIHex)
+	p256 := signingtest.NewECDSA(t, elliptic.P256()).SPKI
+	p384 := signingtest.NewECDSA(t, elliptic.P384()).SPKI
 	// y = p (not canonical) and y = 2 (x² is not a square mod p).
-	notCanonical := unhex(t, "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")
+	notCanonical := signingtest.DecodeHex(t, "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")
 	notOnCurve := append([]byte{2}, make([]byte, 31)...)
 	for _, tc := range []struct {
 		name   string
@@ -348,15 +331,15 @@ func TestSignatureCheck(t *testing.T) {
 func TestVerifyVectors(t *testing.T) {
 	t.Parallel()
 	v := loadVectors(t)
-	k, err := signing.ParsePublicKey(signing.KeyFormatRaw, unhex(t, v.Ed25519.PublicKeyHex), signing.KeySpecCurve25519)
+	k, err := signing.ParsePublicKey(signing.KeyFormatRaw, signingtest.DecodeHex(t, v.Ed25519.PublicKeyHex), signing.KeySpecCurve25519)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range v.Signatures {
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
-			msg := unhex(t, s.MessageHex)
-			sigBytes := unb64(t, s.SignatureB64)
+			msg := signingtest.DecodeHex(t, s.MessageHex)
+			sigBytes := signingtest.DecodeBase64(t, s.SignatureB64)
 			good := signing.Signature{Format: signing.SignatureFormatConcat, Bytes: sigBytes, SignedBy: v.Ed25519.Fingerprint, Algorithm: signing.AlgorithmEd25519}
 			with := func(f func(*signing.Signature)) signing.Signature {
 				s := good
@@ -420,25 +403,19 @@ func TestVerifyECDSA(t *testing.T) {
 		spec      signing.KeySpec
 		algorithm signing.Algorithm
 		other     signing.Algorithm
-		digest    func([]byte) []byte
 	}{
-		{"P-256", elliptic.P256(), signing.KeySpecP256, signing.AlgorithmECDSASHA256, signing.AlgorithmECDSASHA384,
-			func(b []byte) []byte { d := sha256.Sum256(b); return d[:] }},
-		{"P-384", elliptic.P384(), signing.KeySpecP384, signing.AlgorithmECDSASHA384, signing.AlgorithmECDSASHA256,
-			func(b []byte) []byte { d := sha512.Sum384(b); return d[:] }},
+		{"P-256", elliptic.P256(), signing.KeySpecP256, signing.AlgorithmECDSASHA256, signing.AlgorithmECDSASHA384},
+		{"P-384", elliptic.P384(), signing.KeySpecP384, signing.AlgorithmECDSASHA384, signing.AlgorithmECDSASHA256},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			priv, spki := ecKey(t, tc.curve)
-			k, err := signing.ParsePublicKey(signing.KeyFormatSPKI, spki, tc.spec)
-			if err != nil {
-				t.Fatal(err)
+			key := signingtest.NewECDSA(t, tc.curve)
+			k := key.Public
+			if k.Spec != tc.spec {
+				t.Fatalf("key spec = %s, want %s", k.Spec, tc.spec)
 			}
 			msg := signing.Hash(signing.PurposeTopologyTransactionSignature, []byte("a topology transaction"))
-			der, err := ecdsa.SignASN1(rand.Reader, priv, tc.digest(msg))
-			if err != nil {
-				t.Fatal(err)
-			}
+			der := key.Sign(t, msg).Bytes
 			sig := func(format signing.SignatureFormat, algorithm signing.Algorithm, b []byte) signing.Signature {
 				return signing.Signature{Format: format, Bytes: b, SignedBy: k.Fingerprint(), Algorithm: algorithm}
 			}
@@ -459,11 +436,7 @@ func TestVerifyECDSA(t *testing.T) {
 			tamperedMsg[5] ^= 1
 			tampered := slices.Clone(der)
 			tampered[len(tampered)-1] ^= 1
-			otherPriv, _ := ecKey(t, tc.curve)
-			otherDER, err := ecdsa.SignASN1(rand.Reader, otherPriv, tc.digest(msg))
-			if err != nil {
-				t.Fatal(err)
-			}
+			otherDER := signingtest.NewECDSA(t, tc.curve).Sign(t, msg).Bytes
 			for _, bad := range []struct {
 				name string
 				sig  signing.Signature

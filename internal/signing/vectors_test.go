@@ -1,12 +1,9 @@
 package signing_test
 
 import (
-	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
-	"os"
 	"testing"
+
+	"github.com/sandnet/sandnet/internal/signing/signingtest"
 )
 
 // vectors is testdata/vectors.json: Canton's Ed25519 test key and what it
@@ -33,36 +30,13 @@ type vectors struct {
 
 func loadVectors(tb testing.TB) vectors {
 	tb.Helper()
-	b, err := os.ReadFile("testdata/vectors.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var v vectors
-	if err := json.Unmarshal(b, &v); err != nil {
-		tb.Fatal(err)
-	}
+	signingtest.LoadVectors(tb, &v)
 	return v
 }
 
-func unhex(tb testing.TB, s string) []byte {
+// vectorKey is the Ed25519 key of the vectors' seed.
+func vectorKey(tb testing.TB) signingtest.Ed25519 {
 	tb.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
-
-func unb64(tb testing.TB, s string) []byte {
-	tb.Helper()
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
-
-// vectorPrivateKey is the Ed25519 private key of the vectors' seed.
-func vectorPrivateKey(tb testing.TB) ed25519.PrivateKey {
-	return ed25519.NewKeyFromSeed(unhex(tb, loadVectors(tb).Ed25519.SeedHex))
+	return signingtest.NewEd25519(tb, signingtest.DecodeHex(tb, loadVectors(tb).Ed25519.SeedHex))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/signing"
+	"github.com/sandnet/sandnet/internal/signing/signingtest"
 	"github.com/sandnet/sandnet/internal/topology"
 )
 
@@ -57,8 +58,8 @@ func FuzzValidateOnboarding(f *testing.F) {
 	key := vectorKey(f)
 	v35 := v.V35.transactions(f)
 	v340 := v.V340.transactions(f)
-	sig35 := unb64(f, v.V35.MultiHashSignatureB64)
-	sig340 := unb64(f, v.V340.MultiHashSignatureB64)
+	sig35 := signingtest.DecodeBase64(f, v.V35.MultiHashSignatureB64)
+	sig340 := signingtest.DecodeBase64(f, v.V340.MultiHashSignatureB64)
 	concat, ed := int32(signing.SignatureFormatConcat), int32(signing.AlgorithmEd25519)
 	f.Add(v35[0], []byte{}, []byte{}, sig35, concat, ed, true)
 	f.Add(v35[0], []byte{}, []byte{}, sig35, int32(signing.SignatureFormatRaw), int32(0), true)
@@ -76,7 +77,7 @@ func FuzzValidateOnboarding(f *testing.F) {
 				req.Transactions = append(req.Transactions, topology.SignedTransaction{Transaction: b})
 			}
 		}
-		sig := signing.Signature{Format: signing.SignatureFormat(format), Bytes: sigBytes, SignedBy: key.fp,
+		sig := signing.Signature{Format: signing.SignatureFormat(format), Bytes: sigBytes, SignedBy: key.Fingerprint(),
 			Algorithm: signing.Algorithm(algorithm)}
 		switch {
 		case multi:
@@ -96,10 +97,10 @@ func FuzzValidateOnboarding(f *testing.F) {
 		if !multi {
 			signed = o.Parsed[0].Hash()
 		}
-		if !ed25519.Verify(key.priv.Public().(ed25519.PublicKey), signed, sigBytes) {
+		if !ed25519.Verify(key.Private.Public().(ed25519.PublicKey), signed, sigBytes) {
 			t.Fatal("accepted a set its signature does not sign")
 		}
-		if o.Party == "" || o.Namespace != key.fp || len(o.SigningKeys) == 0 || len(o.Hosts) == 0 {
+		if o.Party == "" || o.Namespace != key.Fingerprint() || len(o.SigningKeys) == 0 || len(o.Hosts) == 0 {
 			t.Fatalf("onboarding %+v", o)
 		}
 	})

@@ -2,11 +2,13 @@ package topology_test
 
 import (
 	"bytes"
+	"crypto/elliptic"
 	"encoding/hex"
 	"strings"
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/signing"
+	"github.com/sandnet/sandnet/internal/signing/signingtest"
 	"github.com/sandnet/sandnet/internal/topology"
 )
 
@@ -14,7 +16,7 @@ func TestGenerateVectors(t *testing.T) {
 	t.Parallel()
 	v := loadVectors(t)
 	key := vectorKey(t)
-	req := topology.GenerateRequest{PartyHint: v.PartyHint, PublicKey: key.pub, LocalParticipantUID: v.ParticipantUID}
+	req := topology.GenerateRequest{PartyHint: v.PartyHint, PublicKey: key.Public, LocalParticipantUID: v.ParticipantUID}
 	for _, tc := range []struct {
 		name     string
 		generate func(topology.GenerateRequest) (*topology.Generated, error)
@@ -51,7 +53,7 @@ func TestGenerateVectors(t *testing.T) {
 				t.Errorf("multiHash = %s, want %s", got, tc.want.MultiHash)
 			}
 			// The vector signature signs what Generate hands out.
-			if err := key.pub.Verify(tc.want.signature(t, key.fp), g.MultiHash); err != nil {
+			if err := key.Public.Verify(tc.want.signature(t, key.Fingerprint()), g.MultiHash); err != nil {
 				t.Error(err)
 			}
 		})
@@ -88,7 +90,7 @@ func TestGenerateHosting(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			req := tc.req
-			req.PartyHint, req.PublicKey, req.LocalParticipantUID = "bob", key.pub, local
+			req.PartyHint, req.PublicKey, req.LocalParticipantUID = "bob", key.Public, local
 			g := generate(t, req)
 			ptp := g.Transactions[0].Mapping.(*topology.PartyToParticipant)
 			if ptp.Threshold != tc.wantThreshold || len(ptp.Participants) != len(tc.wantHosts) {
@@ -114,7 +116,7 @@ func TestGenerateHosting(t *testing.T) {
 func TestGenerateECDSAKey(t *testing.T) {
 	t.Parallel()
 	v := loadVectors(t)
-	pub := p256Key(t).pub
+	pub := signingtest.NewECDSA(t, elliptic.P256()).Public
 	g := generate(t, topology.GenerateRequest{PartyHint: "carol", PublicKey: pub, LocalParticipantUID: v.ParticipantUID})
 	if g.PartyID != "carol::"+pub.Fingerprint() {
 		t.Fatalf("party %s", g.PartyID)
@@ -163,7 +165,7 @@ func TestGenerateRefusals(t *testing.T) {
 				req.PartyHint = "alice"
 			}
 			if req.PublicKey.SPKI == nil {
-				req.PublicKey = key.pub
+				req.PublicKey = key.Public
 			}
 			req.LocalParticipantUID = local
 			for _, gen := range []func(topology.GenerateRequest) (*topology.Generated, error){topology.Generate, topology.GenerateLegacy} {
@@ -176,7 +178,7 @@ func TestGenerateRefusals(t *testing.T) {
 
 func TestGenerateBadLocalParticipant(t *testing.T) {
 	t.Parallel()
-	_, err := topology.Generate(topology.GenerateRequest{PartyHint: "a", PublicKey: vectorKey(t).pub, LocalParticipantUID: "nope"})
+	_, err := topology.Generate(topology.GenerateRequest{PartyHint: "a", PublicKey: vectorKey(t).Public, LocalParticipantUID: "nope"})
 	if err == nil || strings.Contains(err.Error(), "INVALID") {
 		t.Fatalf("error = %v, want an internal error", err)
 	}

@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"bytes"
+	"crypto/elliptic"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/signing"
+	"github.com/sandnet/sandnet/internal/signing/signingtest"
 	"github.com/sandnet/sandnet/internal/topology"
 )
 
@@ -62,21 +64,21 @@ func newSet(local string, mappings ...topology.Mapping) onboardingSet {
 
 // multiSigned is the set's request with one multi-hash signature by each
 // key.
-func (s onboardingSet) multiSigned(keys ...edKey) topology.OnboardingRequest {
+func (s onboardingSet) multiSigned(keys ...signingtest.Ed25519) topology.OnboardingRequest {
 	req := s.unsigned()
 	for _, k := range keys {
-		req.MultiHashSignatures = append(req.MultiHashSignatures, k.sign(s.g.MultiHash))
+		req.MultiHashSignatures = append(req.MultiHashSignatures, k.Sign(s.g.MultiHash))
 	}
 	return req
 }
 
 // eachSigned is the set's request with each transaction signed by each
 // key.
-func (s onboardingSet) eachSigned(keys ...edKey) topology.OnboardingRequest {
+func (s onboardingSet) eachSigned(keys ...signingtest.Ed25519) topology.OnboardingRequest {
 	req := s.unsigned()
 	for i := range req.Transactions {
 		for _, k := range keys {
-			req.Transactions[i].Signatures = append(req.Transactions[i].Signatures, k.sign(s.g.Hashes[i]))
+			req.Transactions[i].Signatures = append(req.Transactions[i].Signatures, k.Sign(s.g.Hashes[i]))
 		}
 	}
 	return req
@@ -104,7 +106,7 @@ func TestValidateOnboardingVectors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			req := topology.OnboardingRequest{LocalParticipantUID: v.ParticipantUID,
-				MultiHashSignatures: []signing.Signature{tc.set.signature(t, key.fp)}}
+				MultiHashSignatures: []signing.Signature{tc.set.signature(t, key.Fingerprint())}}
 			txs := tc.set.transactions(t)
 			for _, b := range txs {
 				req.Transactions = append(req.Transactions, topology.SignedTransaction{Transaction: b})
@@ -113,10 +115,10 @@ func TestValidateOnboardingVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Party != v.PartyID || o.Namespace != key.fp || hex.EncodeToString(o.MultiHash) != tc.set.MultiHash {
+			if o.Party != v.PartyID || o.Namespace != key.Fingerprint() || hex.EncodeToString(o.MultiHash) != tc.set.MultiHash {
 				t.Errorf("party %s namespace %s multiHash %x", o.Party, o.Namespace, o.MultiHash)
 			}
-			if len(o.SigningKeys) != 1 || o.SigningKeys[0].Fingerprint() != key.fp || o.SigningThreshold != 1 ||
+			if len(o.SigningKeys) != 1 || o.SigningKeys[0].Fingerprint() != key.Fingerprint() || o.SigningThreshold != 1 ||
 				!slices.Equal(o.SigningKeys[0].Usage, []signing.Usage{1, 4, 5}) {
 				t.Errorf("keys %+v threshold %d", o.SigningKeys, o.SigningThreshold)
 			}
@@ -140,28 +142,28 @@ func TestValidateOnboardingAccepts(t *testing.T) {
 	t.Parallel()
 	v := loadVectors(t)
 	local := v.ParticipantUID
-	a, b := vectorKey(t), newEdKey(t, 0x20)
-	ec := p256Key(t)
-	alice := "alice::" + a.fp
+	a, b := vectorKey(t), signingtest.SeqEd25519(t, 0x20)
+	ec := signingtest.NewECDSA(t, elliptic.P256())
+	alice := "alice::" + a.Fingerprint()
 	here := []topology.HostingParticipant{host(local, topology.PermissionConfirmation)}
-	legacy := newSet(local, rootNSD(a.pub), p2k(alice, topoKey(a.pub)), ptp(alice, here))
-	reordered := newSet(local, ptp(alice, here), rootNSD(a.pub), p2k(alice, topoKey(a.pub)))
-	twoKeys := newSet(local, ptp(alice, here, topoKey(a.pub), topoKey(b.pub, signing.UsageProtocol)))
-	ecParty := "carol::" + ec.pub.Fingerprint()
-	ecSet := newSet(local, ptp(ecParty, here, topoKey(ec.pub)))
+	legacy := newSet(local, rootNSD(a.Public), p2k(alice, topoKey(a.Public)), ptp(alice, here))
+	reordered := newSet(local, ptp(alice, here), rootNSD(a.Public), p2k(alice, topoKey(a.Public)))
+	twoKeys := newSet(local, ptp(alice, here, topoKey(a.Public), topoKey(b.Public, signing.UsageProtocol)))
+	ecParty := "carol::" + ec.Public.Fingerprint()
+	ecSet := newSet(local, ptp(ecParty, here, topoKey(ec.Public)))
 	ecReq := ecSet.unsigned()
-	ecReq.MultiHashSignatures = []signing.Signature{ec.sign(t, ecSet.g.MultiHash)}
+	ecReq.MultiHashSignatures = []signing.Signature{ec.Sign(t, ecSet.g.MultiHash)}
 	multiHosted := newSet(local, ptp(alice, []topology.HostingParticipant{
 		host("p2::1220bb", topology.PermissionConfirmation), host(local, topology.PermissionObservation),
-		host("p3::1220cc", topology.PermissionObservation), host("p2::1220bb", topology.PermissionObservation)}, topoKey(a.pub)))
+		host("p3::1220cc", topology.PermissionObservation), host("p2::1220bb", topology.PermissionObservation)}, topoKey(a.Public)))
 	// A good signature of the transaction beats a bad multi-hash one by
 	// the same key; a namespace delegation drops other keys' signatures.
 	singleWins := legacy.eachSigned(a)
-	bad := a.sign(legacy.g.MultiHash)
+	bad := a.Sign(legacy.g.MultiHash)
 	bad.Bytes[0] ^= 1
 	singleWins.MultiHashSignatures = []signing.Signature{bad}
 	nsdExtra := legacy.multiSigned(a)
-	nsdExtra.Transactions[0].Signatures = []signing.Signature{b.sign(legacy.g.Hashes[0])}
+	nsdExtra.Transactions[0].Signatures = []signing.Signature{b.Sign(legacy.g.Hashes[0])}
 	for _, tc := range []struct {
 		name      string
 		req       topology.OnboardingRequest
@@ -174,7 +176,7 @@ func TestValidateOnboardingAccepts(t *testing.T) {
 		{"two keys, both sign", twoKeys.multiSigned(a, b), nil, 2},
 		{"two keys, one signature each way", func() topology.OnboardingRequest {
 			r := twoKeys.eachSigned(b)
-			r.MultiHashSignatures = []signing.Signature{a.sign(twoKeys.g.MultiHash)}
+			r.MultiHashSignatures = []signing.Signature{a.Sign(twoKeys.g.MultiHash)}
 			return r
 		}(), nil, 2},
 		{"ECDSA key", ecReq, nil, 1},
@@ -204,11 +206,11 @@ func TestValidateOnboardingRefusals(t *testing.T) {
 	t.Parallel()
 	v := loadVectors(t)
 	local := v.ParticipantUID
-	a, b := vectorKey(t), newEdKey(t, 0x20)
-	alice := "alice::" + a.fp
+	a, b := vectorKey(t), signingtest.SeqEd25519(t, 0x20)
+	alice := "alice::" + a.Fingerprint()
 	here := []topology.HostingParticipant{host(local, topology.PermissionConfirmation)}
-	good := newSet(local, ptp(alice, here, topoKey(a.pub)))
-	legacy := newSet(local, rootNSD(a.pub), p2k(alice, topoKey(a.pub)), ptp(alice, here))
+	good := newSet(local, ptp(alice, here, topoKey(a.Public)))
+	legacy := newSet(local, rootNSD(a.Public), p2k(alice, topoKey(a.Public)), ptp(alice, here))
 	with := func(req topology.OnboardingRequest, f func(*topology.OnboardingRequest)) topology.OnboardingRequest {
 		f(&req)
 		return req
@@ -218,19 +220,19 @@ func TestValidateOnboardingRefusals(t *testing.T) {
 	vectorTx := v.V35.transactions(t)[0]
 	reordered := topology.OnboardingRequest{LocalParticipantUID: local,
 		Transactions:        []topology.SignedTransaction{{Transaction: reverseFields(t, vectorTx)}},
-		MultiHashSignatures: []signing.Signature{v.V35.signature(t, a.fp)}}
+		MultiHashSignatures: []signing.Signature{v.V35.signature(t, a.Fingerprint())}}
 	replayed := func(serial uint32) topology.OnboardingRequest {
-		tx := &topology.Transaction{Operation: topology.OperationAddReplace, Serial: serial, Mapping: ptp(alice, here, topoKey(a.pub))}
+		tx := &topology.Transaction{Operation: topology.OperationAddReplace, Serial: serial, Mapping: ptp(alice, here, topoKey(a.Public))}
 		s := onboardingSet{g: topology.NewGenerated("", "", []*topology.Transaction{tx}), local: local}
 		return s.multiSigned(a)
 	}
-	removal := &topology.Transaction{Operation: topology.OperationRemove, Serial: 1, Mapping: ptp(alice, here, topoKey(a.pub))}
+	removal := &topology.Transaction{Operation: topology.OperationRemove, Serial: 1, Mapping: ptp(alice, here, topoKey(a.Public))}
 	var owners []topology.Mapping
 	var ownerNamespaces []string
 	for i := range 11 {
-		k := newEdKey(t, byte(0x60+i))
-		owners = append(owners, rootNSD(k.pub))
-		ownerNamespaces = append(ownerNamespaces, k.fp)
+		k := signingtest.SeqEd25519(t, byte(0x60+i))
+		owners = append(owners, rootNSD(k.Public))
+		ownerNamespaces = append(ownerNamespaces, k.Fingerprint())
 	}
 	dnd := &topology.DecentralizedNamespaceDefinition{Namespace: "1220dd", Threshold: 1, Owners: ownerNamespaces}
 	decentralizedParty := "dora::1220dd"
@@ -265,78 +267,78 @@ func TestValidateOnboardingRefusals(t *testing.T) {
 			field, "Invalid field multi_hash_signatures.signatures: Signing algorithm spec Unrecognized(5) not supported"},
 		{"signature without signer", with(good.multiSigned(a), func(r *topology.OnboardingRequest) { r.MultiHashSignatures[0].SignedBy = "" }),
 			field, "Invalid field multi_hash_signatures.signatures: Fingerprint is empty"},
-		{"unsupported mapping", newSet(local, ptp(alice, here, topoKey(a.pub)), &topology.UnsupportedMapping{Field: 5},
+		{"unsupported mapping", newSet(local, ptp(alice, here, topoKey(a.Public)), &topology.UnsupportedMapping{Field: 5},
 			&topology.UnsupportedMapping{Field: 8}, &topology.UnsupportedMapping{Field: 5}).multiSigned(a),
 			arg, "Unsupported transactions found: SynchronizerTrustCertificate, VettedPackages. Supported transactions are: NamespaceDelegation, DecentralizedNamespaceDefinition, PartyToParticipant, PartyToKeyMapping"},
-		{"no PartyToParticipant", newSet(local, rootNSD(a.pub)).multiSigned(a), arg, "One transaction of type PartyToParticipant must be provided, got 0"},
+		{"no PartyToParticipant", newSet(local, rootNSD(a.Public)).multiSigned(a), arg, "One transaction of type PartyToParticipant must be provided, got 0"},
 		{"a duplicated transaction", with(good.multiSigned(a), func(r *topology.OnboardingRequest) {
 			r.Transactions = append(r.Transactions, r.Transactions[0])
 		}), arg, "Only one transaction of type com.digitalasset.canton.topology.transaction.PartyToParticipant can be provided, got 2"},
 		{"a submission host", newSet(local, ptp(alice, []topology.HostingParticipant{host(local, topology.PermissionConfirmation),
-			host("p2::1220bb", topology.PermissionSubmission)}, topoKey(a.pub))).multiSigned(a),
+			host("p2::1220bb", topology.PermissionSubmission)}, topoKey(a.Public))).multiSigned(a),
 			arg, "The PartyToParticipant transaction must not contain any node with Submission permission. Nodes with submission permission: PAR::p2::1220bb"},
-		{"hosted elsewhere", newSet(local, ptp(alice, []topology.HostingParticipant{host("p2::1220bb", topology.PermissionConfirmation)}, topoKey(a.pub))).multiSigned(a),
+		{"hosted elsewhere", newSet(local, ptp(alice, []topology.HostingParticipant{host("p2::1220bb", topology.PermissionConfirmation)}, topoKey(a.Public))).multiSigned(a),
 			arg, "The party is to be hosted on a single participant (PAR::p2::1220bb) that is not this participant (PAR::" + local + "). Submit the allocation request on PAR::p2::1220bb instead."},
-		{"single observing host", newSet(local, ptp(alice, []topology.HostingParticipant{host(local, topology.PermissionObservation)}, topoKey(a.pub))).multiSigned(a),
+		{"single observing host", newSet(local, ptp(alice, []topology.HostingParticipant{host(local, topology.PermissionObservation)}, topoKey(a.Public))).multiSigned(a),
 			arg, "The party is to be hosted on a single participant (PAR::" + local + ") that is not this participant"},
 		{"nobody confirms", newSet(local, ptp(alice, []topology.HostingParticipant{host(local, topology.PermissionObservation),
-			host("p2::1220bb", topology.PermissionObservation)}, topoKey(a.pub))).multiSigned(a),
+			host("p2::1220bb", topology.PermissionObservation)}, topoKey(a.Public))).multiSigned(a),
 			arg, "The PartyToParticipant transaction must contain at least one node with Confirmation permission"},
-		{"key without protocol usage", newSet(local, ptp(alice, here, topoKey(a.pub), topoKey(b.pub, signing.UsageSequencerAuthentication))).multiSigned(a, b),
+		{"key without protocol usage", newSet(local, ptp(alice, here, topoKey(a.Public), topoKey(b.Public, signing.UsageSequencerAuthentication))).multiSigned(a, b),
 			arg, "Missing Protocol usage on signing keys"},
-		{"namespace key without namespace usage", newSet(local, ptp(alice, here, topoKey(a.pub, signing.UsageProtocol))).multiSigned(a),
+		{"namespace key without namespace usage", newSet(local, ptp(alice, here, topoKey(a.Public, signing.UsageProtocol))).multiSigned(a),
 			arg, "Missing Namespace and Protocol usage on the party namespace key"},
 		{"not hosted here", newSet(local, ptp(alice, []topology.HostingParticipant{host("p2::1220bb", topology.PermissionConfirmation),
-			host("p3::1220cc", topology.PermissionObservation)}, topoKey(a.pub))).multiSigned(a),
+			host("p3::1220cc", topology.PermissionObservation)}, topoKey(a.Public))).multiSigned(a),
 			arg, "This node is not hosting the party either with Confirmation or Observation permission."},
-		{"two PartyToKeyMappings", newSet(local, rootNSD(a.pub), p2k(alice, topoKey(a.pub)), p2k("alice2::"+a.fp, topoKey(a.pub)), ptp(alice, here)).multiSigned(a),
+		{"two PartyToKeyMappings", newSet(local, rootNSD(a.Public), p2k(alice, topoKey(a.Public)), p2k("alice2::"+a.Fingerprint(), topoKey(a.Public)), ptp(alice, here)).multiSigned(a),
 			arg, "Only one transaction of type com.digitalasset.canton.topology.transaction.PartyToKeyMapping can be provided, got 2"},
-		{"PartyToKeyMapping of another namespace", newSet(local, rootNSD(a.pub), p2k("alice::"+b.fp, topoKey(b.pub)), ptp(alice, here)).multiSigned(a, b),
-			arg, "The PartyToKeyMapping namespace (" + b.fp + ") does not match the PartyToParticipant namespace (" + a.fp + ")"},
-		{"keys in both", newSet(local, p2k(alice, topoKey(a.pub)), ptp(alice, here, topoKey(a.pub))).multiSigned(a),
+		{"PartyToKeyMapping of another namespace", newSet(local, rootNSD(a.Public), p2k("alice::"+b.Fingerprint(), topoKey(b.Public)), ptp(alice, here)).multiSigned(a, b),
+			arg, "The PartyToKeyMapping namespace (" + b.Fingerprint() + ") does not match the PartyToParticipant namespace (" + a.Fingerprint() + ")"},
+		{"keys in both", newSet(local, p2k(alice, topoKey(a.Public)), ptp(alice, here, topoKey(a.Public))).multiSigned(a),
 			arg, "Party signing keys must be supplied either in the PartyToParticipant or in a PartyToKeyMapping transaction. Not in both."},
-		{"keys in neither", newSet(local, rootNSD(a.pub), ptp(alice, here)).multiSigned(a),
+		{"keys in neither", newSet(local, rootNSD(a.Public), ptp(alice, here)).multiSigned(a),
 			arg, "Party signing keys must be supplied either in the PartyToParticipant or in a PartyToKeyMapping transaction. Not in both."},
-		{"not a root delegation", newSet(local, &topology.NamespaceDelegation{Namespace: a.fp, TargetKey: topoKey(b.pub),
-			Restriction: topology.RestrictionCanSignAllMappings}, p2k(alice, topoKey(a.pub)), ptp(alice, here)).multiSigned(a),
+		{"not a root delegation", newSet(local, &topology.NamespaceDelegation{Namespace: a.Fingerprint(), TargetKey: topoKey(b.Public),
+			Restriction: topology.RestrictionCanSignAllMappings}, p2k(alice, topoKey(a.Public)), ptp(alice, here)).multiSigned(a),
 			arg, "NamespaceDelegation is not a root namespace. Ensure the namespace and target key are the same"},
-		{"two namespace delegations", newSet(local, rootNSD(a.pub), rootNSD(b.pub), p2k(alice, topoKey(a.pub)), ptp(alice, here)).multiSigned(a, b),
+		{"two namespace delegations", newSet(local, rootNSD(a.Public), rootNSD(b.Public), p2k(alice, topoKey(a.Public)), ptp(alice, here)).multiSigned(a, b),
 			arg, "Only one transaction of type com.digitalasset.canton.topology.transaction.NamespaceDelegation can be provided, got 2"},
-		{"namespace of another key", newSet(local, rootNSD(b.pub), p2k(alice, topoKey(a.pub)), ptp(alice, here)).multiSigned(a, b),
-			arg, "The Party namespace (" + b.fp + ") does not match the PartyToParticipant namespace (" + a.fp + ")"},
+		{"namespace of another key", newSet(local, rootNSD(b.Public), p2k(alice, topoKey(a.Public)), ptp(alice, here)).multiSigned(a, b),
+			arg, "The Party namespace (" + b.Fingerprint() + ") does not match the PartyToParticipant namespace (" + a.Fingerprint() + ")"},
 		{"eleven namespace owners", newSet(local, append(slices.Clone(owners), dnd,
-			ptp(decentralizedParty, here, topoKey(a.pub)))...).multiSigned(a),
+			ptp(decentralizedParty, here, topoKey(a.Public)))...).multiSigned(a),
 			arg, "Decentralized namespaces cannot have more than 10 individual namespace owners, got 11"},
-		{"two decentralized namespaces", newSet(local, dnd, dnd, ptp(decentralizedParty, here, topoKey(a.pub))).multiSigned(a),
+		{"two decentralized namespaces", newSet(local, dnd, dnd, ptp(decentralizedParty, here, topoKey(a.Public))).multiSigned(a),
 			arg, "Only one transaction of type com.digitalasset.canton.topology.transaction.DecentralizedNamespaceDefinition can be provided, got 2"},
 		{"decentralized namespace", newSet(local, append(slices.Clone(owners[:2]), &topology.DecentralizedNamespaceDefinition{
-			Namespace: "1220dd", Threshold: 1, Owners: ownerNamespaces[:2]}, ptp(decentralizedParty, here, topoKey(a.pub)))...).multiSigned(a),
+			Namespace: "1220dd", Threshold: 1, Owners: ownerNamespaces[:2]}, ptp(decentralizedParty, here, topoKey(a.Public)))...).multiSigned(a),
 			unau, "Topology transaction is not properly authorized by any namespace key"},
 		{"decentralized namespace, no signature", newSet(local, &topology.DecentralizedNamespaceDefinition{
-			Namespace: "1220dd", Threshold: 1, Owners: ownerNamespaces[:2]}, ptp(decentralizedParty, here, topoKey(a.pub))).unsigned(),
+			Namespace: "1220dd", Threshold: 1, Owners: ownerNamespaces[:2]}, ptp(decentralizedParty, here, topoKey(a.Public))).unsigned(),
 			unau, "Topology transaction is not properly authorized by any namespace key"},
 		{"a wrong signature", tampered, sig, "Transaction signature verification failed"},
 		{"a signature of another set", with(good.unsigned(), func(r *topology.OnboardingRequest) {
-			r.MultiHashSignatures = []signing.Signature{v.V340.signature(t, a.fp)}
+			r.MultiHashSignatures = []signing.Signature{v.V340.signature(t, a.Fingerprint())}
 		}), sig, "Transaction signature verification failed"},
 		{"a bad own signature beats a good multi-hash one", with(good.multiSigned(a), func(r *topology.OnboardingRequest) {
-			s := a.sign(good.g.Hashes[0])
+			s := a.Sign(good.g.Hashes[0])
 			s.Bytes[1] ^= 1
 			r.Transactions[0].Signatures = []signing.Signature{s}
 		}), sig, "Transaction signature verification failed"},
 		{"reordered fields", reordered, sig, "Transaction signature verification failed"},
 		{"a signature by an unknown key", good.multiSigned(a, b), unau,
-			"Topology transaction authorization cannot be verified due to missing namespace delegations for keys " + b.fp},
-		{"a key that does not span the namespace", newSet(local, ptp(alice, here, topoKey(b.pub))).multiSigned(b),
+			"Topology transaction authorization cannot be verified due to missing namespace delegations for keys " + b.Fingerprint()},
+		{"a key that does not span the namespace", newSet(local, ptp(alice, here, topoKey(b.Public))).multiSigned(b),
 			unau, "Topology transaction is not properly authorized by any namespace key"},
-		{"unsigned", good.unsigned(), unau, "Topology transaction is missing authorizations by namespaces=Set(" + a.fp + ") and keys=Set(" + a.fp + ")"},
-		{"a key that did not sign", newSet(local, ptp(alice, here, topoKey(a.pub), topoKey(b.pub, signing.UsageProtocol))).multiSigned(a),
-			unau, "Topology transaction is missing authorizations by namespaces=Set() and keys=Set(" + b.fp + ")"},
+		{"unsigned", good.unsigned(), unau, "Topology transaction is missing authorizations by namespaces=Set(" + a.Fingerprint() + ") and keys=Set(" + a.Fingerprint() + ")"},
+		{"a key that did not sign", newSet(local, ptp(alice, here, topoKey(a.Public), topoKey(b.Public, signing.UsageProtocol))).multiSigned(a),
+			unau, "Topology transaction is missing authorizations by namespaces=Set() and keys=Set(" + b.Fingerprint() + ")"},
 		{"a transaction of the set unsigned", with(legacy.eachSigned(a), func(r *topology.OnboardingRequest) { r.Transactions[1].Signatures = nil }),
-			unau, "Topology transaction is missing authorizations by namespaces=Set(" + a.fp + ") and keys=Set(" + a.fp + ")"},
+			unau, "Topology transaction is missing authorizations by namespaces=Set(" + a.Fingerprint() + ") and keys=Set(" + a.Fingerprint() + ")"},
 		{"the namespace delegation signed by another key", with(legacy.eachSigned(a), func(r *topology.OnboardingRequest) {
-			r.Transactions[0].Signatures = []signing.Signature{b.sign(legacy.g.Hashes[0])}
-		}), unau, "Topology transaction is missing authorizations by namespaces=Set(" + a.fp + ") and keys=Set()"},
+			r.Transactions[0].Signatures = []signing.Signature{b.Sign(legacy.g.Hashes[0])}
+		}), unau, "Topology transaction is missing authorizations by namespaces=Set(" + a.Fingerprint() + ") and keys=Set()"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -358,23 +360,23 @@ func TestVerifyMultiSignature(t *testing.T) {
 	t.Parallel()
 	v := loadVectors(t)
 	a := vectorKey(t)
-	g := generate(t, topology.GenerateRequest{PartyHint: "alice", PublicKey: a.pub, LocalParticipantUID: v.ParticipantUID})
+	g := generate(t, topology.GenerateRequest{PartyHint: "alice", PublicKey: a.Public, LocalParticipantUID: v.ParticipantUID})
 	tx := g.Transactions[0]
-	sig := a.sign(g.MultiHash)
-	if err := topology.VerifyMultiSignature(tx, a.pub, sig, g.Hashes); err != nil {
+	sig := a.Sign(g.MultiHash)
+	if err := topology.VerifyMultiSignature(tx, a.Public, sig, g.Hashes); err != nil {
 		t.Fatal(err)
 	}
-	if err := topology.VerifySignature(tx, a.pub, a.sign(tx.Hash())); err != nil {
+	if err := topology.VerifySignature(tx, a.Public, a.Sign(tx.Hash())); err != nil {
 		t.Fatal(err)
 	}
-	other := unhex(t, v.V340.TxHashes[0])
-	err := topology.VerifyMultiSignature(tx, a.pub, a.sign(topology.MultiHash([][]byte{other})), [][]byte{other})
+	other := signingtest.DecodeHex(t, v.V340.TxHashes[0])
+	err := topology.VerifyMultiSignature(tx, a.Public, a.Sign(topology.MultiHash([][]byte{other})), [][]byte{other})
 	wantError(t, err, topology.CodeMultiTransactionHashMismatch,
 		"The given transaction hash set Set("+v.V340.TxHashes[0]+") did not contain the expected hash "+v.V35.TxHashes[0]+" of the transaction.")
 	if !fault.Is(err, fault.FailedPrecondition) {
 		t.Fatalf("kind %s", fault.KindOf(err))
 	}
-	err = topology.VerifySignature(tx, a.pub, sig)
+	err = topology.VerifySignature(tx, a.Public, sig)
 	wantError(t, err, topology.CodeInvalidSignature, "Transaction signature verification failed")
 	if e, _ := fault.As(err); e.Err == nil || !strings.Contains(e.Err.Error(), "Failed to verify") {
 		t.Fatalf("cause %v", e.Err)

@@ -2,12 +2,14 @@ package topology
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/pbwire"
 	"github.com/sandnet/sandnet/internal/signing"
 )
 
@@ -38,47 +40,48 @@ func Unmarshal(b []byte) (*Transaction, error) {
 	return t, nil
 }
 
-// field is one field of a protobuf message: its number, wire type, and
-// value (a varint, or the bytes of a length-delimited field).
-type field struct {
-	num    protowire.Number
-	typ    protowire.Type
-	varint uint64
-	bytes  []byte
-}
+// field is one field of a protobuf message.
+type field = pbwire.Field
 
-// decodeFields splits a message into its fields. Groups are refused:
-// proto3 has none.
+// decodeFields splits a message into its fields. A group (proto3 has
+// none) or a wire type no field has is refused by its wire type, whether
+// or not its content would read.
 func decodeFields(msg string, b []byte) ([]field, error) {
 	var fields []field
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return nil, wireError(msg, protowire.ParseError(n))
+		f, rest, err := pbwire.Next(b)
+		var e *pbwire.Error
+		if errors.As(err, &e) {
+			f.Num, f.Type = e.Num, e.Type
 		}
-		b = b[n:]
-		f := field{num: num, typ: typ}
-		switch typ {
-		case protowire.VarintType:
-			f.varint, n = protowire.ConsumeVarint(b)
-		case protowire.BytesType:
-			f.bytes, n = protowire.ConsumeBytes(b)
-		case protowire.Fixed32Type:
-			var v uint32
-			v, n = protowire.ConsumeFixed32(b)
-			f.varint = uint64(v)
-		case protowire.Fixed64Type:
-			f.varint, n = protowire.ConsumeFixed64(b)
-		default:
-			return nil, fault.New(fault.InvalidArgument, "%s: field %d has the unsupported wire type %d", msg, num, typ)
+		switch {
+		case f.Type == protowire.StartGroupType || e != nil && e.Err == nil:
+			return nil, fault.New(fault.InvalidArgument, "%s: field %d has the unsupported wire type %d", msg, f.Num, f.Type)
+		case e != nil:
+			return nil, wireError(msg, e.Err)
 		}
-		if n < 0 {
-			return nil, wireError(msg, protowire.ParseError(n))
-		}
-		b = b[n:]
 		fields = append(fields, f)
+		b = rest
 	}
 	return fields, nil
+}
+
+// eachField calls fn with each field of the message b, named msg in
+// errors, and a decoder that checks the fields of that message. It reads
+// the whole message before the first call, so that malformed wire data
+// is refused before what the fields mean.
+func eachField(msg string, b []byte, fn func(d *decoder, f field) error) error {
+	fields, err := decodeFields(msg, b)
+	if err != nil {
+		return err
+	}
+	d := newDecoder(msg)
+	for _, f := range fields {
+		if err := fn(d, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func wireError(msg string, err error) *fault.Error {
@@ -101,17 +104,17 @@ func (d *decoder) singular(f field, want protowire.Type) error {
 	if err := d.repeated(f, want); err != nil {
 		return err
 	}
-	if d.seen[f.num] {
-		return fault.New(fault.InvalidArgument, "%s: field %d occurs more than once", d.msg, f.num)
+	if d.seen[f.Num] {
+		return fault.New(fault.InvalidArgument, "%s: field %d occurs more than once", d.msg, f.Num)
 	}
-	d.seen[f.num] = true
+	d.seen[f.Num] = true
 	return nil
 }
 
 // repeated checks an element of a repeated field.
 func (d *decoder) repeated(f field, want protowire.Type) error {
-	if f.typ != want {
-		return fault.New(fault.InvalidArgument, "%s: field %d has wire type %d, not %d", d.msg, f.num, f.typ, want)
+	if f.Type != want {
+		return fault.New(fault.InvalidArgument, "%s: field %d has wire type %d, not %d", d.msg, f.Num, f.Type, want)
 	}
 	return nil
 }
@@ -124,10 +127,10 @@ func (d *decoder) string(f field) (string, error) {
 }
 
 func (d *decoder) utf8(f field) (string, error) {
-	if !utf8.Valid(f.bytes) {
-		return "", fault.New(fault.InvalidArgument, "%s: field %d is not valid UTF-8", d.msg, f.num)
+	if !utf8.Valid(f.Bytes) {
+		return "", fault.New(fault.InvalidArgument, "%s: field %d is not valid UTF-8", d.msg, f.Num)
 	}
-	return string(f.bytes), nil
+	return string(f.Bytes), nil
 }
 
 // int32 reads a singular int32 or enum field: protobuf writes negative
@@ -136,7 +139,7 @@ func (d *decoder) int32(f field) (int32, error) {
 	if err := d.singular(f, protowire.VarintType); err != nil {
 		return 0, err
 	}
-	return d.toInt32(f.num, f.varint)
+	return d.toInt32(f.Num, f.Scalar)
 }
 
 func (d *decoder) toInt32(num protowire.Number, v uint64) (int32, error) {
@@ -150,29 +153,29 @@ func (d *decoder) uint32(f field) (uint32, error) {
 	if err := d.singular(f, protowire.VarintType); err != nil {
 		return 0, err
 	}
-	if f.varint > math.MaxUint32 {
-		return 0, fault.New(fault.InvalidArgument, "%s: field %d is out of the uint32 range", d.msg, f.num)
+	if f.Scalar > math.MaxUint32 {
+		return 0, fault.New(fault.InvalidArgument, "%s: field %d is out of the uint32 range", d.msg, f.Num)
 	}
-	return uint32(f.varint), nil
+	return uint32(f.Scalar), nil
 }
 
 // int32s reads one occurrence of a repeated int32 or enum field, packed or
 // not.
 func (d *decoder) int32s(f field) ([]int32, error) {
-	if f.typ == protowire.VarintType {
-		v, err := d.toInt32(f.num, f.varint)
+	if f.Type == protowire.VarintType {
+		v, err := d.toInt32(f.Num, f.Scalar)
 		return []int32{v}, err
 	}
 	if err := d.repeated(f, protowire.BytesType); err != nil {
 		return nil, err
 	}
 	var out []int32
-	for b := f.bytes; len(b) > 0; {
+	for b := f.Bytes; len(b) > 0; {
 		x, n := protowire.ConsumeVarint(b)
 		if n < 0 {
 			return nil, wireError(d.msg, protowire.ParseError(n))
 		}
-		v, err := d.toInt32(f.num, x)
+		v, err := d.toInt32(f.Num, x)
 		if err != nil {
 			return nil, err
 		}
@@ -189,39 +192,33 @@ func (d *decoder) emptyMessage(f field, name string) error {
 	if err := d.singular(f, protowire.BytesType); err != nil {
 		return err
 	}
-	_, err := decodeFields(name, f.bytes)
+	_, err := decodeFields(name, f.Bytes)
 	return err
 }
 
 // decodeVersioned returns the data of an UntypedVersionedMessage of
 // version 30.
 func decodeVersioned(b []byte) ([]byte, error) {
-	const msg = "UntypedVersionedMessage"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return nil, err
-	}
-	d := newDecoder(msg)
 	var data []byte
 	hasData := false
 	var version int32
-	for _, f := range fields {
-		switch f.num {
+	err := eachField("UntypedVersionedMessage", b, func(d *decoder, f field) (err error) {
+		switch f.Num {
 		case 1:
-			if err := d.singular(f, protowire.BytesType); err != nil {
-				return nil, err
+			if err = d.singular(f, protowire.BytesType); err == nil {
+				data, hasData = f.Bytes, true
 			}
-			data, hasData = f.bytes, true
 		case 2:
-			if version, err = d.int32(f); err != nil {
-				return nil, err
-			}
+			version, err = d.int32(f)
 		}
-	}
-	if !hasData {
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case !hasData:
 		return nil, fault.New(fault.InvalidArgument, "Field `data` is not set")
-	}
-	if version != protoVersion {
+	case version != protoVersion:
 		return nil, fault.New(fault.InvalidArgument,
 			"Unsupported version %d of TopologyTransaction: only version %d is known", version, protoVersion)
 	}
@@ -229,35 +226,26 @@ func decodeVersioned(b []byte) ([]byte, error) {
 }
 
 func decodeTransaction(b []byte) (*Transaction, error) {
-	const msg = "TopologyTransaction"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return nil, err
-	}
-	d := newDecoder(msg)
 	t := &Transaction{}
-	for _, f := range fields {
-		switch f.num {
+	err := eachField("TopologyTransaction", b, func(d *decoder, f field) (err error) {
+		switch f.Num {
 		case 1:
-			op, err := d.int32(f)
-			if err != nil {
-				return nil, err
-			}
+			var op int32
+			op, err = d.int32(f)
 			t.Operation = Operation(op)
 		case 2:
-			if t.Serial, err = d.uint32(f); err != nil {
-				return nil, err
-			}
+			t.Serial, err = d.uint32(f)
 		case 3:
-			if err := d.singular(f, protowire.BytesType); err != nil {
-				return nil, err
-			}
-			if t.Mapping, err = decodeMapping(f.bytes); err != nil {
-				return nil, err
+			if err = d.singular(f, protowire.BytesType); err == nil {
+				t.Mapping, err = decodeMapping(f.Bytes)
 			}
 		}
-	}
-	if t.Mapping == nil {
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case t.Mapping == nil:
 		return nil, fault.New(fault.InvalidArgument, "Field `mapping` is not set")
 	}
 	return t, nil
@@ -266,57 +254,47 @@ func decodeTransaction(b []byte) (*Transaction, error) {
 // decodeMapping reads v30.TopologyMapping: a oneof whose every member is
 // a message, so every field is taken as a mapping and one is required.
 func decodeMapping(b []byte) (Mapping, error) {
-	const msg = "TopologyMapping"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return nil, err
-	}
 	var mapping Mapping
-	for _, f := range fields {
-		if f.typ != protowire.BytesType {
-			return nil, fault.New(fault.InvalidArgument, "%s: field %d has wire type %d, not %d", msg, f.num, f.typ, protowire.BytesType)
+	err := eachField("TopologyMapping", b, func(d *decoder, f field) (err error) {
+		if err := d.repeated(f, protowire.BytesType); err != nil {
+			return err
 		}
 		if mapping != nil {
-			return nil, fault.New(fault.InvalidArgument, "%s: more than one mapping is set", msg)
+			return fault.New(fault.InvalidArgument, "%s: more than one mapping is set", d.msg)
 		}
-		switch f.num {
+		switch f.Num {
 		case fieldNamespaceDelegation:
-			mapping, err = decodeNamespaceDelegation(f.bytes)
+			mapping, err = decodeNamespaceDelegation(f.Bytes)
 		case fieldDecentralizedNamespaceDefinition:
-			mapping, err = decodeDecentralizedNamespace(f.bytes)
+			mapping, err = decodeDecentralizedNamespace(f.Bytes)
 		case fieldPartyToParticipant:
-			mapping, err = decodePartyToParticipant(f.bytes)
+			mapping, err = decodePartyToParticipant(f.Bytes)
 		case fieldPartyToKeyMapping:
-			mapping, err = decodePartyToKey(f.bytes)
+			mapping, err = decodePartyToKey(f.Bytes)
 		default:
-			mapping = &UnsupportedMapping{Field: int32(f.num), Raw: bytes.Clone(f.bytes)}
+			mapping = &UnsupportedMapping{Field: int32(f.Num), Raw: bytes.Clone(f.Bytes)}
 		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if mapping == nil {
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case mapping == nil:
 		return nil, fault.New(fault.InvalidArgument, "Field `TopologyMapping.mapping` is not set")
 	}
 	return mapping, nil
 }
 
 func decodeNamespaceDelegation(b []byte) (*NamespaceDelegation, error) {
-	const msg = "NamespaceDelegation"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return nil, err
-	}
-	d := newDecoder(msg)
 	m := &NamespaceDelegation{}
 	hasKey := false
-	for _, f := range fields {
-		switch f.num {
+	err := eachField("NamespaceDelegation", b, func(d *decoder, f field) (err error) {
+		switch f.Num {
 		case 1:
 			m.Namespace, err = d.string(f)
 		case 2:
 			if err = d.singular(f, protowire.BytesType); err == nil {
-				m.TargetKey, err = decodeSigningPublicKey(f.bytes)
+				m.TargetKey, err = decodeSigningPublicKey(f.Bytes)
 				hasKey = true
 			}
 		case 3:
@@ -325,57 +303,47 @@ func decodeNamespaceDelegation(b []byte) (*NamespaceDelegation, error) {
 			m.IsRootDelegation = v != 0
 		case 4, 5, 6:
 			if m.Restriction != RestrictionNone {
-				return nil, fault.New(fault.InvalidArgument, "%s: more than one restriction is set", msg)
+				return fault.New(fault.InvalidArgument, "%s: more than one restriction is set", d.msg)
 			}
-			m.Restriction = Restriction(f.num)
-			if f.num != 6 {
-				err = d.emptyMessage(f, "NamespaceDelegation.restriction")
-				break
+			m.Restriction = Restriction(f.Num)
+			if f.Num != 6 {
+				return d.emptyMessage(f, "NamespaceDelegation.restriction")
 			}
 			if err = d.singular(f, protowire.BytesType); err == nil {
-				m.SpecificMappings, err = decodeSpecificMappings(f.bytes)
+				m.SpecificMappings, err = decodeSpecificMappings(f.Bytes)
 			}
 		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if !hasKey {
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case !hasKey:
 		return nil, fault.New(fault.InvalidArgument, "Field `target_key` is not set")
 	}
 	return m, nil
 }
 
 func decodeSpecificMappings(b []byte) ([]int32, error) {
-	const msg = "NamespaceDelegation.CanSignSpecificMappings"
-	fields, err := decodeFields(msg, b)
+	var codes []int32
+	err := eachField("NamespaceDelegation.CanSignSpecificMappings", b, func(d *decoder, f field) error {
+		if f.Num != 1 {
+			return nil
+		}
+		vs, err := d.int32s(f)
+		codes = append(codes, vs...)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	d := newDecoder(msg)
-	var codes []int32
-	for _, f := range fields {
-		if f.num == 1 {
-			vs, err := d.int32s(f)
-			if err != nil {
-				return nil, err
-			}
-			codes = append(codes, vs...)
-		}
 	}
 	return codes, nil
 }
 
 func decodeDecentralizedNamespace(b []byte) (*DecentralizedNamespaceDefinition, error) {
-	const msg = "DecentralizedNamespaceDefinition"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return nil, err
-	}
-	d := newDecoder(msg)
 	m := &DecentralizedNamespaceDefinition{}
-	for _, f := range fields {
-		switch f.num {
+	err := eachField("DecentralizedNamespaceDefinition", b, func(d *decoder, f field) (err error) {
+		switch f.Num {
 		case 1:
 			m.Namespace, err = d.string(f)
 		case 2:
@@ -387,23 +355,18 @@ func decodeDecentralizedNamespace(b []byte) (*DecentralizedNamespaceDefinition, 
 				m.Owners = append(m.Owners, owner)
 			}
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
 
 func decodePartyToParticipant(b []byte) (*PartyToParticipant, error) {
-	const msg = "PartyToParticipant"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return nil, err
-	}
-	d := newDecoder(msg)
 	m := &PartyToParticipant{}
-	for _, f := range fields {
-		switch f.num {
+	err := eachField("PartyToParticipant", b, func(d *decoder, f field) (err error) {
+		switch f.Num {
 		case 1:
 			m.Party, err = d.string(f)
 		case 2:
@@ -411,31 +374,26 @@ func decodePartyToParticipant(b []byte) (*PartyToParticipant, error) {
 		case 3:
 			var p HostingParticipant
 			if err = d.repeated(f, protowire.BytesType); err == nil {
-				p, err = decodeHostingParticipant(f.bytes)
+				p, err = decodeHostingParticipant(f.Bytes)
 				m.Participants = append(m.Participants, p)
 			}
 		case 6:
 			if err = d.singular(f, protowire.BytesType); err == nil {
-				m.SigningKeys, err = decodePartySigningKeys(f.bytes)
+				m.SigningKeys, err = decodePartySigningKeys(f.Bytes)
 			}
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
 
 func decodeHostingParticipant(b []byte) (HostingParticipant, error) {
-	const msg = "PartyToParticipant.HostingParticipant"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return HostingParticipant{}, err
-	}
-	d := newDecoder(msg)
 	var p HostingParticipant
-	for _, f := range fields {
-		switch f.num {
+	err := eachField("PartyToParticipant.HostingParticipant", b, func(d *decoder, f field) (err error) {
+		switch f.Num {
 		case 1:
 			p.UID, err = d.string(f)
 		case 2:
@@ -446,84 +404,70 @@ func decodeHostingParticipant(b []byte) (HostingParticipant, error) {
 			err = d.emptyMessage(f, "PartyToParticipant.HostingParticipant.Onboarding")
 			p.Onboarding = true
 		}
-		if err != nil {
-			return HostingParticipant{}, err
-		}
+		return err
+	})
+	if err != nil {
+		return HostingParticipant{}, err
 	}
 	return p, nil
 }
 
 func decodePartySigningKeys(b []byte) (*PartySigningKeys, error) {
-	const msg = "PartyToParticipant.PartySigningKeys"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return nil, err
-	}
-	d := newDecoder(msg)
 	k := &PartySigningKeys{}
-	for _, f := range fields {
-		switch f.num {
+	err := eachField("PartyToParticipant.PartySigningKeys", b, func(d *decoder, f field) (err error) {
+		switch f.Num {
 		case 1:
-			var key SigningPublicKey
-			if err = d.repeated(f, protowire.BytesType); err == nil {
-				key, err = decodeSigningPublicKey(f.bytes)
-				k.Keys = append(k.Keys, key)
-			}
+			k.Keys, err = d.appendKey(k.Keys, f)
 		case 2:
 			k.Threshold, err = d.uint32(f)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return k, nil
 }
 
 func decodePartyToKey(b []byte) (*PartyToKeyMapping, error) {
-	const msg = "PartyToKeyMapping"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return nil, err
-	}
-	d := newDecoder(msg)
 	m := &PartyToKeyMapping{}
-	for _, f := range fields {
-		switch f.num {
+	err := eachField("PartyToKeyMapping", b, func(d *decoder, f field) (err error) {
+		switch f.Num {
 		case 1:
 			m.Party, err = d.string(f)
 		case 3:
 			m.Threshold, err = d.uint32(f)
 		case 4:
-			var key SigningPublicKey
-			if err = d.repeated(f, protowire.BytesType); err == nil {
-				key, err = decodeSigningPublicKey(f.bytes)
-				m.SigningKeys = append(m.SigningKeys, key)
-			}
+			m.SigningKeys, err = d.appendKey(m.SigningKeys, f)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
 
-func decodeSigningPublicKey(b []byte) (SigningPublicKey, error) {
-	const msg = "SigningPublicKey"
-	fields, err := decodeFields(msg, b)
-	if err != nil {
-		return SigningPublicKey{}, err
+// appendKey reads an element of a repeated SigningPublicKey field.
+func (d *decoder) appendKey(keys []SigningPublicKey, f field) ([]SigningPublicKey, error) {
+	if err := d.repeated(f, protowire.BytesType); err != nil {
+		return keys, err
 	}
-	d := newDecoder(msg)
+	k, err := decodeSigningPublicKey(f.Bytes)
+	return append(keys, k), err
+}
+
+func decodeSigningPublicKey(b []byte) (SigningPublicKey, error) {
 	var k SigningPublicKey
-	for _, f := range fields {
+	err := eachField("SigningPublicKey", b, func(d *decoder, f field) (err error) {
 		var v int32
-		switch f.num {
+		switch f.Num {
 		case 2:
 			v, err = d.int32(f)
 			k.Format = signing.ProtoKeyFormat(v)
 		case 3:
 			if err = d.singular(f, protowire.BytesType); err == nil {
-				k.Key = bytes.Clone(f.bytes)
+				k.Key = bytes.Clone(f.Bytes)
 			}
 		case 4:
 			k.Scheme, err = d.int32(f)
@@ -537,9 +481,10 @@ func decodeSigningPublicKey(b []byte) (SigningPublicKey, error) {
 			v, err = d.int32(f)
 			k.Spec = signing.KeySpec(v)
 		}
-		if err != nil {
-			return SigningPublicKey{}, err
-		}
+		return err
+	})
+	if err != nil {
+		return SigningPublicKey{}, err
 	}
 	return k, nil
 }

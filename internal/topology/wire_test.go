@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"bytes"
+	"crypto/elliptic"
 	"encoding/hex"
 	"slices"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/signing"
+	"github.com/sandnet/sandnet/internal/signing/signingtest"
 	"github.com/sandnet/sandnet/internal/topology"
 )
 
@@ -122,12 +124,12 @@ func reverseFields(tb testing.TB, b []byte) []byte {
 
 // richTransactions are transactions that use every field of the model.
 func richTransactions(t *testing.T) []*topology.Transaction {
-	ed := newEdKey(t, 0x40)
-	ec := p256Key(t)
-	raw := ed.pub.SPKI[12:]
+	ed := signingtest.SeqEd25519(t, 0x40)
+	ec := signingtest.NewECDSA(t, elliptic.P256())
+	raw := ed.Public.SPKI[12:]
 	legacyKey := topology.SigningPublicKey{Format: signing.ProtoKeyFormatRaw, Key: raw, Scheme: 1,
 		Usage: []signing.Usage{signing.UsageProtocol}}
-	ecKey := topology.SigningPublicKey{Format: signing.ProtoKeyFormatDER, Key: ec.pub.SPKI, Spec: signing.KeySpecP256,
+	ecKey := topology.SigningPublicKey{Format: signing.ProtoKeyFormatDER, Key: ec.Public.SPKI, Spec: signing.KeySpecP256,
 		Usage: []signing.Usage{signing.UsageNamespace, signing.UsageProtocol}}
 	replace := func(m topology.Mapping) *topology.Transaction {
 		return &topology.Transaction{Operation: topology.OperationAddReplace, Serial: 1, Mapping: m}
@@ -137,7 +139,7 @@ func richTransactions(t *testing.T) []*topology.Transaction {
 			Restriction: topology.RestrictionCanSignSpecificMappings, SpecificMappings: []int32{1, 9}}),
 		replace(&topology.NamespaceDelegation{Namespace: "1220ff", TargetKey: ecKey,
 			Restriction: topology.RestrictionCanSignAllButNamespaceDelegations}),
-		replace(&topology.NamespaceDelegation{Namespace: ec.pub.Fingerprint(), TargetKey: ecKey, IsRootDelegation: true}),
+		replace(&topology.NamespaceDelegation{Namespace: ec.Public.Fingerprint(), TargetKey: ecKey, IsRootDelegation: true}),
 		{Operation: topology.OperationRemove, Serial: 7, Mapping: &topology.DecentralizedNamespaceDefinition{
 			Namespace: "1220dd", Threshold: 2, Owners: []string{"1220aa", "1220bb", "1220aa"}}},
 		replace(&topology.PartyToParticipant{Party: "bob::1220ee", Threshold: 2,
@@ -175,8 +177,8 @@ func TestMarshalRoundTrip(t *testing.T) {
 
 func TestSigningPublicKeyReading(t *testing.T) {
 	t.Parallel()
-	ed := newEdKey(t, 0x40)
-	raw := ed.pub.SPKI[12:]
+	ed := signingtest.SeqEd25519(t, 0x40)
+	raw := ed.Public.SPKI[12:]
 	for _, tc := range []struct {
 		name      string
 		key       topology.SigningPublicKey
@@ -185,7 +187,7 @@ func TestSigningPublicKeyReading(t *testing.T) {
 	}{
 		{"raw by scheme", topology.SigningPublicKey{Format: signing.ProtoKeyFormatRaw, Key: raw, Scheme: 1},
 			[]signing.Usage{1, 3, 4, 5}, ""},
-		{"spki", topology.SigningPublicKey{Format: signing.ProtoKeyFormatSPKI, Key: ed.pub.SPKI, Spec: signing.KeySpecCurve25519,
+		{"spki", topology.SigningPublicKey{Format: signing.ProtoKeyFormatSPKI, Key: ed.Public.SPKI, Spec: signing.KeySpecCurve25519,
 			Usage: []signing.Usage{signing.UsageProtocol}}, []signing.Usage{4, 5}, ""},
 		{"no format", topology.SigningPublicKey{Key: raw, Scheme: 1}, nil, "Field `format` is not set"},
 		{"pkcs8", topology.SigningPublicKey{Format: signing.ProtoKeyFormatPKCS8, Key: raw, Scheme: 1}, nil, "Invalid format for public key: CRYPTO_KEY_FORMAT_DER_PKCS8_PRIVATE_KEY_INFO"},
@@ -206,7 +208,7 @@ func TestSigningPublicKeyReading(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if pk.Fingerprint() != ed.fp || !slices.Equal(pk.Usage, tc.wantUsage) {
+			if pk.Fingerprint() != ed.Fingerprint() || !slices.Equal(pk.Usage, tc.wantUsage) {
 				t.Fatalf("key %s usage %v", pk.Fingerprint(), pk.Usage)
 			}
 		})
@@ -224,9 +226,9 @@ func TestUnsupportedMappingNames(t *testing.T) {
 
 func TestUnmarshalRefusals(t *testing.T) {
 	t.Parallel()
-	ed := newEdKey(t, 0x40)
+	ed := signingtest.SeqEd25519(t, 0x40)
 	key := func(fields ...[]byte) []byte { return slices.Concat(fields...) }
-	goodKey := key(varintField(2, 4), bytesField(3, ed.pub.SPKI), bytesField(5, []byte{1, 5, 4}), varintField(6, 1))
+	goodKey := key(varintField(2, 4), bytesField(3, ed.Public.SPKI), bytesField(5, []byte{1, 5, 4}), varintField(6, 1))
 	keys := func(k []byte, threshold uint64) []byte {
 		return bytesField(6, slices.Concat(bytesField(1, k), varintField(2, threshold)))
 	}
@@ -276,23 +278,23 @@ func TestUnmarshalRefusals(t *testing.T) {
 		{"keys threshold 2", transaction(replaceOp, serial1, mapping(9, ptpMessage(keys(goodKey, 2)))), "the threshold 2 exceeds the number of signing keys 1"},
 		{"bad key", transaction(replaceOp, serial1, mapping(9, ptpMessage(keys(key(varintField(2, 4), bytesField(3, []byte{1, 2}), varintField(6, 1)), 1)))),
 			"Unable to convert field `keys`: Failed to deserialize or validate"},
-		{"key usage 0", transaction(replaceOp, serial1, mapping(9, ptpMessage(keys(key(varintField(2, 4), bytesField(3, ed.pub.SPKI), varintField(5, 0), varintField(6, 1)), 1)))),
+		{"key usage 0", transaction(replaceOp, serial1, mapping(9, ptpMessage(keys(key(varintField(2, 4), bytesField(3, ed.Public.SPKI), varintField(5, 0), varintField(6, 1)), 1)))),
 			"Field `usage` is not set"},
-		{"bad packed usage", transaction(replaceOp, serial1, mapping(9, ptpMessage(keys(key(varintField(2, 4), bytesField(3, ed.pub.SPKI), bytesField(5, []byte{0x80}), varintField(6, 1)), 1)))),
+		{"bad packed usage", transaction(replaceOp, serial1, mapping(9, ptpMessage(keys(key(varintField(2, 4), bytesField(3, ed.Public.SPKI), bytesField(5, []byte{0x80}), varintField(6, 1)), 1)))),
 			""},
 		{"p2k without keys", transaction(replaceOp, serial1, mapping(16, slices.Concat(stringField(1, "alice::1220ab"), varintField(3, 1)))), "Field `signing_keys` is not set"},
 		{"nsd without key", transaction(replaceOp, serial1, mapping(1, stringField(1, "1220ab"))), "Field `target_key` is not set"},
 		{"nsd bad namespace", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, "12::20"), bytesField(2, goodKey), bytesField(4, nil)))), "Unable to convert field `namespace`"},
-		{"root without namespace delegations", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, ed.fp), bytesField(2, goodKey), bytesField(5, nil)))),
-			"Root certificate for " + ed.fp + " needs to be be able to sign other NamespaceDelegations"},
-		{"root flag without restriction field", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, ed.fp), bytesField(2, goodKey)))),
+		{"root without namespace delegations", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, ed.Fingerprint()), bytesField(2, goodKey), bytesField(5, nil)))),
+			"Root certificate for " + ed.Fingerprint() + " needs to be be able to sign other NamespaceDelegations"},
+		{"root flag without restriction field", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, ed.Fingerprint()), bytesField(2, goodKey)))),
 			"needs to be be able to sign other NamespaceDelegations"},
-		{"root flag with restriction", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, ed.fp), bytesField(2, goodKey), varintField(3, 1), bytesField(4, nil)))),
+		{"root flag with restriction", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, ed.Fingerprint()), bytesField(2, goodKey), varintField(3, 1), bytesField(4, nil)))),
 			"is_root_delegation was set to true"},
-		{"two restrictions", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, ed.fp), bytesField(2, goodKey), bytesField(4, nil), bytesField(5, nil)))),
+		{"two restrictions", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, ed.Fingerprint()), bytesField(2, goodKey), bytesField(4, nil), bytesField(5, nil)))),
 			"more than one restriction"},
 		{"target without namespace usage", transaction(replaceOp, serial1, mapping(1, slices.Concat(stringField(1, "1220ab"),
-			bytesField(2, key(varintField(2, 4), bytesField(3, ed.pub.SPKI), varintField(5, 4), varintField(6, 1))), bytesField(4, nil)))), "must include a namespace usage"},
+			bytesField(2, key(varintField(2, 4), bytesField(3, ed.Public.SPKI), varintField(5, 4), varintField(6, 1))), bytesField(4, nil)))), "must include a namespace usage"},
 		{"dnd threshold over owners", transaction(replaceOp, serial1, mapping(3, slices.Concat(stringField(1, "1220dd"), varintField(2, 3), stringField(3, "1220aa"), stringField(3, "1220aa"), stringField(3, "1220bb")))),
 			"Invalid threshold (3) for 1220dd with 2 owners"},
 		{"dnd without owners", transaction(replaceOp, serial1, mapping(3, slices.Concat(stringField(1, "1220dd"), varintField(2, 1)))), "`owners`: cannot be empty"},
@@ -328,7 +330,7 @@ func TestMultiHash(t *testing.T) {
 	v := loadVectors(t)
 	var hashes [][]byte
 	for _, h := range v.V340.TxHashes {
-		hashes = append(hashes, unhex(t, h))
+		hashes = append(hashes, signingtest.DecodeHex(t, h))
 	}
 	for _, tc := range []struct {
 		name   string
@@ -338,8 +340,8 @@ func TestMultiHash(t *testing.T) {
 		{"3.4.0 in order", hashes, v.V340.MultiHash},
 		{"3.4.0 reversed", [][]byte{hashes[2], hashes[1], hashes[0]}, v.V340.MultiHash},
 		{"3.4.0 with repeats", [][]byte{hashes[1], hashes[0], hashes[1], hashes[2], hashes[0]}, v.V340.MultiHash},
-		{"3.5", [][]byte{unhex(t, v.V35.TxHashes[0])}, v.V35.MultiHash},
-		{"3.5 twice", [][]byte{unhex(t, v.V35.TxHashes[0]), unhex(t, v.V35.TxHashes[0])}, v.V35.MultiHash},
+		{"3.5", [][]byte{signingtest.DecodeHex(t, v.V35.TxHashes[0])}, v.V35.MultiHash},
+		{"3.5 twice", [][]byte{signingtest.DecodeHex(t, v.V35.TxHashes[0]), signingtest.DecodeHex(t, v.V35.TxHashes[0])}, v.V35.MultiHash},
 	} {
 		if got := hex.EncodeToString(topology.MultiHash(tc.hashes)); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
