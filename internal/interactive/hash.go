@@ -125,7 +125,10 @@ func hashFault(err error) error {
 }
 
 // encoder appends the hash encoding of items to buf and, when tracing,
-// writes one line per item: its label and the hex of its bytes.
+// writes one line per item: its label and the hex of its bytes. Labels
+// that quote or format something are built only when tracing (see
+// noteQuoted, noteKind): prepare and execute hash without a trace, and
+// building them costs about as much as the hashing.
 type encoder struct {
 	buf    []byte
 	tr     *strings.Builder
@@ -133,7 +136,8 @@ type encoder struct {
 }
 
 func newEncoder(tr *strings.Builder, indent int) *encoder {
-	return &encoder{tr: tr, indent: indent}
+	// 256 bytes hold a small node's encoding without growing.
+	return &encoder{buf: make([]byte, 0, 256), tr: tr, indent: indent}
 }
 
 func (e *encoder) tracing() bool { return e.tr != nil }
@@ -172,6 +176,14 @@ func (e *encoder) note(start int, label string) {
 	e.tr.WriteString(": ")
 	e.tr.WriteString(hex.EncodeToString(e.buf[start:]))
 	e.tr.WriteByte('\n')
+}
+
+// noteQuoted traces the bytes appended since start under field and the
+// quoted s, joined only when tracing.
+func (e *encoder) noteQuoted(start int, field, s string) {
+	if e.tracing() {
+		e.note(start, field+" "+strconv.Quote(s))
+	}
 }
 
 // result traces a computed digest (not part of the encoding).
@@ -261,10 +273,12 @@ func (e *encoder) bool(v bool, label string) {
 	e.raw([]byte{boolByte(v)}, label)
 }
 
-func (e *encoder) str(s, label string) {
+// quoted appends a string field, traced under the field's name and the
+// quoted string.
+func (e *encoder) quoted(s, field string) {
 	start := len(e.buf)
 	e.appendString(s)
-	e.note(start, label)
+	e.noteQuoted(start, field, s)
 }
 
 // count writes the length prefix of a repeated field.
@@ -307,9 +321,8 @@ func (e *encoder) contractID(cid daml.ContractID, label string) error {
 func (e *encoder) appendIdentifier(id daml.Identifier) {
 	e.appendString(id.PackageID)
 	for _, name := range []string{id.ModuleName, id.EntityName} {
-		segs := strings.Split(name, ".")
-		e.appendInt32(int32(len(segs)))
-		for _, s := range segs {
+		e.appendInt32(int32(strings.Count(name, ".") + 1))
+		for s := range strings.SplitSeq(name, ".") {
 			e.appendString(s)
 		}
 	}
@@ -318,12 +331,17 @@ func (e *encoder) appendIdentifier(id daml.Identifier) {
 func (e *encoder) identifier(id daml.Identifier, label string) {
 	start := len(e.buf)
 	e.appendIdentifier(id)
-	e.note(start, label+" "+id.String())
+	if e.tracing() {
+		e.note(start, label+" "+id.String())
+	}
 }
 
 func (e *encoder) optIdentifier(id *daml.Identifier, label string) {
 	start := len(e.buf)
 	e.appendOptID(id)
+	if !e.tracing() {
+		return
+	}
 	if id == nil {
 		label += " (none)"
 	}
@@ -370,7 +388,8 @@ func wrapLabel(label string, err error) error {
 
 // value appends the tagged encoding of v. depth is the nesting of its
 // container, bounded like the decoder's. A scalar is its tag and its
-// payload, traced on one line under its kind.
+// payload, traced on one line under its kind, whose details (a number, a
+// constructor and its type) are added only when tracing.
 func (e *encoder) value(v daml.Value, label string, depth int) error {
 	start := len(e.buf)
 	var kind string
@@ -385,8 +404,12 @@ func (e *encoder) value(v daml.Value, label string, depth int) error {
 		e.buf, kind = append(e.buf, tagInt64), "int64"
 		e.appendInt64(int64(x))
 	case daml.Numeric:
-		e.buf, kind = append(e.buf, tagNumeric), "numeric "+x.String()
-		e.appendString(x.String())
+		n := x.String()
+		e.buf, kind = append(e.buf, tagNumeric), "numeric"
+		e.appendString(n)
+		if e.tracing() {
+			kind += " " + n
+		}
 	case daml.Timestamp:
 		e.buf, kind = append(e.buf, tagTimestamp), "timestamp"
 		e.appendInt64(int64(x))
@@ -408,14 +431,25 @@ func (e *encoder) value(v daml.Value, label string, depth int) error {
 		if x == nil {
 			return wrapLabel(label, errNilValue)
 		}
-		e.buf, kind = append(e.buf, tagEnum), "enum "+x.Constructor+idSuffix(x.ID)
+		e.buf, kind = append(e.buf, tagEnum), "enum"
 		e.appendOptID(x.ID)
 		e.appendString(x.Constructor)
+		if e.tracing() {
+			kind += " " + x.Constructor + idSuffix(x.ID)
+		}
 	default:
 		return e.container(v, label, depth)
 	}
-	e.note(start, kindLabel(label, kind))
+	e.noteKind(start, label, kind)
 	return nil
+}
+
+// noteKind traces a value's bytes appended since start under its label
+// and kind, joined only when tracing.
+func (e *encoder) noteKind(start int, label, kind string) {
+	if e.tracing() {
+		e.note(start, kindLabel(label, kind))
+	}
 }
 
 func (e *encoder) appendOptID(id *daml.Identifier) {
@@ -441,7 +475,7 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		}
 		e.buf = append(e.buf, tagOptional)
 		if !e.present(x.Value != nil) {
-			e.note(start, kindLabel(label, "optional none"))
+			e.noteKind(start, label, "optional none")
 			return nil
 		}
 		e.open(start, label, "optional some")
@@ -460,9 +494,7 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.appendInt32(int32(len(x)))
 		e.open(start, label, "text map")
 		for _, en := range x {
-			s := len(e.buf)
-			e.appendString(en.Key)
-			e.note(s, "key "+strconv.Quote(en.Key))
+			e.quoted(en.Key, "key")
 			if err = e.value(en.Value, "value", depth); err != nil {
 				break
 			}
@@ -486,7 +518,11 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagRecord)
 		e.appendOptID(x.ID)
 		e.appendInt32(int32(len(x.Fields)))
-		e.open(start, label, "record"+idSuffix(x.ID))
+		kind := "record"
+		if e.tracing() {
+			kind += idSuffix(x.ID)
+		}
+		e.open(start, label, kind)
 		for _, f := range x.Fields {
 			s := len(e.buf)
 			// A field's label is optional: absent (empty) in a record read
@@ -494,7 +530,7 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 			if e.present(f.Label != "") {
 				e.appendString(f.Label)
 			}
-			e.note(s, "label "+strconv.Quote(f.Label))
+			e.noteQuoted(s, "label", f.Label)
 			if err = e.value(f.Value, "", depth); err != nil {
 				err = fmt.Errorf("field %s: %w", strconv.Quote(f.Label), err)
 				break
@@ -507,7 +543,11 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 		e.buf = append(e.buf, tagVariant)
 		e.appendOptID(x.ID)
 		e.appendString(x.Constructor)
-		e.open(start, label, "variant "+x.Constructor+idSuffix(x.ID))
+		kind := "variant"
+		if e.tracing() {
+			kind += " " + x.Constructor + idSuffix(x.ID)
+		}
+		e.open(start, label, kind)
 		err = e.value(x.Value, "", depth)
 	default:
 		return wrapLabel(label, fmt.Errorf("unknown value type %T", v))
@@ -519,7 +559,7 @@ func (e *encoder) container(v daml.Value, label string, depth int) error {
 // open traces the head of a container value, appended since start, and
 // indents its elements below it.
 func (e *encoder) open(start int, label, kind string) {
-	e.note(start, kindLabel(label, kind))
+	e.noteKind(start, label, kind)
 	e.indent++
 }
 
@@ -600,10 +640,12 @@ func hashTransactionWith(tx *DamlTransaction, s Scheme, tr *strings.Builder, enc
 	e := newEncoder(tr, 0)
 	e.line("transaction")
 	e.purpose()
-	e.str(tx.Version, "version "+strconv.Quote(tx.Version))
+	e.quoted(tx.Version, "version")
 	e.count(len(tx.Roots), "roots")
 	for i, d := range roots {
-		e.raw(d[:], "root node "+strconv.Quote(tx.Roots[i]))
+		start := len(e.buf)
+		e.buf = append(e.buf, d[:]...)
+		e.noteQuoted(start, "root node", tx.Roots[i])
 	}
 	return e.digest("transaction hash"), nil
 }
@@ -680,7 +722,9 @@ func (h *txHasher) encodeNode(n *Node) (*encoder, error) {
 		return nil, errors.New("the node is neither a create, fetch, exercise nor rollback node")
 	}
 	e := newEncoder(h.tr, 1)
-	e.line("node " + strconv.Quote(n.NodeID) + " (" + kind + ")")
+	if e.tracing() {
+		e.line("node " + strconv.Quote(n.NodeID) + " (" + kind + ")")
+	}
 	var err error
 	switch {
 	case n.Create != nil:
@@ -738,8 +782,12 @@ func (e *encoder) header(lfVersion string, s Scheme, tag byte, kind string) erro
 	if s == SchemeV2 {
 		e.raw([]byte{1}, "node encoding version")
 	}
-	e.str(lfVersion, "lf_version "+strconv.Quote(lfVersion))
-	e.raw([]byte{tag}, kind+" tag")
+	e.quoted(lfVersion, "lf_version")
+	start := len(e.buf)
+	e.buf = append(e.buf, tag)
+	if e.tracing() {
+		e.note(start, kind+" tag")
+	}
 	return nil
 }
 
@@ -771,7 +819,7 @@ func (e *encoder) contract(cid daml.ContractID, packageName string, templateID d
 	if err := e.contractID(cid, "contract_id"); err != nil {
 		return err
 	}
-	e.str(packageName, "package_name "+strconv.Quote(packageName))
+	e.quoted(packageName, "package_name")
 	e.identifier(templateID, "template_id")
 	return nil
 }
@@ -816,7 +864,7 @@ func (e *encoder) exercise(x *Exercise, s Scheme, seed []byte, memo map[string][
 	e.parties(x.Stakeholders, "stakeholders")
 	e.parties(x.ActingParties, "acting_parties")
 	e.optIdentifier(x.InterfaceID, "interface_id")
-	e.str(x.ChoiceID, "choice_id "+strconv.Quote(x.ChoiceID))
+	e.quoted(x.ChoiceID, "choice_id")
 	if err := e.typedValue(x.ChosenValue, "chosen_value"); err != nil {
 		return err
 	}
@@ -839,7 +887,9 @@ func (e *encoder) childHashes(children []string, memo map[string][32]byte) {
 	e.count(len(children), "children")
 	for _, c := range children {
 		d := memo[c]
-		e.raw(d[:], "child node "+strconv.Quote(c))
+		start := len(e.buf)
+		e.buf = append(e.buf, d[:]...)
+		e.noteQuoted(start, "child node", c)
 	}
 }
 
@@ -871,7 +921,9 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 			return nil, fmt.Errorf("input contract %d has no contract", i)
 		}
 		e := newEncoder(tr, 1)
-		e.line("input contract " + string(ic.Create.ContractID) + " (create)")
+		if e.tracing() {
+			e.line("input contract " + string(ic.Create.ContractID) + " (create)")
+		}
 		if err := e.create(ic.Create, s, nil); err != nil {
 			return nil, fmt.Errorf("input contract %s: %w", fault.Quote(string(ic.Create.ContractID)), err)
 		}
@@ -885,10 +937,10 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		e.raw([]byte{1}, "metadata encoding version")
 	}
 	e.parties(si.ActAs, "act_as")
-	e.str(si.CommandID, "command_id "+strconv.Quote(si.CommandID))
-	e.str(md.TransactionUUID, "transaction_uuid "+strconv.Quote(md.TransactionUUID))
+	e.quoted(si.CommandID, "command_id")
+	e.quoted(md.TransactionUUID, "transaction_uuid")
 	e.int32(int32(md.MediatorGroup), "mediator_group")
-	e.str(md.SynchronizerID, "synchronizer_id "+strconv.Quote(md.SynchronizerID))
+	e.quoted(md.SynchronizerID, "synchronizer_id")
 	e.optInt64(md.MinLedgerEffectiveTime, "min_ledger_effective_time")
 	e.optInt64(md.MaxLedgerEffectiveTime, "max_ledger_effective_time")
 	e.int64(md.PreparationTime, "preparation_time")
@@ -897,7 +949,9 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		s := len(e.buf)
 		e.appendInt64(ic.CreatedAt)
 		e.buf = append(e.buf, inputs[i][:]...)
-		e.note(s, "input contract "+string(ic.Create.ContractID)+" (created_at, node hash)")
+		if e.tracing() {
+			e.note(s, "input contract "+string(ic.Create.ContractID)+" (created_at, node hash)")
+		}
 	}
 	if s == SchemeV3 {
 		e.optInt64(md.MaxRecordTime, "max_record_time")

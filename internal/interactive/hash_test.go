@@ -2,6 +2,9 @@ package interactive
 
 import (
 	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -216,5 +219,40 @@ func TestHashV2IgnoresMaxRecordTime(t *testing.T) {
 		if (ha == hb) != tt.same {
 			t.Errorf("%s: hashes equal = %v, want %v", tt.scheme, ha == hb, tt.same)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// TestHashTraceGolden pins the trace of a transaction holding every node
+// and value kind, byte for byte: the hash builds its labels only when
+// tracing, and a change there must leave the trace as it is. Run with
+// -update to rewrite testdata/trace_*.txt after a deliberate change.
+func TestHashTraceGolden(t *testing.T) {
+	t.Parallel()
+	for _, s := range []Scheme{SchemeV2, SchemeV3} {
+		t.Run(s.String(), func(t *testing.T) {
+			t.Parallel()
+			h, trace, err := HashTrace(handBuilt(), s)
+			if err != nil {
+				t.Fatalf("HashTrace: %v", err)
+			}
+			if h2, err := Hash(handBuilt(), s); err != nil || h2 != h {
+				t.Errorf("Hash = %x, %v; the traced hash is %x", h2.Final, err, h.Final)
+			}
+			path := filepath.Join("testdata", "trace_v"+strconv.Itoa(int(s))+".txt")
+			if *update {
+				if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trace != string(want) {
+				t.Errorf("the trace differs from %s:\n%s", path, trace)
+			}
+		})
 	}
 }
