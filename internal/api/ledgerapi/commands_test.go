@@ -52,17 +52,7 @@ func (e *env) createdPing(t testing.TB, commandID string) string {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("create a ping: %d %s", rec.Code, rec.Body)
 	}
-	var resp ledgerapi.JsSubmitAndWaitForTransactionResponse
-	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range resp.Transaction.Events {
-		if ev.CreatedEvent != nil {
-			return ev.CreatedEvent.ContractID
-		}
-	}
-	t.Fatalf("no created event in %s", rec.Body)
-	return ""
+	return createdID(t, rec)
 }
 
 // TestSubmitAndWait submits commands of every kind, as allowed and

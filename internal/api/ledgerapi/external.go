@@ -169,11 +169,8 @@ func (h *Handler) allocateExternalParty(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	if requireAdmin(c) != nil {
-		if c.user == nil || userID != c.user.ID {
-			return permissionDenied(false, "allocating a party needs the ParticipantAdmin right, or a request for the caller's own user")
-		}
-		return permissionDenied(false, "User quota of party allocations exhausted")
+	if err := mayAllocate(c, userID); err != nil {
+		return err
 	}
 	if err := checkIdentityProviderID("identity_provider_id", idp, false); err != nil {
 		return err
@@ -255,16 +252,8 @@ func (h *Handler) allocateExternalParty(w http.ResponseWriter, r *http.Request) 
 			return err
 		}
 	}
-	if userID != "" {
-		right := ledger.Right{Kind: ledger.CanActAs, Party: party}
-		if _, err := h.cfg.Ledger.UpdateUser(ctx, h.cfg.Participant, userID, func(u *ledger.User) error {
-			if !u.Has(right) {
-				u.Rights = append(u.Rights, right)
-			}
-			return nil
-		}); err != nil {
-			return userFault(err, "granting user rights for a new party", userID)
-		}
+	if err := h.grantActAs(ctx, userID, party); err != nil {
+		return err
 	}
 	return writeJSON(w, AllocateExternalPartyResponse{PartyID: string(party)})
 }

@@ -368,13 +368,8 @@ func (h *Handler) allocateParty(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if requireAdmin(c) != nil {
-		if c.user == nil || in.userID != c.user.ID {
-			return permissionDenied(false, "allocating a party needs the ParticipantAdmin right, or a request for the caller's own user")
-		}
-		// Canton's quota of parties a user may allocate for itself
-		// (max-self-allocated-parties) is 0 by default.
-		return permissionDenied(false, "User quota of party allocations exhausted")
+	if err := mayAllocate(c, in.userID); err != nil {
+		return err
 	}
 	hint := in.hint
 	if hint != "" {
@@ -455,23 +450,47 @@ func (h *Handler) allocateParty(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if in.userID != "" {
-		right := ledger.Right{Kind: ledger.CanActAs, Party: party}
-		_, err := h.cfg.Ledger.UpdateUser(ctx, h.cfg.Participant, in.userID, func(u *ledger.User) error {
-			if !u.Has(right) {
-				u.Rights = append(u.Rights, right)
-			}
-			return nil
-		})
-		if err != nil {
-			return userFault(err, "granting user rights for a new party", in.userID)
-		}
+	if err := h.grantActAs(ctx, in.userID, party); err != nil {
+		return err
 	}
 	return writeJSON(w, AllocatePartyResponse{PartyDetails: withRecord(PartyDetails{Party: string(party), IsLocal: true}, rec)})
 }
 
 // randomUUID returns a random (version 4) UUID, which names a party
 // allocated without a hint as Canton names it: "party-<uuid>".
+// mayAllocate refuses a party allocation (local or external) by a caller
+// without ParticipantAdmin: Canton lets a user allocate for itself within
+// its quota of self-allocated parties (max-self-allocated-parties), which
+// is 0 by default.
+func mayAllocate(c caller, userID string) error {
+	if requireAdmin(c) == nil {
+		return nil
+	}
+	if c.user == nil || userID != c.user.ID {
+		return permissionDenied(false, "allocating a party needs the ParticipantAdmin right, or a request for the caller's own user")
+	}
+	return permissionDenied(false, "User quota of party allocations exhausted")
+}
+
+// grantActAs gives the user an allocation names (if any) the right to act
+// as the new party.
+func (h *Handler) grantActAs(ctx context.Context, userID string, party daml.Party) error {
+	if userID == "" {
+		return nil
+	}
+	right := ledger.Right{Kind: ledger.CanActAs, Party: party}
+	_, err := h.cfg.Ledger.UpdateUser(ctx, h.cfg.Participant, userID, func(u *ledger.User) error {
+		if !u.Has(right) {
+			u.Rights = append(u.Rights, right)
+		}
+		return nil
+	})
+	if err != nil {
+		return userFault(err, "granting user rights for a new party", userID)
+	}
+	return nil
+}
+
 func randomUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails
