@@ -211,7 +211,8 @@ var discard = slog.New(slog.DiscardHandler)
 // the first SV's under /sv/1, behind the trace-context middleware as
 // sandnet start serves them.
 func (e *env) handler(o options) http.Handler {
-	a := &web.Authenticator{Verifier: verifier}
+	// As sandnet start serves it: accepted tokens are remembered.
+	a := &web.Authenticator{Verifier: auth.Cached(verifier, time.Minute, 1000, nil)}
 	if o.authNone {
 		a = &web.Authenticator{Verifier: auth.Unverified{}, Disabled: true}
 	}
