@@ -2,6 +2,9 @@ package validatorapi_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -205,6 +208,46 @@ func TestFlows(t *testing.T) {
 			f.call("tap", post("/v0/wallet/tap", "dave", `{"amount":"1.0","command_id":"tap-1"}`), http.StatusOK)
 			f.call("balance", get("/v0/wallet/balance", "dave"), http.StatusOK)
 			f.call("amulets", get("/v0/wallet/amulets", "dave"), http.StatusOK)
+		}},
+		{"external party topology", func(f *flow) {
+			e := f.e
+			op := e.Seeded.Validator.OperatorUser
+			seed := sha256.Sum256([]byte("validatorapi-external"))
+			key := ed25519.NewKeyFromSeed(seed[:])
+			pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
+			f.call("generate as a wallet user", post("/v0/admin/external-party/topology/generate", "alice", `{"party_hint":"erin","public_key":"`+pub+`"}`), http.StatusForbidden)
+			f.call("generate with a key that is not hex", post("/v0/admin/external-party/topology/generate", op, `{"party_hint":"erin","public_key":"xyz"}`), http.StatusBadRequest)
+			f.call("generate without a hint", post("/v0/admin/external-party/topology/generate", op, `{"public_key":"`+pub+`"}`).off(), http.StatusBadRequest)
+			rec := f.call("generate", post("/v0/admin/external-party/topology/generate", op, `{"party_hint":"erin","public_key":"`+pub+`"}`), http.StatusOK)
+			g := decode[validatorapi.GenerateExternalPartyTopologyResponse](t, rec.Body.Bytes())
+			if len(g.TopologyTxs) != 3 {
+				t.Fatalf("%d transactions, want the namespace delegation, the party-to-participant and the party-to-key mappings", len(g.TopologyTxs))
+			}
+			sign := func(k ed25519.PrivateKey) string {
+				var txs []string
+				for _, tx := range g.TopologyTxs {
+					h, err := hex.DecodeString(tx.Hash)
+					if err != nil {
+						t.Fatal(err)
+					}
+					txs = append(txs, `{"topology_tx":"`+tx.TopologyTx+`","signed_hash":"`+hex.EncodeToString(ed25519.Sign(k, h))+`"}`)
+				}
+				return `{"public_key":"` + pub + `","signed_topology_txs":[` + strings.Join(txs, ",") + `]}`
+			}
+			other := sha256.Sum256([]byte("validatorapi-other"))
+			f.call("submit signed by another key", post("/v0/admin/external-party/topology/submit", op, sign(ed25519.NewKeyFromSeed(other[:]))), http.StatusBadRequest)
+			if hs := e.Network.HostingsOf(daml.Party(g.PartyID)); len(hs) != 0 {
+				t.Errorf("a refused submission hosted the party: %v", hs)
+			}
+			rec = f.call("submit", post("/v0/admin/external-party/topology/submit", op, sign(key)), http.StatusOK)
+			if got := decode[validatorapi.PartyResponse](t, rec.Body.Bytes()).PartyID; got != g.PartyID {
+				t.Errorf("submitted party %s, generated %s", got, g.PartyID)
+			}
+			u, err := e.Network.Store().User(context.Background(), e.Seeded.Validator.Participant, op)
+			if err != nil || !u.CanAct(daml.Party(g.PartyID)) {
+				t.Errorf("the operator may not act as the new party: %v", err)
+			}
+			f.call("submit again", post("/v0/admin/external-party/topology/submit", op, sign(key)), http.StatusConflict)
 		}},
 	}
 	g := apitest.OpenGolden(t, "flows", *update)

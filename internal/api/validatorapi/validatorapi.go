@@ -123,6 +123,8 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"POST /v0/register", h.user(h.register)},
 		{"POST /v0/admin/users", h.operator(h.onboardUser)},
 		{"GET /v0/admin/users", h.operator(h.listUsers)},
+		{"POST /v0/admin/external-party/topology/generate", h.operator(h.generateExternalPartyTopology)},
+		{"POST /v0/admin/external-party/topology/submit", h.operator(h.submitExternalPartyTopology)},
 		// wallet-internal
 		{"GET /v0/wallet/user-status", h.user(h.userStatus)},
 		{"GET /v0/wallet/balance", h.wallet(opBalance, h.balance)},
