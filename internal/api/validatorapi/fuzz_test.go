@@ -16,6 +16,7 @@ var fuzzPosts = []string{
 	"/v0/wallet/transfer-offers", "/v0/wallet/tap", "/v0/entry/create", "/v0/register", "/v0/admin/users",
 	"/v0/wallet/transfer-offers/{}/status", "/v0/wallet/transfer-offers/{}/accept",
 	"/v0/wallet/subscription-requests/{}/accept",
+	"/v0/admin/external-party/topology/generate", "/v0/admin/external-party/topology/submit",
 }
 
 // fuzzGets are the endpoints whose query strings and path segments the
@@ -47,6 +48,8 @@ func FuzzRequests(f *testing.F) {
 		`{"name":"x.unverified.cns","url":"","description":""}`,
 		`null`, `{}`, `{"name":"zed","party_id":"nobody","createPartyIfMissing":true}`,
 		`[]`, `{"expires_at":1e400}`, `{"amount":"99999999999999999999999999999"}`,
+		`{"party_hint":"x","public_key":"571b00d945fa69b0874481b1c2bf69a41aaa7f4e49996aa38815ab0a4d7e4cd5"}`,
+		`{"public_key":"00","signed_topology_txs":[{"topology_tx":"CgA=","signed_hash":"zz"}]}`,
 	} {
 		f.Add(uint8(i), body, "")
 	}
@@ -83,7 +86,7 @@ func FuzzRequests(f *testing.F) {
 			req.URL = u
 		}
 		user := "alice"
-		if n == 4 {
+		if n < len(fuzzPosts) && strings.HasPrefix(fuzzPosts[n], "/v0/admin/") {
 			user = e.Seeded.Validator.OperatorUser
 		}
 		req.Header.Set("Authorization", "Bearer "+token(t, user))
