@@ -414,6 +414,29 @@ func TestScanPerSV(t *testing.T) {
 		}
 	}
 
+	// The token-standard registry: at the root of every Scan's host
+	// (under /sv/k for SV k, at the root of its own address) and through
+	// the validator's scan-proxy.
+	info := fetch(t, "GET", p.url("/registry/metadata/v1/info"), "")
+	if !strings.HasPrefix(info, "200 ") || !strings.Contains(info, `"supportedApis":{"splice-api-token-metadata-v1":1}`) {
+		t.Errorf("/registry/metadata/v1/info: %.400s", info)
+	}
+	registries := []string{p.url("/api/validator/v0/scan-proxy/registry")}
+	for k := 1; k <= 3; k++ {
+		registries = append(registries, p.url(fmt.Sprintf("/sv/%d/registry", k)), own[k]+"/registry")
+	}
+	for _, reg := range registries {
+		if got := fetch(t, "GET", reg+"/metadata/v1/info", ""); got != info {
+			t.Errorf("%s/metadata/v1/info differs from /registry's: %.400s", reg, got)
+		}
+		if got := fetch(t, "GET", reg+"/metadata/v1/instruments/Amulet", ""); !strings.HasPrefix(got, "200 ") || !strings.Contains(got, `"symbol":"AMT"`) {
+			t.Errorf("%s/metadata/v1/instruments/Amulet: %.400s", reg, got)
+		}
+		if got := fetch(t, "GET", reg+"/metadata/v1/instruments/CC", ""); got != `404 {"error":"No instrument with id CC found"}`+"\n" {
+			t.Errorf("%s/metadata/v1/instruments/CC: %q", reg, got)
+		}
+	}
+
 	sequencers := map[string]string{}
 	for _, prefix := range scans[1:] {
 		b := fetch(t, "GET", p.url(prefix+"/v0/sv-bft-sequencers"), "")

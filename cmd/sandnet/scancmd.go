@@ -28,7 +28,7 @@ import (
 type ScanCmd struct {
 	URL         string        `default:"http://127.0.0.1:7575" env:"SANDNET_URL" help:"Base URL of the sandnet to read: SV k's ledger API at <url>/sv/k, the admin API at <url>/api/sandnet/v0."`
 	SV          int           `name:"sv" default:"1" env:"SANDNET_SCAN_SV" help:"Which SV's participant to read (1-based)."`
-	Listen      string        `default:"127.0.0.1:7576" env:"SANDNET_SCAN_LISTEN" help:"Address to serve the Scan API (/api/scan) on."`
+	Listen      string        `default:"127.0.0.1:7576" env:"SANDNET_SCAN_LISTEN" help:"Address to serve the Scan API (/api/scan) and the token-standard registry (/registry) on."`
 	DataDir     string        `default:"./.sandnet-scan" env:"SANDNET_SCAN_DATA_DIR" type:"path" help:"Directory of the Scan's SQLite database."`
 	DatabaseURL string        `env:"SANDNET_SCAN_DATABASE_URL" placeholder:"postgres://…" help:"Keep the Scan's data in PostgreSQL instead (schema <prefix>_scan)."`
 	DBSchema    string        `name:"database-schema" default:"sandnet_remote" env:"SANDNET_SCAN_DATABASE_SCHEMA" help:"Prefix of the Scan's PostgreSQL schema."`
@@ -116,7 +116,9 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 		w.Write([]byte("ok\n"))
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	scanapi.New(scanapi.Config{Service: node.service, Logger: log, SVUser: OperatorUser}).Register(mux, scanapi.Prefix)
+	api := scanapi.New(scanapi.Config{Service: node.service, Logger: log, SVUser: OperatorUser})
+	api.Register(mux, scanapi.Prefix)
+	api.RegisterRegistry(mux, "")
 	srv := web.NewServer(web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.TraceContext), web.DefaultTimeouts, log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

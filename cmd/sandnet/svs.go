@@ -95,14 +95,19 @@ func (s *svNodes) add(ctx context.Context, k int, sv splice.SeededSV) (*scanNode
 		Registry: s.registry, Auth: s.authn, MaxListElements: s.cfg.ListLimit, Logger: s.log,
 	})
 	prefix := fmt.Sprintf("/sv/%d", k)
+	// The token-standard registry is at the root of the Scan's host,
+	// beside /api/scan, as Splice's Scan serves it.
 	if k == 1 {
 		api.Register(s.mux, scanapi.Prefix) // SV 1's Scan is also the network's
+		api.RegisterRegistry(s.mux, "")
 	}
 	api.Register(s.mux, prefix+scanapi.Prefix)
+	api.RegisterRegistry(s.mux, prefix)
 	ledgerAPI.Register(s.mux, prefix)
 	if own != nil {
 		mux := http.NewServeMux()
 		api.Register(mux, scanapi.Prefix)
+		api.RegisterRegistry(mux, "")
 		ledgerAPI.Register(mux, "")
 		s.serve(k, own, mux)
 	}

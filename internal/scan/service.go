@@ -27,6 +27,11 @@ type Config struct {
 	// AnsAcronym is the name service's acronym ("cns"): entry names end in
 	// ".<acronym>".
 	AnsAcronym string
+	// AmuletName and AmuletAcronym are the name and symbol the registry
+	// API gives Amulet (DefaultAmuletName and DefaultAmuletAcronym when
+	// empty): Splice configures them per deployment, not on the ledger.
+	AmuletName    string
+	AmuletAcronym string
 }
 
 // Service answers a Scan's reads from its store.
@@ -34,6 +39,9 @@ type Service struct {
 	Config Config
 	Store  Store
 	Source Source
+
+	// supply caches TotalSupply's sum of the latest snapshot.
+	supply supplyCache
 }
 
 // CheckLimit applies Splice's bounds on page_size, limit and count.

@@ -35,7 +35,8 @@ type Net struct {
 	ScanStore *sqlitestore.Scan
 	Scan      *scan.Service
 	Ingester  *scan.Ingester
-	// ScanHandler serves the Scan API under scanapi.Prefix.
+	// ScanHandler serves the Scan API under scanapi.Prefix and the
+	// token-standard registry at the root (scanapi.RegistryPrefix).
 	ScanHandler http.Handler
 	closers     []func()
 }
@@ -70,7 +71,9 @@ func Open(ctx context.Context, dir string) (*Net, error) {
 	}
 	n.Ingester = &scan.Ingester{Source: src, Store: n.ScanStore, DSO: n.Seeded.DSOParty}
 	mux := http.NewServeMux()
-	scanapi.New(scanapi.Config{Service: n.Scan, Registry: n.Network.Registry(), Logger: slog.New(slog.DiscardHandler), SVUser: sv.OperatorUser}).Register(mux, scanapi.Prefix)
+	api := scanapi.New(scanapi.Config{Service: n.Scan, Registry: n.Network.Registry(), Logger: slog.New(slog.DiscardHandler), SVUser: sv.OperatorUser})
+	api.Register(mux, scanapi.Prefix)
+	api.RegisterRegistry(mux, "")
 	n.ScanHandler = mux
 	return n, nil
 }

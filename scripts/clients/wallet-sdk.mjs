@@ -33,6 +33,9 @@ if (!BASE || !SECRET || !ADMIN_TOKEN || !ALICE_TOKEN) {
     process.exit(2)
 }
 const ROOT = BASE.replace(/\/$/, '')
+// A registry URL is what the SDK puts /registry/… after: the Scan host's
+// root, or the validator's scan-proxy (the SDK's default on LocalNet).
+const REGISTRY = `${ROOT}/api/validator/v0/scan-proxy`
 const AMULET = '#splice-amulet:Splice.Amulet:Amulet'
 const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding'
 const checkSchema = schemaChecker('@canton-network/core-ledger-client-types', 'openapi-3.5.1.d.ts')
@@ -173,7 +176,7 @@ await check('MUST', 'ledger.acsReader.readJsContracts Amulet template', async ()
 
 // ---------------------------------------------------------------- token standard
 await check('MUST', 'extend({token}) with validatorUrl (GET /api/validator/v0/validator-user)', async () => {
-    tokens = quiet(await sdk.extend({ token: { auth: selfSigned('alice'), registries: [`${ROOT}/registry`], validatorUrl: `${ROOT}/api/validator` } }))
+    tokens = quiet(await sdk.extend({ token: { auth: selfSigned('alice'), registries: [REGISTRY], validatorUrl: `${ROOT}/api/validator` } }))
     assert(tokens.token, 'no token namespace')
 })
 
@@ -202,7 +205,7 @@ for (const [name, call] of [
 // ---------------------------------------------------------------- events, and a tap
 await check('MUST', 'extend({amulet, events}) (scan, validator, websocket URLs)', async () => {
     const ext = quiet(await tokens.extend({
-        amulet: { auth: selfSigned('alice'), scanApiUrl: `${ROOT}/api/scan`, validatorUrl: `${ROOT}/api/validator`, registryUrl: `${ROOT}/registry` },
+        amulet: { auth: selfSigned('alice'), scanApiUrl: `${ROOT}/api/scan`, validatorUrl: `${ROOT}/api/validator`, registryUrl: REGISTRY },
         events: { auth: selfSigned('alice'), websocketURL: ROOT.replace(/^http/, 'ws') },
     }))
     amulet = ext.amulet
@@ -339,7 +342,7 @@ await check('MUST', 'events.completions (websocket /v2/commands/completions)', a
     assert(how !== 'timeout' && out.length === 1, `no completion (${how})`)
     return show(out[0], 120)
 })
-await check('GAP', 'amulet.tap (builds the tap command with the registry: /registry/metadata/v1/instruments and the transfer factory, not served)', async () => {
+await check('GAP', 'amulet.tap (builds the tap command with the registry: the instruments, then /registry/transfer-instruction/v1/transfer-factory, not served)', async () => {
     const cmd = await amulet.tap(alice, '1')
     return show(cmd, 100)
 })
@@ -355,9 +358,17 @@ await check('MUST', 'amulet.preapproval.fetchQuick(alice): none (GET .../scan-pr
     const r = await amulet.preapproval.fetchQuick(alice)
     assert(r == null, show(r, 200))
 })
-await check('GAP', 'extend({asset}) (the registry: /registry/metadata/v1/info and instruments)', async () => {
-    const ext = await sdk.extend({ asset: { auth: selfSigned('alice'), registries: [`${ROOT}/registry`] } })
-    return `${ext.asset.list.length} assets`
+await check('MUST', 'extend({asset}) (the registry at the Scan host and through the scan-proxy: GET /registry/metadata/v1/instruments and info): Amulet, admin the DSO', async () => {
+    const dso = (await (await fetch(`${ROOT}/api/scan/v0/dso-party-id`)).json()).dso_party_id
+    const ext = await sdk.extend({ asset: { auth: selfSigned('alice'), registries: [ROOT, REGISTRY] } })
+    const list = ext.asset.list
+    assert(list.length === 2, show(list, 300))
+    for (const a of list) {
+        assert(a.id === 'Amulet' && a.admin === dso && a.symbol === 'AMT' && a.displayName === 'Amulet', show(a, 300))
+    }
+    const viaProxy = await ext.asset.find('Amulet', list[1].registryUrl)
+    assert(viaProxy.registryUrl.href === list[1].registryUrl.href, show(viaProxy, 300))
+    return `${list.length} assets: ${list.map((a) => `${a.symbol} at ${a.registryUrl.href}`).join(', ')}`
 })
 // ---------------------------------------------------------------- external signing, as alice
 // wallet-sdk-external.mjs runs the flow as a participant admin; alice, a

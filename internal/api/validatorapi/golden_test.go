@@ -3,6 +3,7 @@ package validatorapi_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -120,6 +121,18 @@ func TestGolden(t *testing.T) {
 		{"scan-proxy: by-name unknown", get("/v0/scan-proxy/ans-entries/by-name/nobody.unverified.cns", ""), http.StatusNotFound},
 		{"scan-proxy: by-party", get("/v0/scan-proxy/ans-entries/by-party/"+string(bob), ""), http.StatusOK},
 		{"scan-proxy: by-party unknown", get("/v0/scan-proxy/ans-entries/by-party/"+e.noWallet+"::1220ab", ""), http.StatusNotFound},
+		// scan-proxy: the token-standard registry (no snapshot yet: no totalSupply)
+		{"scan-proxy registry: info", get("/v0/scan-proxy/registry/metadata/v1/info", ""), http.StatusOK},
+		{"scan-proxy registry: info with a token", get("/v0/scan-proxy/registry/metadata/v1/info", "alice"), http.StatusOK},
+		{"scan-proxy registry: info with a bad token", get("/v0/scan-proxy/registry/metadata/v1/info", "").withAuth("Bearer not-a-jwt"), http.StatusUnauthorized},
+		{"scan-proxy registry: instruments", get("/v0/scan-proxy/registry/metadata/v1/instruments", ""), http.StatusOK},
+		{"scan-proxy registry: instruments, paging ignored", get("/v0/scan-proxy/registry/metadata/v1/instruments?pageSize=1&pageToken=x", "bob"), http.StatusOK},
+		{"scan-proxy registry: Amulet", get("/v0/scan-proxy/registry/metadata/v1/instruments/Amulet", ""), http.StatusOK},
+		{"scan-proxy registry: unknown instrument", get("/v0/scan-proxy/registry/metadata/v1/instruments/CC", ""), http.StatusNotFound},
+		{"scan-proxy registry: unicode instrument", get("/v0/scan-proxy/registry/metadata/v1/instruments/"+url.PathEscape("Ämulet ☃"), ""), http.StatusNotFound},
+		{"scan-proxy registry: instrument with an escaped slash", get("/v0/scan-proxy/registry/metadata/v1/instruments/Amulet%2F..%2Finfo", ""), http.StatusNotFound},
+		{"scan-proxy registry: long instrument", get("/v0/scan-proxy/registry/metadata/v1/instruments/"+strings.Repeat("Amulet", 2000), ""), http.StatusNotFound},
+		{"scan-proxy registry: unknown path", get("/v0/scan-proxy/registry/metadata/v2/info", "").off(), http.StatusNotFound},
 		// routing
 		{"unknown path", get("/v0/nothing-here", "alice").off(), http.StatusNotFound},
 	}

@@ -3,6 +3,7 @@ package validatorapi
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
@@ -117,5 +118,26 @@ func (h *Handler) proxyDso(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, info)
+	return nil
+}
+
+// scanProxyRegistry is where the scan-proxy serves the token-standard
+// registry, under the API's prefix.
+const scanProxyRegistry = "/v0/scan-proxy/registry"
+
+// proxyRegistry answers a registry read with the Scan's answer to the same
+// path and query, its JSON as it came (Splice's scan-proxy passes the
+// registry through). The path is taken escaped, so that an instrument id
+// with a slash or odd bytes reaches the Scan as the client sent it.
+func (h *Handler) proxyRegistry(w http.ResponseWriter, r *http.Request) error {
+	_, path, ok := strings.Cut(r.URL.EscapedPath(), scanProxyRegistry)
+	if !ok {
+		return fault.New(fault.NotFound, "The requested resource could not be found.")
+	}
+	body, err := h.proxy.Registry(r.Context(), path, r.URL.Query())
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, body)
 	return nil
 }

@@ -3,7 +3,9 @@
 // (validator-internal), the wallet (wallet-internal and wallet-external:
 // balances, taps, direct transfer offers, subscriptions), the name service
 // (ans-external) and the scan-proxy, which answers from the configured
-// Scans over HTTP. The domain is [validator.Validator].
+// Scans over HTTP, the token-standard registry's metadata included
+// (/v0/scan-proxy/registry/…, passed through from the Scans' /registry).
+// The domain is [validator.Validator].
 //
 // Every endpoint but GET /v0/validator-user takes a bearer JWT whose
 // subject is the ledger API user; the scan-proxy accepts requests without
@@ -16,8 +18,10 @@ package validatorapi
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -52,6 +56,9 @@ type ScanProxy interface {
 	AmuletRules(ctx context.Context) (*ledger.Contract, error)
 	OpenAndIssuingRounds(ctx context.Context) (open, issuing []*ledger.Contract, err error)
 	DsoInfo(ctx context.Context) (*scanclient.DsoInfo, error)
+	// Registry GETs a path of the token-standard registry (under
+	// /registry) and returns the Scan's JSON as it came.
+	Registry(ctx context.Context, path string, query url.Values) (json.RawMessage, error)
 }
 
 var _ ScanProxy = (*scanclient.Client)(nil)
@@ -151,6 +158,9 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/scan-proxy/amulet-rules", h.scanProxy(h.proxyAmuletRules)},
 		{"GET /v0/scan-proxy/open-and-issuing-mining-rounds", h.scanProxy(h.proxyMiningRounds)},
 		{"GET /v0/scan-proxy/dso", h.scanProxy(h.proxyDso)},
+		{"GET /v0/scan-proxy/registry/metadata/v1/info", h.scanProxy(h.proxyRegistry)},
+		{"GET /v0/scan-proxy/registry/metadata/v1/instruments", h.scanProxy(h.proxyRegistry)},
+		{"GET /v0/scan-proxy/registry/metadata/v1/instruments/{id}", h.scanProxy(h.proxyRegistry)},
 	}
 	for _, rt := range routes {
 		method, path, _ := strings.Cut(rt.pattern, " ")
