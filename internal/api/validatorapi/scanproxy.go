@@ -18,11 +18,16 @@ type DSOPartyIDResponse struct {
 }
 
 func (h *Handler) dsoPartyID(w http.ResponseWriter, r *http.Request) error {
-	dso, err := h.proxy.DSOPartyID(r.Context())
-	if err != nil {
-		return err
+	resp := h.dso.Load()
+	if resp == nil {
+		dso, err := h.proxy.DSOPartyID(r.Context())
+		if err != nil {
+			return err
+		}
+		resp = &DSOPartyIDResponse{DSOPartyID: string(dso)}
+		h.dso.Store(resp)
 	}
-	web.WriteJSON(w, http.StatusOK, DSOPartyIDResponse{DSOPartyID: string(dso)})
+	web.WriteJSON(w, http.StatusOK, resp)
 	return nil
 }
 

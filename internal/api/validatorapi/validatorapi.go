@@ -24,6 +24,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
@@ -82,6 +83,10 @@ type Handler struct {
 	auth  *web.Authenticator
 	proxy ScanProxy
 	log   *slog.Logger
+	// dso is the DSO party once the Scans have named it: a network's DSO
+	// party never changes, so the scan-proxy asks for it once (Splice's
+	// validator also learns it once, at start).
+	dso atomic.Pointer[DSOPartyIDResponse]
 }
 
 // New returns a validator API handler.
