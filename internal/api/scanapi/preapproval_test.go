@@ -10,38 +10,8 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/testnet"
 )
-
-// preapprove has the validator's party provide receiver a free
-// pre-approval until expiresAt, valid from createdAt (ledger time when
-// nil), and returns its id.
-func preapprove(t *testing.T, n *testnet.Net, receiver daml.Party, createdAt *daml.Timestamp, expiresAt daml.Timestamp) daml.ContractID {
-	t.Helper()
-	ctx := context.Background()
-	v := n.Seeded.Validator
-	ac, err := splice.LoadAmuletContext(ctx, n.Network.Store(), n.Seeded.DSOParty, n.Network.Clock().Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := n.Network.Submit(ctx, ledger.Command{
-		Participant: v.Participant, UserID: v.OperatorUser, ActAs: []daml.Party{receiver, v.Party}, Disclosed: ac.Disclosed(),
-		Run: func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[splice.AmuletRulesCreateTransferPreapprovalResult](tx, ac.AmuletRules.ID, "AmuletRules_CreateTransferPreapproval",
-				splice.AmuletRulesCreateTransferPreapproval{
-					Context: ac.PaymentContext(), Receiver: receiver, Provider: v.Party, ExpiresAt: expiresAt,
-					ExpectedDso: &n.Seeded.DSOParty, OptCreatedAt: createdAt,
-				})
-			return err
-		},
-	})
-	if err != nil {
-		t.Fatalf("pre-approve %s: %v", receiver, err)
-	}
-	return splice.CreatedIn(tx, splice.TransferPreapproval{}.TemplateID())[0]
-}
 
 // Alice has two pre-approvals, the older one (by validFrom) created
 // last; bob's has expired; the validator's party provides them but
@@ -52,10 +22,10 @@ func TestTransferPreapprovalGolden(t *testing.T) {
 	alice, bob, validator := n.Party("alice"), n.Party("bob"), n.Seeded.Validator.Party
 	now := n.Network.Clock().Now()
 	hour := daml.Timestamp(time.Hour.Microseconds())
-	newest := preapprove(t, n, alice, nil, now+24*hour)
+	newest := n.Preapprove(t, alice, nil, now+24*hour)
 	earlier := now - hour
-	preapprove(t, n, alice, &earlier, now+48*hour)
-	preapprove(t, n, bob, nil, now+hour)
+	n.Preapprove(t, alice, &earlier, now+48*hour)
+	n.Preapprove(t, bob, nil, now+hour)
 	if _, err := n.Network.AdvanceClock(context.Background(), 2*time.Hour); err != nil {
 		t.Fatal(err)
 	}
