@@ -25,7 +25,9 @@ func TestTransferPreapprovalProxyGolden(t *testing.T) {
 	e.Preapprove(t, bob, nil, now+hour)
 	e.advance(t, 2*time.Hour)
 
-	path := func(p daml.Party) string { return "/v0/scan-proxy/transfer-preapprovals/by-party/" + url.PathEscape(string(p)) }
+	path := func(p daml.Party) string {
+		return "/v0/scan-proxy/transfer-preapprovals/by-party/" + url.PathEscape(string(p))
+	}
 	got := decode[struct {
 		TransferPreapproval struct {
 			Contract struct {
