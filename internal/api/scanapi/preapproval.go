@@ -16,9 +16,9 @@ type TransferPreapprovalResponse struct {
 	TransferPreapproval *splicewire.ContractWithState `json:"transfer_preapproval"`
 }
 
-// NoTransferPreapproval is the error of a lookup that finds none; clients
+// noTransferPreapproval is the error of a lookup that finds none; clients
 // (the wallet SDK) match its text to tell "none" from a failure.
-func NoTransferPreapproval(party string) error {
+func noTransferPreapproval(party string) error {
 	return fault.New(fault.NotFound, "No TransferPreapproval found for party: %s", fault.Clip(party))
 }
 
@@ -39,7 +39,7 @@ func (h *Handler) transferPreapprovalByParty(w http.ResponseWriter, r *http.Requ
 		}
 	}
 	if best == nil {
-		return NoTransferPreapproval(party)
+		return noTransferPreapproval(party)
 	}
 	cws, err := splicewire.WithState[splicewire.ContractWithState](best.Contract)
 	if err != nil {
