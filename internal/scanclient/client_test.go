@@ -197,6 +197,10 @@ var reads = []struct {
 		return err
 	}},
 	{"DsoInfo", func(ctx context.Context, c *scanclient.Client) error { _, err := c.DsoInfo(ctx); return err }},
+	{"TransferPreapprovalByParty", func(ctx context.Context, c *scanclient.Client) error {
+		_, err := c.TransferPreapprovalByParty(ctx, "alice::1220")
+		return err
+	}},
 }
 
 func wantFault(t *testing.T, err error, kind fault.Kind, msg string) {
@@ -228,6 +232,8 @@ func TestScanErrors(t *testing.T) {
 			fault.NotFound, "No ans entry found for name: nobody.cns"},
 		{"party without entry", func() error { _, err := c.AnsEntryByParty(ctx, "nobody::1220ab"); return err },
 			fault.NotFound, "No ans entry found for party: nobody::1220ab"},
+		{"party without pre-approval", func() error { _, err := c.TransferPreapprovalByParty(ctx, "nobody::1220ab"); return err },
+			fault.NotFound, "No TransferPreapproval found for party: nobody::1220ab"},
 		{"page size 0", func() error { _, err := c.AnsEntries(ctx, "", 0); return err },
 			fault.InvalidArgument, "Limit must be at least 1."},
 		{"page size too large", func() error { _, err := c.AnsEntries(ctx, "", 5000); return err },

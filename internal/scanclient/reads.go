@@ -10,6 +10,7 @@ import (
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
 
 // dsoPartyIDResponse is the answer of GET /v0/dso-party-id.
@@ -141,4 +142,27 @@ func (c *Client) DsoInfo(ctx context.Context) (*DsoInfo, error) {
 		}
 		return &d, nil
 	})
+}
+
+// transferPreapprovalResponse is the answer of GET
+// /v0/transfer-preapprovals/by-party/{party}.
+type transferPreapprovalResponse struct {
+	TransferPreapproval *splicewire.ContractWithState `json:"transfer_preapproval"`
+}
+
+// TransferPreapprovalByParty returns the pre-approval the party receives
+// through, as f+1 of the Scans agree (GET
+// /v0/transfer-preapprovals/by-party/{party}); a party without one is
+// NotFound with the Scan's message.
+func (c *Client) TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error) {
+	path := "/v0/transfer-preapprovals/by-party/" + url.PathEscape(string(party))
+	resp, err := bft(ctx, c, "transfer pre-approval "+path, func(ctx context.Context, base string) (transferPreapprovalResponse, error) {
+		var resp transferPreapprovalResponse
+		err := c.call(ctx, base, http.MethodGet, path, nil, nil, &resp)
+		return resp, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.decode(resp.TransferPreapproval, splice.TransferPreapproval{}.TemplateID())
 }

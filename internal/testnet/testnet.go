@@ -128,6 +128,38 @@ func DirectOffer(t testing.TB, net *ledger.Network, participant ledger.Participa
 	return tr.Final(cid)
 }
 
+// Preapprove has the validator's party provide receiver a transfer
+// pre-approval until expiresAt, valid from createdAt (ledger time when
+// nil), through AmuletRules_CreateTransferPreapproval without inputs: it
+// must be free (within the base duration). It returns the pre-approval.
+func (n *Net) Preapprove(t testing.TB, receiver daml.Party, createdAt *daml.Timestamp, expiresAt daml.Timestamp) daml.ContractID {
+	t.Helper()
+	ctx := context.Background()
+	v := n.Seeded.Validator
+	ac, err := splice.LoadAmuletContext(ctx, n.Network.Store(), n.Seeded.DSOParty, n.Network.Clock().Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cid daml.ContractID
+	tr, err := n.Network.Submit(ctx, ledger.Command{
+		Participant: v.Participant, UserID: v.OperatorUser, ActAs: []daml.Party{receiver, v.Party}, Disclosed: ac.Disclosed(),
+		CommandID: splice.CommandID("preapprove"),
+		Run: func(tx *ledger.Tx) error {
+			res, err := ledger.Exercise[splice.AmuletRulesCreateTransferPreapprovalResult](tx, ac.AmuletRules.ID, "AmuletRules_CreateTransferPreapproval",
+				splice.AmuletRulesCreateTransferPreapproval{
+					Context: ac.PaymentContext(), Receiver: receiver, Provider: v.Party, ExpiresAt: expiresAt,
+					ExpectedDso: &n.Seeded.DSOParty, OptCreatedAt: createdAt,
+				})
+			cid = res.TransferPreapprovalCid
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatalf("pre-approve %s: %v", receiver, err)
+	}
+	return tr.Final(cid)
+}
+
 // ScanServer serves the Scan API on an httptest server, closed when t
 // ends, that ingests before every request so that the Scan is never
 // behind the network. Its Scan API root is URL + scanapi.Prefix.

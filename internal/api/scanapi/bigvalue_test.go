@@ -64,6 +64,7 @@ func TestErrorsQuoteAShortPrefix(t *testing.T) {
 		{"ans-entries: page_size", "GET", "/v0/ans-entries?page_size=" + q(big), ""},
 		{"ans-entry by name", "GET", "/v0/ans-entries/by-name/" + p(big), ""},
 		{"ans-entry by party", "GET", "/v0/ans-entries/by-party/" + p(bigParty), ""},
+		{"transfer pre-approval by party", "GET", "/v0/transfer-preapprovals/by-party/" + p(bigParty), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -21,6 +21,7 @@ var fuzzGets = []string{
 	"/v0/state/acs/snapshot-timestamp", "/v0/state/acs/snapshot-timestamp-after", "/v0/ans-entries",
 	"/v2/updates/{}", "/v1/updates/{}", "/v0/voterequests/{}", "/v0/ans-entries/by-name/{}",
 	"/v0/ans-entries/by-party/{}", "/v1/domains/{}/parties/{}/participant-id",
+	"/v0/transfer-preapprovals/by-party/{}",
 }
 
 // FuzzRequests sends arbitrary bodies, query strings and path segments to

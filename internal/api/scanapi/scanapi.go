@@ -104,6 +104,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/ans-entries", h.ansEntries},
 		{"GET /v0/ans-entries/by-name/{name}", h.ansEntryByName},
 		{"GET /v0/ans-entries/by-party/{party}", h.ansEntryByParty},
+		{"GET /v0/transfer-preapprovals/by-party/{party}", h.transferPreapprovalByParty},
 	}
 	for _, rt := range routes {
 		method, path, _ := strings.Cut(rt.pattern, " ")

@@ -23,6 +23,7 @@ var fuzzPosts = []string{
 // fuzz target varies.
 var fuzzGets = []string{
 	"/v0/scan-proxy/ans-entries", "/v0/scan-proxy/ans-entries/by-name/{}", "/v0/scan-proxy/ans-entries/by-party/{}",
+	"/v0/scan-proxy/transfer-preapprovals/by-party/{}",
 }
 
 var fuzzEnv struct {

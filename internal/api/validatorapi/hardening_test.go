@@ -48,6 +48,7 @@ func TestErrorsQuoteAShortPrefix(t *testing.T) {
 		{"scan-proxy: page_size", get("/v0/scan-proxy/ans-entries?page_size="+digits, "")},
 		{"scan-proxy: by-name", get("/v0/scan-proxy/ans-entries/by-name/"+big, "")},
 		{"scan-proxy: by-party", get("/v0/scan-proxy/ans-entries/by-party/"+big, "")},
+		{"scan-proxy: transfer pre-approval by party", get("/v0/scan-proxy/transfer-preapprovals/by-party/"+big, "")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -71,6 +71,34 @@ func (h *Handler) ansEntryByParty(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
+// TransferPreapprovalProxyResponse is GET
+// /v0/scan-proxy/transfer-preapprovals/by-party/{party}: the Scans'
+// answer, always with the contract (senders disclose it).
+type TransferPreapprovalProxyResponse struct {
+	TransferPreapproval *splicewire.FullContractWithState `json:"transfer_preapproval"`
+}
+
+// transferPreapprovalByParty answers the party's pre-approval as the
+// Scans agree on it. A party with none gets the Scans' 404, whose text
+// the wallet SDK matches on, spelled here so that it does not depend on
+// the Scans' wording.
+func (h *Handler) transferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
+	party := r.PathValue("party")
+	c, err := h.proxy.TransferPreapprovalByParty(r.Context(), daml.Party(party))
+	if fault.Is(err, fault.NotFound) {
+		return fault.New(fault.NotFound, "No TransferPreapproval found for party: %s", fault.Clip(party))
+	}
+	if err != nil {
+		return err
+	}
+	cws, err := splicewire.WithState[splicewire.FullContractWithState](c)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, TransferPreapprovalProxyResponse{TransferPreapproval: cws})
+	return nil
+}
+
 // AmuletRulesProxyResponse is GET /v0/scan-proxy/amulet-rules: the amulet
 // rules as the Scan has them, always with the contract (wallets submit it
 // as a disclosed contract).

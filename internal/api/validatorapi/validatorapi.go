@@ -54,6 +54,7 @@ type ScanProxy interface {
 	AnsEntries(ctx context.Context, namePrefix string, pageSize int) ([]scanclient.AnsEntry, error)
 	AnsEntryByName(ctx context.Context, name string) (scanclient.AnsEntry, error)
 	AnsEntryByParty(ctx context.Context, party daml.Party) (scanclient.AnsEntry, error)
+	TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error)
 	AmuletRules(ctx context.Context) (*ledger.Contract, error)
 	OpenAndIssuingRounds(ctx context.Context) (open, issuing []*ledger.Contract, err error)
 	DsoInfo(ctx context.Context) (*scanclient.DsoInfo, error)
@@ -160,6 +161,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/scan-proxy/ans-entries", h.scanProxy(h.ansEntries)},
 		{"GET /v0/scan-proxy/ans-entries/by-name/{name}", h.scanProxy(h.ansEntryByName)},
 		{"GET /v0/scan-proxy/ans-entries/by-party/{party}", h.scanProxy(h.ansEntryByParty)},
+		{"GET /v0/scan-proxy/transfer-preapprovals/by-party/{party}", h.scanProxy(h.transferPreapprovalByParty)},
 		{"GET /v0/scan-proxy/amulet-rules", h.scanProxy(h.proxyAmuletRules)},
 		{"GET /v0/scan-proxy/open-and-issuing-mining-rounds", h.scanProxy(h.proxyMiningRounds)},
 		{"GET /v0/scan-proxy/dso", h.scanProxy(h.proxyDso)},

@@ -444,6 +444,7 @@ const (
 	txKindUnlock     txKind = "unlock"
 	txKindMergeSplit txKind = "merge-split"
 	txKindMint       txKind = "mint"
+	txKindBurn       txKind = "burn"
 )
 
 func holdingTxMeta(kind txKind, reason *string, sender *daml.Party, burned *daml.Numeric) *Metadata {

@@ -14,6 +14,8 @@ func Register(r *ledger.Registry) {
 	registerAmulet(r)
 	registerRounds(r)
 	registerAmuletRules(r)
+	registerCoupons(r)
+	registerPreapprovals(r)
 	registerWallet(r)
 	registerSubscriptions(r)
 	registerAns(r)

@@ -24,6 +24,8 @@ func TestTemplatesAreRegistered(t *testing.T) {
 		{splice.PackageAmulet, "Splice.Amulet", "FeaturedAppRight"},
 		{splice.PackageAmulet, "Splice.Amulet", "FeaturedAppActivityMarker"},
 		{splice.PackageAmulet, "Splice.Amulet", "UnclaimedReward"},
+		{splice.PackageAmulet, "Splice.Amulet", "ValidatorRewardCoupon"},
+		{splice.PackageAmulet, "Splice.AmuletRules", "TransferPreapproval"},
 		{splice.PackageAmulet, "Splice.Amulet", "UnclaimedDevelopmentFundCoupon"},
 		{splice.PackageAmulet, "Splice.AmuletRules", "AmuletRules"},
 		{splice.PackageAmulet, "Splice.Round", "OpenMiningRound"},
@@ -34,6 +36,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 		{splice.PackageWallet, "Splice.Wallet.Install", "WalletAppInstall"},
 		{splice.PackageWallet, "Splice.Wallet.TransferOffer", "TransferOffer"},
 		{splice.PackageWallet, "Splice.Wallet.TransferOffer", "AcceptedTransferOffer"},
+		{splice.PackageWallet, "Splice.Wallet.TransferPreapproval", "TransferPreapprovalProposal"},
 		{splice.PackageWalletPayments, "Splice.Wallet.Subscriptions", "SubscriptionRequest"},
 		{splice.PackageWalletPayments, "Splice.Wallet.Subscriptions", "SubscriptionInitialPayment"},
 		{splice.PackageWalletPayments, "Splice.Wallet.Subscriptions", "Subscription"},
@@ -58,7 +61,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 			t.Errorf("%s:%s:%s is %v (%v)", tc.pkg.Name, tc.module, tc.entity, tid, ok)
 		}
 	}
-	if got := len(reg.Templates()); got != 33 {
+	if got := len(reg.Templates()); got != 36 {
 		t.Errorf("%d templates registered", got)
 	}
 	for _, p := range splice.Packages() {

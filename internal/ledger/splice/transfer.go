@@ -21,6 +21,15 @@ import (
 // holdings change in the token standard's V2 event log
 // (EventLog_HoldingsChange exercises on the rules); sandnet does not.
 func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t Transfer) (TransferResult, error) {
+	return executeTransferIssuing(tx, dso, context, t, true)
+}
+
+// executeTransferIssuing is executeTransfer with Splice's
+// RewardsIssuanceConfig reduced to what sandnet issues: whether the
+// transfer records app activity (FeaturedAppActivityMarkers). Splice's
+// splitAndBurn turns it off, as the burn's own ValidatorRewardCoupon
+// stands for the activity.
+func executeTransferIssuing(tx *ledger.Tx, dso daml.Party, context TransferContext, t Transfer, issueAppRewards bool) (TransferResult, error) {
 	var res TransferResult
 	csum, err := summarizeContext(tx, dso, context, t)
 	if err != nil {
@@ -141,8 +150,14 @@ func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t T
 			Meta:     map[string]string{"requiredAmount": missing}})
 	}
 
-	if err := issueRewards(tx, csum, t); err != nil {
-		return res, err
+	if issueAppRewards {
+		if err := issueRewards(tx, csum, t); err != nil {
+			return res, err
+		}
+	} else if useFeaturedAppMarkers(csum.rewardConfig) {
+		if err := require(tx, "beneficiaries are unset if issueAppRewards is false", t.Beneficiaries == nil || len(*t.Beneficiaries) == 0); err != nil {
+			return res, err
+		}
 	}
 
 	// Create the outputs and the sender's change.
@@ -337,11 +352,17 @@ func unimplementedInput(in TransferInput) (cid daml.ContractID, module, entity s
 // fetchUnimplemented fails a fetch of a contract of a Splice template
 // sandnet does not implement, as the fetch would fail on sandnet's
 // ledger, where no such contract exists: the id names no contract, or one
-// of another template.
+// of another template. A contract of the template itself (the
+// ValidatorRewardCoupons of pre-approval fees) is refused as unsupported.
 func fetchUnimplemented(tx *ledger.Tx, cid daml.ContractID, module, entity string) error {
 	c, err := tx.FetchContract(cid)
 	if err != nil {
 		return err
+	}
+	if want := PackageAmulet.Identifier(module, entity); c.Template.ModuleName == module && c.Template.EntityName == entity {
+		// The ValidatorRewardCoupons a paid pre-approval's burn creates
+		// exist, but sandnet does not mint their issuance.
+		return fault.New(fault.FailedPrecondition, "sandnet does not spend %s inputs in transfers", want)
 	}
 	return fault.WithCode(fault.DamlPrecondition, "WRONGLY_TYPED_CONTRACT",
 		"Contract %s has template %s, not %s", cid, c.Template.Identifier, PackageAmulet.Identifier(module, entity))
