@@ -69,13 +69,21 @@ type env struct {
 // newEnv builds an env in t's temporary directory.
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	return newEnvWith(t, -1)
+}
+
+// newEnvWith is newEnv with the scan-proxy's client caching the amulet
+// rules and rounds for cacheTTL (negative: not at all, which makes the
+// tests' reads deterministic; 0: the default, as sandnet start runs it).
+func newEnvWith(t testing.TB, cacheTTL time.Duration) *env {
+	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
 	n := testnet.Seed(t)
 	if _, err := n.Ingester.Step(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scanclient.New(scanclient.Config{URLs: []string{n.ScanServer(t).URL + scanapi.Prefix}, Registry: n.Network.Registry(), Logger: log, CacheTTL: -1})
+	sc, err := scanclient.New(scanclient.Config{URLs: []string{n.ScanServer(t).URL + scanapi.Prefix}, Registry: n.Network.Registry(), Logger: log, CacheTTL: cacheTTL})
 	if err != nil {
 		t.Fatal(err)
 	}

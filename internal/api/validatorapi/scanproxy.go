@@ -1,9 +1,12 @@
 package validatorapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
@@ -111,12 +114,67 @@ func (h *Handler) proxyAmuletRules(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	cws, err := splicewire.WithState[splicewire.FullContractWithState](rules)
-	if err != nil {
-		return err
+	// The rules change rarely: their answer is rendered once per contract.
+	body, ok := h.answers.get("amulet-rules", string(rules.ID))
+	if !ok {
+		cws, err := splicewire.WithState[splicewire.FullContractWithState](rules)
+		if err != nil {
+			return err
+		}
+		if body, err = encodeAnswer(AmuletRulesProxyResponse{AmuletRules: cws}); err != nil {
+			return err
+		}
+		h.answers.put("amulet-rules", string(rules.ID), body, time.Time{})
 	}
-	web.WriteJSON(w, http.StatusOK, AmuletRulesProxyResponse{AmuletRules: cws})
+	web.WriteJSONBytes(w, http.StatusOK, body)
 	return nil
+}
+
+// encodeAnswer encodes an answer as web.WriteJSON writes it.
+func encodeAnswer(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode the answer")
+	}
+	return append(b, '\n'), nil
+}
+
+// answerCache keeps rendered scan-proxy answers that cannot have changed:
+// by key, with a tag naming what they were rendered from (a contract id)
+// and, when not zero, a time after which they are asked for again. It is
+// bounded: when full, it starts over.
+type answerCache struct {
+	mu sync.Mutex
+	m  map[string]cachedAnswer
+}
+
+type cachedAnswer struct {
+	tag   string
+	body  []byte
+	until time.Time
+}
+
+// maxCachedAnswers bounds the cache; keys come from clients (a registry
+// query string), so their number is theirs to choose.
+const maxCachedAnswers = 1024
+
+func (c *answerCache) get(key, tag string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.m[key]
+	if !ok || a.tag != tag || (!a.until.IsZero() && time.Now().After(a.until)) {
+		return nil, false
+	}
+	return a.body, true
+}
+
+func (c *answerCache) put(key, tag string, body []byte, until time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedAnswers {
+		c.m = map[string]cachedAnswer{}
+	}
+	c.m[key] = cachedAnswer{tag: tag, body: body, until: until}
 }
 
 // MiningRoundsProxyResponse is GET
@@ -167,10 +225,34 @@ func (h *Handler) proxyRegistry(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return fault.New(fault.NotFound, "The requested resource could not be found.")
 	}
+	// The registry's metadata is served from memory: its info cannot
+	// change while sandnet runs, and its instruments (the supply of the
+	// latest ACS snapshot) are kept as long as the Scan client keeps the
+	// amulet rules. Other reads go to the Scans each time.
+	key := path + "?" + r.URL.RawQuery
+	var until time.Time
+	switch {
+	case path == "/metadata/v1/info":
+	case strings.HasPrefix(path, "/metadata/v1/instruments"):
+		until = time.Now().Add(scanclient.DefaultCacheTTL)
+	default:
+		key = ""
+	}
+	if body, ok := h.answers.get(key, ""); ok && key != "" {
+		web.WriteJSONBytes(w, http.StatusOK, body)
+		return nil
+	}
 	body, err := h.proxy.Registry(r.Context(), path, r.URL.Query())
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(w, http.StatusOK, body)
+	out, err := encodeAnswer(body)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		h.answers.put(key, "", out, until)
+	}
+	web.WriteJSONBytes(w, http.StatusOK, out)
 	return nil
 }

@@ -88,6 +88,8 @@ type Handler struct {
 	// party never changes, so the scan-proxy asks for it once (Splice's
 	// validator also learns it once, at start).
 	dso atomic.Pointer[DSOPartyIDResponse]
+	// answers are scan-proxy answers rendered once (scanproxy.go).
+	answers answerCache
 }
 
 // New returns a validator API handler.

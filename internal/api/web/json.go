@@ -32,6 +32,13 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
+// WriteJSONBytes answers with a JSON document already encoded.
+func WriteJSONBytes(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
 // statusOf maps fault kinds to HTTP statuses as Splice's HttpErrorHandler
 // maps gRPC codes (DIGEST §0 of reference/splice).
 var statusOf = map[fault.Kind]int{
