@@ -16,6 +16,7 @@ package validatorapi
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -52,6 +53,8 @@ type ScanProxy interface {
 	AmuletRules(ctx context.Context) (*ledger.Contract, error)
 	OpenAndIssuingRounds(ctx context.Context) (open, issuing []*ledger.Contract, err error)
 	DsoInfo(ctx context.Context) (*scanclient.DsoInfo, error)
+	HoldingsSummary(ctx context.Context, req scanclient.HoldingsSummaryRequest) (json.RawMessage, error)
+	HoldingsSummaryV1(ctx context.Context, req scanclient.HoldingsSummaryRequest) (json.RawMessage, error)
 }
 
 var _ ScanProxy = (*scanclient.Client)(nil)
@@ -149,6 +152,8 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/scan-proxy/amulet-rules", h.scanProxy(h.proxyAmuletRules)},
 		{"GET /v0/scan-proxy/open-and-issuing-mining-rounds", h.scanProxy(h.proxyMiningRounds)},
 		{"GET /v0/scan-proxy/dso", h.scanProxy(h.proxyDso)},
+		{"POST /v0/scan-proxy/holdings/summary", h.scanProxy(h.proxyHoldingsSummaryV0)},
+		{"POST /v1/scan-proxy/holdings/summary", h.scanProxy(h.proxyHoldingsSummaryV1)},
 	}
 	for _, rt := range routes {
 		method, path, _ := strings.Cut(rt.pattern, " ")
