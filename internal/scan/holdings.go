@@ -274,19 +274,30 @@ func (h *HoldingsSummary) finish() error {
 
 // earliestOpenRound is the number of the open mining round created first,
 // the summary's default round; none is Splice's FailedPrecondition.
+// Splice takes the first in ledger event order; rounds open in number
+// order (the three a network starts with in one transaction too), so the
+// lowest number is that round, whereas the store's (created_at,
+// contract_id) order would pick at random among rounds of one
+// transaction.
 func (s *Service) earliestOpenRound(ctx context.Context) (int64, error) {
-	cs, err := s.Store.ActiveContracts(ctx, ContractQuery{Templates: []TemplateKey{KeyOf(splice.OpenMiningRound{}.TemplateID())}, Limit: 1})
+	cs, err := s.Store.ActiveContracts(ctx, ContractQuery{Templates: []TemplateKey{KeyOf(splice.OpenMiningRound{}.TemplateID())}})
 	if err != nil {
 		return 0, err
 	}
 	if len(cs) == 0 {
 		return 0, fault.New(fault.FailedPrecondition, "No open mining rounds found.")
 	}
-	r, err := splice.Decode[splice.OpenMiningRound](cs[0])
-	if err != nil {
-		return 0, fault.Wrap(fault.Internal, err, "decode %s", cs[0].ID)
+	var earliest int64
+	for i, c := range cs {
+		r, err := splice.Decode[splice.OpenMiningRound](c)
+		if err != nil {
+			return 0, fault.Wrap(fault.Internal, err, "decode %s", c.ID)
+		}
+		if n := r.Payload.Round.Number; i == 0 || n < earliest {
+			earliest = n
+		}
 	}
-	return r.Payload.Round.Number, nil
+	return earliest, nil
 }
 
 // HoldingFeeAsOf is the holding fee Splice's Scan reports for an amount as

@@ -147,7 +147,7 @@ func TestHoldingsSummary(t *testing.T) {
 			contracts: []ledger.Template{
 				amulet(bob, "5.0", 0), amulet(alice, "10.0", 2), locked(alice, bob, "3.0", 1), amulet(carol, "7.0", 0),
 			},
-			rounds:    []int64{4, 5, 6},
+			rounds:    []int64{5, 4, 6},
 			req:       scan.HoldingsSummaryRequest{Owners: []daml.Party{alice, bob}, WithFees: true},
 			wantRound: 4,
 			want: []row{
