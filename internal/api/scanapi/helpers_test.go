@@ -138,6 +138,7 @@ var sharedEnv = testnet.NewShared("scanapi", openEnv, (*env).Close)
 func TestMain(m *testing.M) {
 	code := m.Run()
 	sharedEnv.Close()
+	sharedHoldings.Close()
 	os.Exit(code)
 }
 

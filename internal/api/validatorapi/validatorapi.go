@@ -61,6 +61,8 @@ type ScanProxy interface {
 	// Registry GETs a path of the token-standard registry (under
 	// /registry) and returns the Scan's JSON as it came.
 	Registry(ctx context.Context, path string, query url.Values) (json.RawMessage, error)
+	HoldingsSummary(ctx context.Context, req scanclient.HoldingsSummaryRequest) (json.RawMessage, error)
+	HoldingsSummaryV1(ctx context.Context, req scanclient.HoldingsSummaryRequest) (json.RawMessage, error)
 }
 
 var _ ScanProxy = (*scanclient.Client)(nil)
@@ -170,6 +172,8 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/scan-proxy/registry/metadata/v1/info", h.scanProxy(h.proxyRegistry)},
 		{"GET /v0/scan-proxy/registry/metadata/v1/instruments", h.scanProxy(h.proxyRegistry)},
 		{"GET /v0/scan-proxy/registry/metadata/v1/instruments/{id}", h.scanProxy(h.proxyRegistry)},
+		{"POST /v0/scan-proxy/holdings/summary", h.scanProxy(h.proxyHoldingsSummaryV0)},
+		{"POST /v1/scan-proxy/holdings/summary", h.scanProxy(h.proxyHoldingsSummaryV1)},
 	}
 	for _, rt := range routes {
 		method, path, _ := strings.Cut(rt.pattern, " ")
