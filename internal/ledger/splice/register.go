@@ -14,10 +14,13 @@ func Register(r *ledger.Registry) {
 	registerAmulet(r)
 	registerRounds(r)
 	registerAmuletRules(r)
+	registerExternalParty(r)
+	registerExternalPartyAmuletRulesChoices(r)
 	registerWallet(r)
 	registerSubscriptions(r)
 	registerAns(r)
 	registerDso(r)
+	registerExternalPartyDsoRules(r)
 }
 
 // NewRegistry returns a registry holding the Splice templates.
