@@ -304,3 +304,118 @@ func TestUpdateExternalPartyConfigStates(t *testing.T) {
 		t.Error("the newer state is gone")
 	}
 }
+
+// settle runs the DSO automation until it has nothing left to do.
+func (s seeded) settle(t testing.TB) {
+	t.Helper()
+	for range 10 {
+		if res := s.runAutomation(t); res.Actions == 0 {
+			return
+		}
+	}
+	t.Fatal("the automation does not settle")
+}
+
+// The DSO automation keeps two config states alive, about a tick apart,
+// each living two ticks: it creates the missing contracts, rotates the
+// older state once its time is up, and after a clock jump of two days
+// leaves two valid states.
+func TestAutomationRotatesExternalPartyConfigStates(t *testing.T) {
+	t.Parallel()
+	s := seedNetwork(t, splice.SeedConfig{NoAnsEntries: true})
+	s.settle(t)
+	if n := count[splice.ExternalPartyAmuletRules](t, s); n != 1 {
+		t.Fatalf("%d ExternalPartyAmuletRules", n)
+	}
+	states := s.configStates(t)
+	if len(states) != 2 {
+		t.Fatalf("%d config states", len(states))
+	}
+	tick := daml.Timestamp(day.Microseconds())
+	if gap := states[1].Payload.TargetArchiveAfter - states[0].Payload.TargetArchiveAfter; gap != tick {
+		t.Errorf("the states are %d µs apart", gap)
+	}
+	if res := s.runAutomation(t); res.Actions != 0 || res.Next > states[0].Payload.TargetArchiveAfter+1 {
+		t.Errorf("nothing is due before the older state's time: %+v", res)
+	}
+
+	// A tick later the older one is replaced by one living two ticks.
+	s.advance(t, time.Duration(states[0].Payload.TargetArchiveAfter-s.now()+1)*time.Microsecond)
+	s.settle(t)
+	after := s.configStates(t)
+	if len(after) != 2 || after[0].ID != states[1].ID {
+		t.Fatalf("after a tick: %+v", after)
+	}
+	if want := s.now() + 2*tick; after[1].Payload.TargetArchiveAfter != want {
+		t.Errorf("the new state is archived after %s, want %s", after[1].Payload.TargetArchiveAfter, want)
+	}
+
+	// After the clock jumps 49 hours, two valid states remain.
+	s.advance(t, 49*time.Hour)
+	s.settle(t)
+	jumped := s.configStates(t)
+	if len(jumped) != 2 {
+		t.Fatalf("%d config states after the jump", len(jumped))
+	}
+	_, rounds := s.triple(t)
+	for _, c := range jumped {
+		if c.Payload.TargetArchiveAfter <= s.now() {
+			t.Errorf("state %s is due at %s, before now %s", c.ID, c.Payload.TargetArchiveAfter, s.now())
+		}
+		if c.Payload.HoldingFeesOpenRoundNumber != rounds[0].Payload.Round {
+			t.Errorf("state for round %d, the oldest open round is %d", c.Payload.HoldingFeesOpenRoundNumber.Number, rounds[0].Payload.Round.Number)
+		}
+		if c.ID == after[0].ID || c.ID == after[1].ID {
+			t.Errorf("state %s outlived the jump", c.ID)
+		}
+	}
+}
+
+// A network seeded before sandnet had the external-party contracts (here:
+// one whose contracts were archived) gains them from the DSO automation,
+// through the DSO's own commands; a pending bootstrap instruction is used,
+// not duplicated.
+func TestAutomationCreatesMissingExternalPartyContracts(t *testing.T) {
+	t.Parallel()
+	for _, pending := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fresh", true: "pending instruction"}[pending], func(t *testing.T) {
+			t.Parallel()
+			s := seedNetwork(t, splice.SeedConfig{NoAnsEntries: true})
+			rules, err := splice.Active[splice.ExternalPartyAmuletRules](context.Background(), s.net.Store(), s.DSOParty)
+			if err != nil || len(rules) != 1 {
+				t.Fatal(len(rules), err)
+			}
+			dsoRules := s.dsoRules(t).ID
+			_, err = s.asDSO(t, nil, func(tx *ledger.Tx) error {
+				for _, cid := range []daml.ContractID{rules[0].ID, s.configStates(t)[0].ID, s.configStates(t)[1].ID} {
+					if _, err := ledger.Exercise[daml.Unit](tx, cid, "Archive", daml.Unit{}); err != nil {
+						return err
+					}
+				}
+				if pending {
+					_, err := ledger.Exercise[splice.DsoRulesCreateBootstrapExternalPartyConfigStateInstructionResult](tx, dsoRules,
+						"DsoRules_CreateBootstrapExternalPartyConfigStateInstruction", splice.DsoRulesCreateBootstrapExternalPartyConfigStateInstruction{})
+					return err
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := count[splice.ExternalPartyAmuletRules](t, s) + len(s.configStates(t)); n != 0 {
+				t.Fatalf("%d contracts left", n)
+			}
+			s.settle(t)
+			if n := count[splice.ExternalPartyAmuletRules](t, s); n != 1 {
+				t.Errorf("%d ExternalPartyAmuletRules", n)
+			}
+			if n := count[splice.BootstrapExternalPartyConfigStateInstruction](t, s); n != 0 {
+				t.Errorf("%d instructions left", n)
+			}
+			states := s.configStates(t)
+			if len(states) != 2 || states[0].Payload.TargetArchiveAfter != s.now()+daml.Timestamp(day.Microseconds()) {
+				t.Errorf("config states %+v", states)
+			}
+		})
+	}
+}
