@@ -475,7 +475,9 @@ func (a *Automation) planExternalParty(st *dsoState, now daml.Timestamp, due fun
 				DsoRulesBootstrapExternalPartyConfigState{AmuletRulesCid: amuletRules, InstructionCid: cid, OpenMiningRoundTriple: triple, Sv: sv})
 			return err
 		}})
-	case len(st.configStates) >= 2 && len(st.open) >= 3:
+	case len(st.configStates) == 2 && len(st.open) >= 3:
+		// Splice's automation acts on a pair only: with more or fewer
+		// states something else went wrong, and it leaves them be.
 		oldest := st.configStates[0].Payload.TargetArchiveAfter
 		// Splice's trigger acts once the target is strictly past.
 		if oldest >= now {
