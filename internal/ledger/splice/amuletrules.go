@@ -642,12 +642,10 @@ func registerAmuletRules(r *ledger.Registry) {
 }
 
 // bootstrapRounds is AmuletRules_Bootstrap_Rounds: the first two rounds
-// open at once, the third one round0Duration later.
-//
-// Splice also bootstraps its ExternalPartyConfigState contracts here
-// (AmuletRules_BootstrapExternalPartyConfigState), which sandnet does not
-// implement.
-func bootstrapRounds(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg AmuletRulesBootstrapRounds) (AmuletRulesBootstrapRoundsResult, error) {
+// open at once, the third one round0Duration later; then the
+// external-party config states are bootstrapped from them
+// (AmuletRules_BootstrapExternalPartyConfigState).
+func bootstrapRounds(tx *ledger.Tx, self daml.ContractID, rules AmuletRules, arg AmuletRulesBootstrapRounds) (AmuletRulesBootstrapRoundsResult, error) {
 	if err := require(tx, "contractStateSchemaVersion is not set", rules.ContractStateSchemaVersion == nil); err != nil {
 		return AmuletRulesBootstrapRoundsResult{}, err
 	}
@@ -670,7 +668,7 @@ func bootstrapRounds(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg Am
 		return AmuletRulesBootstrapRoundsResult{}, a.err
 	}
 	trafficPrice := roundTrafficPrice(cfg)
-	var last daml.ContractID
+	var cids [3]daml.ContractID
 	for i := range 3 {
 		issuingFor := RelTime{Microseconds: issuingFor0 + int64(i)*tick.Microseconds}
 		cid, err := ledger.Create(tx, OpenMiningRound{
@@ -682,9 +680,16 @@ func bootstrapRounds(tx *ledger.Tx, _ daml.ContractID, rules AmuletRules, arg Am
 		if err != nil {
 			return AmuletRulesBootstrapRoundsResult{}, err
 		}
-		last = cid
+		cids[i] = cid
 	}
-	return AmuletRulesBootstrapRoundsResult{OpenMiningRoundCid: last, InitialRound: &Round{Number: first}}, nil
+	if _, err := ledger.Exercise[AmuletRulesBootstrapExternalPartyConfigStateResult](tx, self, "AmuletRules_BootstrapExternalPartyConfigState",
+		AmuletRulesBootstrapExternalPartyConfigState{
+			OpenMiningRoundTriple: OpenMiningRoundTriple{Round0Cid: cids[0], Round1Cid: cids[1], Round2Cid: cids[2]},
+			ExpectedDso:           rules.DSO,
+		}); err != nil {
+		return AmuletRulesBootstrapRoundsResult{}, err
+	}
+	return AmuletRulesBootstrapRoundsResult{OpenMiningRoundCid: cids[2], InitialRound: &Round{Number: first}}, nil
 }
 
 // roundTrafficPrice is the traffic price a new round records: the

@@ -40,7 +40,16 @@ type AutomationConfig struct {
 //   - collect the first payment of a requested name (which creates the
 //     AnsEntry) and renewal payments (which renew it);
 //   - expire name entries and subscriptions whose time has passed
-//     (DsoRules_ExpireAnsEntry, DsoRules_ExpireSubscription).
+//     (DsoRules_ExpireAnsEntry, DsoRules_ExpireSubscription);
+//   - rotate the external-party config states: once the older one's
+//     targetArchiveAfter has passed, replace it by one that lives two
+//     ticks (DsoRules_UpdateExternalPartyConfigStates), as Splice's
+//     UpdateExternalPartyConfigStateTrigger does;
+//   - create the DSO's ExternalPartyAmuletRules and bootstrap the config
+//     states when the ledger has none (a network seeded, or forked from
+//     one, before sandnet had them), as Splice's SVs do through the
+//     confirmed actions SRARC_CreateExternalPartyAmuletRules and
+//     SRARC_CreateBootstrapExternalPartyConfigStateInstruction.
 //
 // Each pass submits everything that is due in one transaction, so after
 // the clock jumps a month ahead the DSO catches up in a few transactions:
@@ -184,6 +193,10 @@ type dsoState struct {
 	contexts    []Contract[AnsEntryContext]
 	entries     []Contract[AnsEntry]
 	idle        []Contract[SubscriptionIdleState]
+
+	externalRules []Contract[ExternalPartyAmuletRules]
+	configStates  []Contract[ExternalPartyConfigState]
+	instructions  []Contract[BootstrapExternalPartyConfigStateInstruction]
 }
 
 func (a *Automation) load(ctx context.Context) (*dsoState, error) {
@@ -209,6 +222,12 @@ func (a *Automation) load(ctx context.Context) (*dsoState, error) {
 		func() (err error) { st.contexts, err = Active[AnsEntryContext](ctx, s, dso); return },
 		func() (err error) { st.entries, err = Active[AnsEntry](ctx, s, dso); return },
 		func() (err error) { st.idle, err = Active[SubscriptionIdleState](ctx, s, dso); return },
+		func() (err error) { st.externalRules, err = Active[ExternalPartyAmuletRules](ctx, s, dso); return },
+		func() (err error) { st.configStates, err = Active[ExternalPartyConfigState](ctx, s, dso); return },
+		func() (err error) {
+			st.instructions, err = Active[BootstrapExternalPartyConfigStateInstruction](ctx, s, dso)
+			return
+		},
 	}
 	for _, load := range loads {
 		if err := load(); err != nil {
@@ -217,6 +236,9 @@ func (a *Automation) load(ctx context.Context) (*dsoState, error) {
 	}
 	slices.SortFunc(st.open, func(x, y Contract[OpenMiningRound]) int {
 		return cmpInt(x.Payload.Round.Number, y.Payload.Round.Number)
+	})
+	slices.SortFunc(st.configStates, func(x, y Contract[ExternalPartyConfigState]) int {
+		return cmpInt(int64(x.Payload.TargetArchiveAfter), int64(y.Payload.TargetArchiveAfter))
 	})
 	return st, nil
 }
@@ -298,6 +320,11 @@ func (a *Automation) plan(st *dsoState, now daml.Timestamp) ([]action, daml.Time
 	sv := a.cfg.SV
 	dsoRules, amuletRules := st.dsoRules.ID, st.amuletRules.ID
 
+	// The open rounds as the pass leaves them: advancing them archives
+	// those the pass read, and later actions in the same transaction (the
+	// config states') name the new ones.
+	rounds := &openRounds{open: st.open}
+
 	// Rounds: advance while the oldest open round is past its close, the
 	// latest has opened and the middle one has been open for a tick.
 	if len(st.open) >= 3 {
@@ -306,7 +333,13 @@ func (a *Automation) plan(st *dsoState, now daml.Timestamp) ([]action, daml.Time
 		if ready <= now {
 			votes := a.priceVotes(st)
 			actions = append(actions, action{"advance-rounds", func(tx *ledger.Tx) error {
-				return advanceRounds(tx, dsoRules, amuletRules, sv, votes, st.open)
+				// A retry starts again from what the pass read.
+				rounds.open = st.open
+				advanced, err := advanceRounds(tx, dsoRules, amuletRules, sv, votes, st.open)
+				if err == nil {
+					rounds.open = advanced
+				}
+				return err
 			}})
 		} else {
 			due(ready)
@@ -338,6 +371,8 @@ func (a *Automation) plan(st *dsoState, now daml.Timestamp) ([]action, daml.Time
 		}})
 	}
 
+	actions = append(actions, a.planExternalParty(st, now, due, rounds)...)
+
 	// Name service.
 	if len(st.ansRules) == 1 {
 		actions = append(actions, a.planAns(st, now, due)...)
@@ -363,38 +398,126 @@ func (a *Automation) priceVotes(st *dsoState) []daml.ContractID {
 }
 
 // advanceRounds advances the open rounds as far as the ledger time allows,
-// at most three times (then the newest round opens in the future).
-func advanceRounds(tx *ledger.Tx, dsoRules, amuletRules daml.ContractID, sv daml.Party, votes []daml.ContractID, open []Contract[OpenMiningRound]) error {
-	type round struct {
-		cid daml.ContractID
-		r   OpenMiningRound
-	}
-	rounds := make([]round, len(open))
-	for i, o := range open {
-		rounds[i] = round{o.ID, o.Payload}
-	}
+// at most three times (then the newest round opens in the future), and
+// returns the open rounds it leaves, oldest first.
+func advanceRounds(tx *ledger.Tx, dsoRules, amuletRules daml.ContractID, sv daml.Party, votes []daml.ContractID, open []Contract[OpenMiningRound]) ([]Contract[OpenMiningRound], error) {
+	rounds := slices.Clone(open)
 	now := tx.Now()
 	for range 3 {
 		if len(rounds) < 3 {
-			return nil
+			return rounds, nil
 		}
 		o, m, l := rounds[0], rounds[1], rounds[2]
-		if o.r.TargetClosesAt > now || l.r.OpensAt > now || addRel(m.r.OpensAt, m.r.TickDuration) > now {
-			return nil
+		if o.Payload.TargetClosesAt > now || l.Payload.OpensAt > now || addRel(m.Payload.OpensAt, m.Payload.TickDuration) > now {
+			return rounds, nil
 		}
 		res, err := ledger.Exercise[DsoRulesAdvanceOpenMiningRoundsResult](tx, dsoRules, "DsoRules_AdvanceOpenMiningRounds",
 			DsoRulesAdvanceOpenMiningRounds{
-				AmuletRulesCid: amuletRules, RoundToArchiveCid: o.cid, MiddleRoundCid: m.cid, LatestRoundCid: l.cid,
+				AmuletRulesCid: amuletRules, RoundToArchiveCid: o.ID, MiddleRoundCid: m.ID, LatestRoundCid: l.ID,
 				AmuletPriceVoteCids: votes, Sv: &sv,
+			})
+		if err != nil {
+			return nil, err
+		}
+		created, err := ledger.Fetch[OpenMiningRound](tx, res.OpenRound)
+		if err != nil {
+			return nil, err
+		}
+		rounds = append(rounds[1:], Contract[OpenMiningRound]{Contract: &ledger.Contract{ID: res.OpenRound}, Payload: created})
+	}
+	return rounds, nil
+}
+
+// openRounds is the DSO's open rounds, oldest first, as the actions of a
+// pass leave them.
+type openRounds struct {
+	open []Contract[OpenMiningRound]
+}
+
+func (r *openRounds) triple() (OpenMiningRoundTriple, bool) {
+	if len(r.open) < 3 {
+		return OpenMiningRoundTriple{}, false
+	}
+	return OpenMiningRoundTriple{Round0Cid: r.open[0].ID, Round1Cid: r.open[1].ID, Round2Cid: r.open[2].ID}, true
+}
+
+// planExternalParty plans the external-party contracts' actions: create
+// what is missing, and rotate the config states whose time is up.
+func (a *Automation) planExternalParty(st *dsoState, now daml.Timestamp, due func(daml.Timestamp), rounds *openRounds) []action {
+	var actions []action
+	sv := a.cfg.SV
+	dsoRules, amuletRules := st.dsoRules.ID, st.amuletRules.ID
+	if len(st.externalRules) == 0 {
+		actions = append(actions, action{"create-external-party-amulet-rules", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[DsoRulesCreateExternalPartyAmuletRulesResult](tx, dsoRules,
+				"DsoRules_CreateExternalPartyAmuletRules", DsoRulesCreateExternalPartyAmuletRules{})
+			return err
+		}})
+	}
+	switch {
+	case len(st.configStates) == 0 && len(st.open) >= 3:
+		var instruction daml.ContractID
+		if len(st.instructions) > 0 {
+			instruction = st.instructions[0].ID
+		}
+		actions = append(actions, action{"bootstrap-external-party-config-states", func(tx *ledger.Tx) error {
+			cid := instruction
+			if cid == "" {
+				res, err := ledger.Exercise[DsoRulesCreateBootstrapExternalPartyConfigStateInstructionResult](tx, dsoRules,
+					"DsoRules_CreateBootstrapExternalPartyConfigStateInstruction", DsoRulesCreateBootstrapExternalPartyConfigStateInstruction{})
+				if err != nil {
+					return err
+				}
+				cid = res.InstructionCid
+			}
+			triple, _ := rounds.triple()
+			_, err := ledger.Exercise[DsoRulesBootstrapExternalPartyConfigStateResult](tx, dsoRules, "DsoRules_BootstrapExternalPartyConfigState",
+				DsoRulesBootstrapExternalPartyConfigState{AmuletRulesCid: amuletRules, InstructionCid: cid, OpenMiningRoundTriple: triple, Sv: sv})
+			return err
+		}})
+	case len(st.configStates) == 2 && len(st.open) >= 3:
+		// Splice's automation acts on a pair only: with more or fewer
+		// states something else went wrong, and it leaves them be.
+		oldest := st.configStates[0].Payload.TargetArchiveAfter
+		// Splice's trigger acts once the target is strictly past.
+		if oldest >= now {
+			due(oldest + 1)
+			break
+		}
+		actions = append(actions, action{"update-external-party-config-states", func(tx *ledger.Tx) error {
+			return rotateConfigStates(tx, dsoRules, amuletRules, sv, rounds, st.configStates)
+		}})
+	}
+	return actions
+}
+
+// rotateConfigStates replaces config states whose targetArchiveAfter has
+// passed, the oldest first, each by one that lives two ticks from now: one
+// replacement normally, both after a clock jump past the two.
+func rotateConfigStates(tx *ledger.Tx, dsoRules, amuletRules daml.ContractID, sv daml.Party, rounds *openRounds, states []Contract[ExternalPartyConfigState]) error {
+	states = slices.Clone(states)
+	now := tx.Now()
+	for range len(states) {
+		if len(states) < 2 || states[0].Payload.TargetArchiveAfter >= now {
+			return nil
+		}
+		triple, _ := rounds.triple()
+		res, err := ledger.Exercise[DsoRulesUpdateExternalPartyConfigStatesResult](tx, dsoRules, "DsoRules_UpdateExternalPartyConfigStates",
+			DsoRulesUpdateExternalPartyConfigStates{
+				AmuletRulesCid: amuletRules, ExternalPartyConfigStateCid0: states[0].ID, ExternalPartyConfigStateCid1: states[1].ID,
+				OpenMiningRoundTriple: triple, Sv: sv,
 			})
 		if err != nil {
 			return err
 		}
-		created, err := ledger.Fetch[OpenMiningRound](tx, res.OpenRound)
+		created, err := ledger.Fetch[ExternalPartyConfigState](tx, res.NewExternalPartyConfigStateCid)
 		if err != nil {
 			return err
 		}
-		rounds = append(rounds[1:], round{res.OpenRound, created})
+		states = append(states[1:], Contract[ExternalPartyConfigState]{Contract: &ledger.Contract{ID: res.NewExternalPartyConfigStateCid}, Payload: created})
+		slices.SortStableFunc(states, func(x, y Contract[ExternalPartyConfigState]) int {
+			return cmpInt(int64(x.Payload.TargetArchiveAfter), int64(y.Payload.TargetArchiveAfter))
+		})
 	}
 	return nil
 }

@@ -1029,8 +1029,7 @@ func registerDso(r *ledger.Registry) {
 		})
 }
 
-// bootstrapDso is DsoBootstrap_Bootstrap. Splice also creates the DSO's
-// ExternalPartyAmuletRules here, which sandnet does not implement.
+// bootstrapDso is DsoBootstrap_Bootstrap.
 func bootstrapDso(tx *ledger.Tx, _ daml.ContractID, b DsoBootstrap, _ DsoBootstrapBootstrap) (DsoBootstrapBootstrapResult, error) {
 	var none DsoBootstrapBootstrapResult
 	rulesCid, err := ledger.Create(tx, AmuletRules{
@@ -1038,6 +1037,9 @@ func bootstrapDso(tx *ledger.Tx, _ daml.ContractID, b DsoBootstrap, _ DsoBootstr
 		ConfigSchedule: Schedule[daml.Timestamp, AmuletConfig]{InitialValue: b.AmuletConfig, FutureValues: []Tuple2[daml.Timestamp, AmuletConfig]{}},
 	})
 	if err != nil {
+		return none, err
+	}
+	if _, err := ledger.Create(tx, ExternalPartyAmuletRules{DSO: b.DSO}); err != nil {
 		return none, err
 	}
 	if _, err := ledger.Create(tx, AnsRules{DSO: b.DSO, Config: b.AnsRulesConfig}); err != nil {

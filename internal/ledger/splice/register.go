@@ -16,10 +16,13 @@ func Register(r *ledger.Registry) {
 	registerAmuletRules(r)
 	registerCoupons(r)
 	registerPreapprovals(r)
+	registerExternalParty(r)
+	registerExternalPartyAmuletRulesChoices(r)
 	registerWallet(r)
 	registerSubscriptions(r)
 	registerAns(r)
 	registerDso(r)
+	registerExternalPartyDsoRules(r)
 }
 
 // NewRegistry returns a registry holding the Splice templates.

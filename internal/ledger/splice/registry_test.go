@@ -28,6 +28,8 @@ func TestTemplatesAreRegistered(t *testing.T) {
 		{splice.PackageAmulet, "Splice.AmuletRules", "TransferPreapproval"},
 		{splice.PackageAmulet, "Splice.Amulet", "UnclaimedDevelopmentFundCoupon"},
 		{splice.PackageAmulet, "Splice.AmuletRules", "AmuletRules"},
+		{splice.PackageAmulet, "Splice.ExternalPartyAmuletRules", "ExternalPartyAmuletRules"},
+		{splice.PackageAmulet, "Splice.ExternalPartyConfigState", "ExternalPartyConfigState"},
 		{splice.PackageAmulet, "Splice.Round", "OpenMiningRound"},
 		{splice.PackageAmulet, "Splice.Round", "SummarizingMiningRound"},
 		{splice.PackageAmulet, "Splice.Round", "IssuingMiningRound"},
@@ -49,6 +51,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 		{splice.PackageDsoGovernance, "Splice.DsoBootstrap", "DsoBootstrap"},
 		{splice.PackageDsoGovernance, "Splice.DsoRules", "DsoRules"},
 		{splice.PackageDsoGovernance, "Splice.DsoRules", "VoteRequest"},
+		{splice.PackageDsoGovernance, "Splice.DsoRules", "BootstrapExternalPartyConfigStateInstruction"},
 		{splice.PackageDsoGovernance, "Splice.DSO.SvState", "SvNodeState"},
 		{splice.PackageDsoGovernance, "Splice.DSO.SvState", "SvRewardState"},
 		{splice.PackageDsoGovernance, "Splice.DSO.SvState", "SvStatusReport"},
@@ -61,7 +64,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 			t.Errorf("%s:%s:%s is %v (%v)", tc.pkg.Name, tc.module, tc.entity, tid, ok)
 		}
 	}
-	if got := len(reg.Templates()); got != 36 {
+	if got := len(reg.Templates()); got != 39 {
 		t.Errorf("%d templates registered", got)
 	}
 	for _, p := range splice.Packages() {

@@ -110,7 +110,7 @@ func TestSeedBuildsTheNetwork(t *testing.T) {
 		counts[c.Template.EntityName]++
 	}
 	want := map[string]int{
-		"AmuletRules": 1, "AnsRules": 1, "DsoRules": 1, "OpenMiningRound": 3, "AnsEntry": 2, "AnsEntryContext": 2,
+		"AmuletRules": 1, "ExternalPartyAmuletRules": 1, "ExternalPartyConfigState": 2, "AnsRules": 1, "DsoRules": 1, "OpenMiningRound": 3, "AnsEntry": 2, "AnsEntryContext": 2,
 		"SubscriptionIdleState": 2, "Subscription": 2, "VoteRequest": 1, "ValidatorLicense": 1, "WalletAppInstall": 3,
 		"ValidatorRight": 3, "Amulet": 3, "SvNodeState": 4, "SvRewardState": 4, "SvStatusReport": 4, "AmuletPriceVote": 4,
 	}
