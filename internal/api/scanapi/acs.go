@@ -197,6 +197,12 @@ func (h *Handler) acsV0(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return h.writeAcsV0(w, r, page)
+}
+
+// writeAcsV0 answers with a page of a snapshot in v0's shape (the holdings
+// state's too).
+func (h *Handler) writeAcsV0(w http.ResponseWriter, r *http.Request, page scan.AcsPage) error {
 	out := AcsResponse{RecordTime: page.Snapshot.RecordTime.String(), MigrationID: page.Snapshot.Migration, CreatedEvents: []*CreatedEvent{}}
 	nodes := map[string]map[daml.ContractID]int32{}
 	for _, row := range page.Rows {
@@ -266,6 +272,12 @@ func (h *Handler) acsV1(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return writeAcsV1(w, page)
+}
+
+// writeAcsV1 answers with a page of a snapshot in v1's shape (the holdings
+// state's too).
+func writeAcsV1(w http.ResponseWriter, page scan.AcsPage) error {
 	events, err := activeContracts(page)
 	if err != nil {
 		return err

@@ -109,24 +109,7 @@ func (h *Handler) holdingsStateV0(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	out := AcsResponse{RecordTime: page.Snapshot.RecordTime.String(), MigrationID: req.Migration, CreatedEvents: []*CreatedEvent{}}
-	nodes := map[string]map[daml.ContractID]int32{}
-	for _, row := range page.Rows {
-		id, err := h.v0EventID(r.Context(), row, nodes)
-		if err != nil {
-			return err
-		}
-		ev, err := createdEvent(row.Contract, id, daml.CompactJSON)
-		if err != nil {
-			return err
-		}
-		out.CreatedEvents = append(out.CreatedEvents, ev)
-	}
-	if page.Next != 0 {
-		out.NextPageToken = &page.Next
-	}
-	web.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return h.writeAcsV0(w, r, page)
 }
 
 func (h *Handler) holdingsStateV1(w http.ResponseWriter, r *http.Request) error {
@@ -138,16 +121,7 @@ func (h *Handler) holdingsStateV1(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	events, err := activeContracts(page)
-	if err != nil {
-		return err
-	}
-	out := AcsResponseV1{RecordTime: page.Snapshot.RecordTime.String(), MigrationID: req.Migration, CreatedEvents: events}
-	if page.Next != 0 {
-		out.NextPageToken = &page.Next
-	}
-	web.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return writeAcsV1(w, page)
 }
 
 // HoldingsSummaryResponse is the answer of POST /v0/holdings/summary.
