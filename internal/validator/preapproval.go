@@ -259,28 +259,39 @@ func (a *Automation) preapprovals(ctx context.Context, now daml.Timestamp) daml.
 		a.log.Warn("listing transfer pre-approval proposals failed", "err", err)
 		return 0
 	}
+	ps, err := v.Preapprovals(ctx)
+	if err != nil {
+		a.log.Warn("listing transfer pre-approvals failed", "err", err)
+		return 0
+	}
+	has := map[daml.Party]bool{}
+	for _, p := range ps {
+		has[p.Payload.Receiver] = true
+	}
+	accepted := false
 	for _, p := range proposals {
-		if p.Payload.Provider != v.cfg.Party {
-			continue
-		}
 		receiver := p.Payload.Receiver
+		if p.Payload.Provider != v.cfg.Party || has[receiver] {
+			continue // a receiver that has one keeps its proposal, as in Splice
+		}
 		if ok, err := v.hostedHere(ctx, receiver); err != nil || !ok {
 			if err != nil {
 				a.log.Warn("looking up a pre-approval receiver's hosting failed", "receiver", receiver, "err", err)
 			}
 			continue
 		}
-		if _, err := v.Preapproval(ctx, receiver); err == nil {
-			continue // it already has one: the proposal stays, as in Splice
-		}
+		has[receiver] = true // a second proposal of the same receiver waits for the next step
+		accepted = true
 		if _, err := v.acceptProposal(ctx, p.ID, receiver); err != nil && ctx.Err() == nil {
 			a.log.Info("transfer pre-approval proposal not accepted", "proposal", p.ID, "receiver", receiver, "err", err)
 		}
 	}
-	ps, err := v.Preapprovals(ctx)
-	if err != nil {
-		a.log.Warn("listing transfer pre-approvals failed", "err", err)
-		return 0
+	if accepted {
+		// The new ones are due for renewal long after the others.
+		if ps, err = v.Preapprovals(ctx); err != nil {
+			a.log.Warn("listing transfer pre-approvals failed", "err", err)
+			return 0
+		}
 	}
 	for _, p := range ps {
 		renewAt := p.Payload.ExpiresAt - micros(PreapprovalRenewal)

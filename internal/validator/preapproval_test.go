@@ -177,3 +177,35 @@ func balance(t testing.TB, e *env, w validator.Wallet) daml.Numeric {
 	}
 	return n
 }
+
+// The automation and wallet requests racing for the same receivers give
+// each one pre-approval, never two.
+func TestPreapprovalRace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	alice, bob := e.wallet(t, "alice"), e.wallet(t, "bob")
+	done := make(chan error, 6)
+	for range 2 {
+		go func() { _, err := e.v.Automation().Step(ctx); done <- err }()
+		for _, w := range []validator.Wallet{alice, bob} {
+			go func() {
+				_, _, err := e.v.CreatePreapproval(ctx, w)
+				if fault.Is(err, fault.Aborted) {
+					err = nil // the same request in flight: Splice's 429
+				}
+				done <- err
+			}()
+		}
+	}
+	for range 6 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	e.step(t)
+	ps, err := e.v.Preapprovals(ctx)
+	if err != nil || len(ps) != 2 {
+		t.Errorf("%d pre-approvals (%v), want one each for alice and bob", len(ps), err)
+	}
+}
