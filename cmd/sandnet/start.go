@@ -36,23 +36,24 @@ import (
 
 // StartCmd runs a network. Every flag has an environment-variable twin.
 type StartCmd struct {
-	Listen         string        `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
-	DataDir        string        `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
-	DatabaseURL    string        `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
-	DBSchema       string        `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
-	NetworkSeed    string        `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
-	SVs            int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
-	SVListen       string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (port 0: a port of its own each, named in the log; they are always under /sv/k on --listen)."`
-	Auth           string        `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
-	AuthSecret     string        `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
-	AuthAud        string        `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
-	AuthJWKSURL    string        `name:"auth-jwks-url" env:"SANDNET_AUTH_JWKS_URL" help:"JWKS URL for --auth jwks."`
-	CORSOrigins    []string      `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser; * allows any, without credentials."`
-	SnapshotPeriod time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between the Scan's ACS snapshots; they are taken at multiples of it since midnight UTC (3h: 00:00, 03:00, …)."`
-	ListLimit      int           `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
-	ForkFrom       string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
-	LogFormat      string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
-	LogLevel       string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
+	Listen           string        `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
+	DataDir          string        `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
+	DatabaseURL      string        `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
+	DBSchema         string        `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
+	NetworkSeed      string        `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
+	SVs              int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
+	SeedPreapprovals bool          `name:"seed-preapprovals" env:"SANDNET_SEED_PREAPPROVALS" help:"Give the seeded users alice and bob transfer pre-approvals provided by the validator operator (90 days, renewed by the validator) in a newly seeded network. Off by default, as in Splice's LocalNet."`
+	SVListen         string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (port 0: a port of its own each, named in the log; they are always under /sv/k on --listen)."`
+	Auth             string        `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
+	AuthSecret       string        `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
+	AuthAud          string        `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
+	AuthJWKSURL      string        `name:"auth-jwks-url" env:"SANDNET_AUTH_JWKS_URL" help:"JWKS URL for --auth jwks."`
+	CORSOrigins      []string      `name:"cors-origins" env:"SANDNET_CORS_ORIGINS" help:"Origins allowed to call the APIs from a browser; * allows any, without credentials."`
+	SnapshotPeriod   time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between the Scan's ACS snapshots; they are taken at multiples of it since midnight UTC (3h: 00:00, 03:00, …)."`
+	ListLimit        int           `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
+	ForkFrom         string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
+	LogFormat        string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
+	LogLevel         string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
 }
 
 // Run starts the network and serves until ctx is cancelled (SIGINT,
@@ -181,7 +182,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	seeded, err := seedOrFork(ctx, network, leader, forkFrom, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis})
+	seeded, err := seedOrFork(ctx, network, leader, forkFrom, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis, Preapprovals: cfg.SeedPreapprovals})
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}

@@ -22,7 +22,9 @@ const maxConcurrentSenders = 32
 // transfer offers (or aborts them when it lacks the coins), both wallets
 // expire offers and accepted offers once ledger time is past their expiry,
 // an owner's wallet pays a subscription (a name entry's renewal) once it
-// is in its payment window, and every wallet merges its amulets (merge.go).
+// is in its payment window, every wallet merges its amulets (merge.go),
+// and the validator accepts and renews the transfer pre-approvals its
+// operator provides (preapproval.go).
 // It wakes at every commit, every clock advance, and the next expiry or
 // payment window, never by polling.
 type Automation struct {
@@ -169,6 +171,9 @@ func (a *Automation) Step(ctx context.Context) (next daml.Timestamp, err error) 
 		}
 	}
 	if t := a.merge(ctx, wallets, now); t != 0 {
+		due(t)
+	}
+	if t := a.preapprovals(ctx, now); t != 0 {
 		due(t)
 	}
 	return next, nil

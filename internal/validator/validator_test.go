@@ -50,6 +50,25 @@ func (l ledgerScan) OpenAndIssuingRounds(ctx context.Context) (open, issuing []*
 	return open, nil, err
 }
 
+// TransferPreapprovalByParty is Scan's lookup: the party's pre-approval
+// with the latest validFrom.
+func (l ledgerScan) TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error) {
+	ps, err := splice.Active[splice.TransferPreapproval](ctx, l.s, party)
+	if err != nil {
+		return nil, err
+	}
+	var best *splice.Contract[splice.TransferPreapproval]
+	for i, p := range ps {
+		if p.Payload.Receiver == party && (best == nil || p.Payload.ValidFrom > best.Payload.ValidFrom) {
+			best = &ps[i]
+		}
+	}
+	if best == nil {
+		return nil, fault.New(fault.NotFound, "No TransferPreapproval found for party: %s", party)
+	}
+	return best.Contract, nil
+}
+
 func (ledgerScan) Invalidate() {}
 
 type env struct {

@@ -2,6 +2,7 @@ package validator
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -83,12 +84,18 @@ func (v *Validator) withAmulet(ctx context.Context, prefix string, actAs []daml.
 // withAmuletID is withAmulet under a given command id. A retry keeps it:
 // a rejected submission does not count for deduplication.
 func (v *Validator) withAmuletID(ctx context.Context, commandID string, actAs []daml.Party, run func(tx *ledger.Tx, ac splice.AmuletContext) error) (*ledger.Transaction, error) {
+	return v.withAmuletDisclosing(ctx, commandID, actAs, nil, run)
+}
+
+// withAmuletDisclosing is withAmuletID disclosing extra contracts too (a
+// receiver's pre-approval, which its sender cannot see).
+func (v *Validator) withAmuletDisclosing(ctx context.Context, commandID string, actAs []daml.Party, extra []*ledger.Contract, run func(tx *ledger.Tx, ac splice.AmuletContext) error) (*ledger.Transaction, error) {
 	for attempt := 0; ; attempt++ {
 		ac, err := v.amuletContext(ctx)
 		if err != nil {
 			return nil, err
 		}
-		t, err := v.submitID(ctx, commandID, actAs, ac.Disclosed(), func(tx *ledger.Tx) error { return run(tx, ac) })
+		t, err := v.submitID(ctx, commandID, actAs, slices.Concat(ac.Disclosed(), extra), func(tx *ledger.Tx) error { return run(tx, ac) })
 		if err != nil && attempt == 0 && stale(err) {
 			v.scan.Invalidate()
 			continue

@@ -5,9 +5,11 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +210,48 @@ func TestFlows(t *testing.T) {
 			f.call("tap", post("/v0/wallet/tap", "dave", `{"amount":"1.0","command_id":"tap-1"}`), http.StatusOK)
 			f.call("balance", get("/v0/wallet/balance", "dave"), http.StatusOK)
 			f.call("amulets", get("/v0/wallet/amulets", "dave"), http.StatusOK)
+		}},
+		{"transfer pre-approval", func(f *flow) {
+			e := f.e
+			op := e.Seeded.Validator.OperatorUser
+			bob := e.Party("bob")
+			byParty := "/v0/admin/transfer-preapprovals/by-party/" + url.PathEscape(string(bob))
+			send := func(amount, dedup string) string {
+				return fmt.Sprintf(`{"receiver_party_id":%q,"amount":%q,"deduplication_id":%q,"description":"coffee"}`, bob, amount, dedup)
+			}
+			f.call("send before bob has one", post("/v0/wallet/transfer-preapproval/send", "alice", send("5.0", "s-0")), http.StatusBadRequest)
+			f.call("lookup before", get(byParty, op), http.StatusNotFound)
+			rec := f.call("create", post("/v0/wallet/transfer-preapproval", "bob", ""), http.StatusOK)
+			cid := decode[validatorapi.CreateTransferPreapprovalResponse](t, rec.Body.Bytes()).TransferPreapprovalContractID
+			rec = f.call("create again", post("/v0/wallet/transfer-preapproval", "bob", ""), http.StatusConflict)
+			if again := decode[validatorapi.CreateTransferPreapprovalResponse](t, rec.Body.Bytes()).TransferPreapprovalContractID; again != cid {
+				t.Errorf("create again: %s, want the existing %s", again, cid)
+			}
+			f.call("create without a wallet", post("/v0/wallet/transfer-preapproval", e.noWallet, ""), http.StatusNotFound)
+			f.call("lookup as a wallet user", get(byParty, "bob"), http.StatusForbidden)
+			rec = f.call("lookup", get(byParty, op), http.StatusOK)
+			if !strings.Contains(rec.Body.String(), `"contract_id":"`+cid+`"`) {
+				t.Errorf("lookup lacks %s: %s", cid, rec.Body)
+			}
+			f.call("list", get("/v0/admin/transfer-preapprovals", op), http.StatusOK)
+			f.call("send", post("/v0/wallet/transfer-preapproval/send", "alice", send("5.0", "s-1")), http.StatusOK)
+			f.call("send again with the deduplication id", post("/v0/wallet/transfer-preapproval/send", "alice", send("5.0", "s-1")), http.StatusConflict)
+			f.call("send zero", post("/v0/wallet/transfer-preapproval/send", "alice", send("0", "s-2")), http.StatusBadRequest)
+			f.call("send without an amount", post("/v0/wallet/transfer-preapproval/send", "alice", `{"receiver_party_id":"`+string(bob)+`","deduplication_id":"s-3"}`).off(), http.StatusBadRequest)
+			f.call("balance of the receiver", get("/v0/wallet/balance", "bob"), http.StatusOK)
+			// Sixty days on, the automation renews it for 90 days past
+			// its expiry.
+			e.advance(t, 60*24*time.Hour)
+			e.step(t)
+			rec = f.call("lookup after the renewal", get(byParty, op), http.StatusOK)
+			if strings.Contains(rec.Body.String(), `"contract_id":"`+cid+`"`) {
+				t.Errorf("not renewed after 60 days: %s", rec.Body)
+			}
+			f.call("cancel as a wallet user", request{method: http.MethodDelete, path: byParty, user: "bob"}, http.StatusForbidden)
+			f.call("cancel", request{method: http.MethodDelete, path: byParty, user: op}, http.StatusOK)
+			f.call("cancel again", request{method: http.MethodDelete, path: byParty, user: op}, http.StatusNotFound)
+			f.call("list after cancel", get("/v0/admin/transfer-preapprovals", op), http.StatusOK)
+			f.call("send after cancel", post("/v0/wallet/transfer-preapproval/send", "alice", send("1.0", "s-4")), http.StatusBadRequest)
 		}},
 		{"external party topology", func(f *flow) {
 			e := f.e

@@ -17,6 +17,7 @@ var fuzzPosts = []string{
 	"/v0/wallet/transfer-offers/{}/status", "/v0/wallet/transfer-offers/{}/accept",
 	"/v0/wallet/subscription-requests/{}/accept",
 	"/v0/admin/external-party/topology/generate", "/v0/admin/external-party/topology/submit",
+	"/v0/wallet/transfer-preapproval", "/v0/wallet/transfer-preapproval/send",
 }
 
 // fuzzGets are the endpoints whose query strings and path segments the
@@ -24,6 +25,7 @@ var fuzzPosts = []string{
 var fuzzGets = []string{
 	"/v0/scan-proxy/ans-entries", "/v0/scan-proxy/ans-entries/by-name/{}", "/v0/scan-proxy/ans-entries/by-party/{}",
 	"/v0/scan-proxy/transfer-preapprovals/by-party/{}",
+	"/v0/admin/transfer-preapprovals", "/v0/admin/transfer-preapprovals/by-party/{}",
 }
 
 var fuzzEnv struct {
@@ -51,8 +53,16 @@ func FuzzRequests(f *testing.F) {
 		`[]`, `{"expires_at":1e400}`, `{"amount":"99999999999999999999999999999"}`,
 		`{"party_hint":"x","public_key":"571b00d945fa69b0874481b1c2bf69a41aaa7f4e49996aa38815ab0a4d7e4cd5"}`,
 		`{"public_key":"00","signed_topology_txs":[{"topology_tx":"CgA=","signed_hash":"zz"}]}`,
+		`{"receiver_party_id":"bob::1220ab","amount":"1.0","deduplication_id":"d","description":"x"}`,
+		`{"receiver_party_id":"","amount":"0.0000000001","deduplication_id":""}`,
 	} {
 		f.Add(uint8(i), body, "")
+	}
+	for i, p := range fuzzPosts {
+		if strings.HasPrefix(p, "/v0/wallet/transfer-preapproval") {
+			f.Add(uint8(i), `{"receiver_party_id":"bob::1220ab","amount":"1.0","deduplication_id":"d","description":"x"}`, "")
+			f.Add(uint8(i), `{"receiver_party_id":7,"amount":"1e9999","deduplication_id":null}`, "")
+		}
 	}
 	for i := range fuzzGets {
 		f.Add(uint8(len(fuzzPosts)+i), "alice.unverified.cns", "page_size=3&name_prefix=a")
@@ -87,7 +97,8 @@ func FuzzRequests(f *testing.F) {
 			req.URL = u
 		}
 		user := "alice"
-		if n < len(fuzzPosts) && strings.HasPrefix(fuzzPosts[n], "/v0/admin/") {
+		if n < len(fuzzPosts) && strings.HasPrefix(fuzzPosts[n], "/v0/admin/") ||
+			n >= len(fuzzPosts) && strings.HasPrefix(fuzzGets[n-len(fuzzPosts)], "/v0/admin/") {
 			user = e.Seeded.Validator.OperatorUser
 		}
 		req.Header.Set("Authorization", "Bearer "+token(t, user))

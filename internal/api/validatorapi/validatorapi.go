@@ -1,7 +1,8 @@
 // Package validatorapi serves the validator app's HTTP API under
 // /api/validator, as Splice's validator serves it: onboarding
-// (validator-internal), the wallet (wallet-internal and wallet-external:
-// balances, taps, direct transfer offers, subscriptions), the name service
+// (validator-internal, with the transfer pre-approvals its operator
+// provides), the wallet (wallet-internal and wallet-external: balances,
+// taps, direct transfer offers, subscriptions, pre-approvals), the name service
 // (ans-external) and the scan-proxy, which answers from the configured
 // Scans over HTTP, the token-standard registry's metadata included
 // (/v0/scan-proxy/registry/…, passed through from the Scans' /registry).
@@ -120,6 +121,8 @@ const (
 	opAcceptSubscription     = "acceptSubscriptionRequest"
 	opCreateAnsEntry         = "createAnsEntry"
 	opListAnsEntries         = "listAnsEntries"
+	opCreatePreapproval      = "createTransferPreapproval"
+	opPreapprovalSend        = "transferPreapprovalSend"
 )
 
 type (
@@ -142,6 +145,9 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/admin/users", h.operator(h.listUsers)},
 		{"POST /v0/admin/external-party/topology/generate", h.operator(h.generateExternalPartyTopology)},
 		{"POST /v0/admin/external-party/topology/submit", h.operator(h.submitExternalPartyTopology)},
+		{"GET /v0/admin/transfer-preapprovals", h.operator(h.listPreapprovals)},
+		{"GET /v0/admin/transfer-preapprovals/by-party/{receiver_party}", h.operator(h.lookupPreapproval)},
+		{"DELETE /v0/admin/transfer-preapprovals/by-party/{receiver_party}", h.operator(h.cancelPreapproval)},
 		// wallet-internal
 		{"GET /v0/wallet/user-status", h.user(h.userStatus)},
 		{"GET /v0/wallet/balance", h.wallet(opBalance, h.balance)},
@@ -153,6 +159,8 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/wallet/accepted-transfer-offers", h.wallet(opAcceptedTransferOffers, h.acceptedOffers)},
 		{"GET /v0/wallet/subscription-requests", h.wallet(opSubscriptionRequests, h.subscriptionRequests)},
 		{"POST /v0/wallet/subscription-requests/{contract_id}/accept", h.wallet(opAcceptSubscription, h.acceptSubscription)},
+		{"POST /v0/wallet/transfer-preapproval", h.wallet(opCreatePreapproval, h.createPreapproval)},
+		{"POST /v0/wallet/transfer-preapproval/send", h.wallet(opPreapprovalSend, h.sendPreapproval)},
 		// wallet-external
 		{"POST /v0/wallet/transfer-offers", h.wallet(opCreateTransferOffer, h.createOffer)},
 		{"GET /v0/wallet/transfer-offers", h.wallet(opListTransferOffers, h.listOffers)},

@@ -37,6 +37,12 @@ type SeedConfig struct {
 	// node configuration (default http://127.0.0.1:7575): SV k's Scan is
 	// <BaseURL>/sv-k, its sequencer <BaseURL>/sv-k/sequencer.
 	BaseURL string
+	// Preapprovals gives every user a transfer pre-approval that the
+	// validator operator provides, valid for the free base duration (90
+	// days) from seeding, as the validator's automation grants a user's
+	// proposal. Off by default, as in Splice's LocalNet, where a user asks
+	// for one through the wallet.
+	Preapprovals bool
 	// Genesis, when set and in the past, is the ledger time the seeding
 	// transactions run at (ledger time returns to the clock afterwards), so
 	// that a new network's history can start before the previous ACS
@@ -349,6 +355,46 @@ func (sd *seeder) run() error {
 	}
 	if err := sd.requestVote(); err != nil {
 		return fmt.Errorf("request a vote: %w", err)
+	}
+	if cfg.Preapprovals {
+		if err := sd.preapprove(); err != nil {
+			return fmt.Errorf("pre-approve the users: %w", err)
+		}
+	}
+	return nil
+}
+
+// preapprove gives every user a pre-approval from the validator operator:
+// the user proposes it and the operator accepts it for the free base
+// duration, the two steps of Splice's wallet and validator automation.
+func (sd *seeder) preapprove() error {
+	out := sd.out
+	v := out.Validator
+	dso := out.DSOParty
+	for _, u := range out.Users {
+		t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, nil, func(tx *ledger.Tx) error {
+			_, err := ledger.Create(tx, TransferPreapprovalProposal{Receiver: u.Party, Provider: v.Party, ExpectedDso: &dso})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		proposal := CreatedIn(t, TransferPreapprovalProposal{}.TemplateID())
+		if len(proposal) != 1 {
+			return fmt.Errorf("%s's proposal was not created", u.Name)
+		}
+		ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), dso, sd.net.Clock().Now())
+		if err != nil {
+			return err
+		}
+		if err := sd.submit(v.Participant, v.OperatorUser, []daml.Party{v.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[TransferPreapprovalProposalAcceptResult](tx, proposal[0], "TransferPreapprovalProposal_Accept", TransferPreapprovalProposalAccept{
+				Context: ac.PaymentContext(), Inputs: []TransferInput{}, ExpiresAt: tx.Now() + daml.Timestamp(defaultTransferPreapprovalBaseDuration.Microseconds),
+			})
+			return err
+		}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -374,3 +374,41 @@ func TestSeedGenesis(t *testing.T) {
 		t.Errorf("record time of a transaction after seeding = %s, want %s", head.LastRecordTime, want)
 	}
 }
+
+// TestSeedPreapprovals checks the seed's pre-approvals: none by default;
+// with Preapprovals, one per user, provided by the validator operator for
+// the free 90 days, nothing burned, and no proposal left pending.
+func TestSeedPreapprovals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, on := range []bool{false, true} {
+		s := seedNetwork(t, splice.SeedConfig{SVs: 1, NoAnsEntries: true, Preapprovals: on})
+		ps, err := splice.Active[splice.TransferPreapproval](ctx, s.net.Store(), s.Validator.Party)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !on {
+			if len(ps) != 0 {
+				t.Errorf("%d pre-approvals without the option", len(ps))
+			}
+			continue
+		}
+		if len(ps) != len(s.Users) {
+			t.Fatalf("%d pre-approvals, want one per user (%d)", len(ps), len(s.Users))
+		}
+		for i, p := range ps {
+			const days90 = daml.Timestamp(90 * 24 * 3600_000_000)
+			if p.Payload.Receiver != s.Users[i].Party || p.Payload.Provider != s.Validator.Party || p.Payload.DSO != s.DSOParty ||
+				p.Payload.ExpiresAt != p.Payload.ValidFrom+days90 {
+				t.Errorf("pre-approval %d: %+v", i, p.Payload)
+			}
+		}
+		proposals, err := splice.Active[splice.TransferPreapprovalProposal](ctx, s.net.Store(), s.Validator.Party)
+		if err != nil || len(proposals) != 0 {
+			t.Errorf("proposals left: %d, %v", len(proposals), err)
+		}
+		if got := s.balance(t, s.Validator.Party); got.Cmp(num("2000.0")) != 0 {
+			t.Errorf("the operator holds %s after providing them, want its 2000 untouched", got)
+		}
+	}
+}
