@@ -17,6 +17,9 @@ var fuzzPosts = []string{
 	"/v0/wallet/transfer-offers/{}/status", "/v0/wallet/transfer-offers/{}/accept",
 	"/v0/wallet/subscription-requests/{}/accept",
 	"/v0/admin/external-party/topology/generate", "/v0/admin/external-party/topology/submit",
+	"/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory",
+	"/v0/scan-proxy/registry/transfer-instruction/v1/{}/choice-contexts/accept",
+	"/v0/scan-proxy/registry/transfer-instruction/v1/{}/choice-contexts/withdraw",
 }
 
 // fuzzGets are the endpoints whose query strings and path segments the
@@ -51,6 +54,8 @@ func FuzzRequests(f *testing.F) {
 		`[]`, `{"expires_at":1e400}`, `{"amount":"99999999999999999999999999999"}`,
 		`{"party_hint":"x","public_key":"571b00d945fa69b0874481b1c2bf69a41aaa7f4e49996aa38815ab0a4d7e4cd5"}`,
 		`{"public_key":"00","signed_topology_txs":[{"topology_tx":"CgA=","signed_hash":"zz"}]}`,
+		`{"choiceArguments":{"expectedAdmin":"d::1","transfer":{"sender":"a::1","receiver":"a::1"}},"excludeDebugFields":true}`,
+		`{"meta":{"k":"v"},"excludeDebugFields":false}`,
 	} {
 		f.Add(uint8(i), body, "")
 	}
