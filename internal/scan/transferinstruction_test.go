@@ -216,3 +216,44 @@ func TestTransferFactoryKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestTransferContextEdges: the config state is named only while exactly
+// two are live (Splice pairs them), and a network whose rounds have not
+// opened answers Splice's 404.
+func TestTransferContextEdges(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		archive  []daml.ContractID
+		entries  string
+		notFound string
+	}{
+		{name: "one config state", archive: []daml.ContractID{"00state-earlier"}, entries: "amulet-rules=00rules open-round=00round2"},
+		{name: "no config state", archive: []daml.ContractID{"00state-earlier", "00state-later"}, entries: "amulet-rules=00rules open-round=00round2"},
+		{name: "only a future round", archive: []daml.ContractID{"00round1", "00round2"}, notFound: "No open usable OpenMiningRound found."},
+		{name: "no factory", archive: []daml.ContractID{"00epar"}, notFound: "No active ExternalPartyAmuletRules contract"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			svc, _ := instructionEnv(t, false)
+			st := svc.Store.(*fakeStore)
+			for _, id := range tc.archive {
+				st.archived[id] = true
+			}
+			f, err := svc.TransferFactory(context.Background(), "alice::1", "bob::1")
+			if tc.notFound != "" {
+				if !fault.Is(err, fault.NotFound) || err.Error() != tc.notFound {
+					t.Fatalf("got %v, want not found %q", err, tc.notFound)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := entriesOf(f.Context); got != tc.entries {
+				t.Errorf("entries %s, want %s", got, tc.entries)
+			}
+		})
+	}
+}
