@@ -2,6 +2,8 @@ package scanclient_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -73,6 +75,69 @@ func TestRegistry(t *testing.T) {
 			}
 			if u, _ := seen2.Load().(string); tc.wantSecond > 0 && u != "/registry/metadata/v1/instruments?pageSize=5" {
 				t.Errorf("second Scan asked %q", u)
+			}
+		})
+	}
+}
+
+// TestRegistryPost checks the registry's POST passthrough: the body sent
+// as it is to the host root beside /api/scan, the answer returned as it
+// came, a Scan's 400 or 404 final, and a body that is not JSON refused
+// before any Scan is asked.
+func TestRegistryPost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		status    int
+		answer    string
+		body      string
+		wantKind  fault.Kind
+		wantMsg   string
+		wantAsked int32
+	}{
+		{"answered", 200, `{"factoryId":"00ab","transferKind":"self"}`, `{"choiceArguments":{"a":1}}`, 0, "", 1},
+		{"a bad request is final", 400, `{"error":"Field x"}`, `{"choiceArguments":[]}`, fault.InvalidArgument, "Field x", 1},
+		{"not found is final", 404, `{"error":"AmuletTransferInstruction '00' not found."}`, `{}`, fault.NotFound, "AmuletTransferInstruction '00' not found.", 1},
+		{"not JSON is refused here", 200, `{}`, `{"choiceArguments":`, fault.InvalidArgument, "Failed to decode: the request body is not JSON", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var asked atomic.Int32
+			var seen, body atomic.Value
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				asked.Add(1)
+				seen.Store(r.Method + " " + r.URL.RequestURI())
+				b, _ := io.ReadAll(r.Body)
+				body.Store(string(b))
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				_, _ = w.Write([]byte(tc.answer))
+			}))
+			t.Cleanup(s.Close)
+			c, err := scanclient.New(scanclient.Config{URLs: []string{s.URL + "/sv/3/api/scan"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.RegistryPost(context.Background(), "/transfer-instruction/v1/transfer-factory", json.RawMessage(tc.body))
+			if tc.wantMsg != "" {
+				f, ok := fault.As(err)
+				if !ok || f.Kind != tc.wantKind || f.Message != tc.wantMsg {
+					t.Errorf("error %v, want %v %q", err, tc.wantKind, tc.wantMsg)
+				}
+			} else if err != nil || string(got) != tc.answer {
+				t.Errorf("answer %s, %v; want %s", got, err, tc.answer)
+			}
+			if n := asked.Load(); n != tc.wantAsked {
+				t.Fatalf("Scan asked %d times, want %d", n, tc.wantAsked)
+			}
+			if tc.wantAsked == 0 {
+				return
+			}
+			if u, _ := seen.Load().(string); u != "POST /sv/3/registry/transfer-instruction/v1/transfer-factory" {
+				t.Errorf("Scan asked %q", u)
+			}
+			if b, _ := body.Load().(string); b != tc.body {
+				t.Errorf("Scan got body %q, want %q", b, tc.body)
 			}
 		})
 	}

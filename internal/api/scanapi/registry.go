@@ -64,6 +64,10 @@ func (h *Handler) RegisterRegistry(mux *http.ServeMux, root string) {
 	mux.Handle("GET "+p+"/metadata/v1/info", h.serve(h.registryInfo))
 	mux.Handle("GET "+p+"/metadata/v1/instruments", h.serve(h.listInstruments))
 	mux.Handle("GET "+p+"/metadata/v1/instruments/{id}", h.serve(h.getInstrument))
+	mux.Handle("POST "+p+"/transfer-instruction/v1/transfer-factory", h.serve(h.transferFactory))
+	for _, c := range []scan.TransferInstructionChoice{scan.ChoiceAccept, scan.ChoiceReject, scan.ChoiceWithdraw} {
+		mux.Handle("POST "+p+"/transfer-instruction/v1/{id}/choice-contexts/"+string(c), h.serve(h.transferInstructionContext(c)))
+	}
 	mux.HandleFunc("GET "+p+"/openapi.yaml", serveRegistryOpenAPI)
 	mux.HandleFunc(p+"/", web.NotFound)
 }

@@ -18,6 +18,9 @@ var fuzzPosts = []string{
 	"/v0/wallet/subscription-requests/{}/accept",
 	"/v0/admin/external-party/topology/generate", "/v0/admin/external-party/topology/submit",
 	"/v0/wallet/transfer-preapproval", "/v0/wallet/transfer-preapproval/send",
+	"/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory",
+	"/v0/scan-proxy/registry/transfer-instruction/v1/{}/choice-contexts/accept",
+	"/v0/scan-proxy/registry/transfer-instruction/v1/{}/choice-contexts/withdraw",
 }
 
 // fuzzGets are the endpoints whose query strings and path segments the
@@ -55,6 +58,8 @@ func FuzzRequests(f *testing.F) {
 		`{"public_key":"00","signed_topology_txs":[{"topology_tx":"CgA=","signed_hash":"zz"}]}`,
 		`{"receiver_party_id":"bob::1220ab","amount":"1.0","deduplication_id":"d","description":"x"}`,
 		`{"receiver_party_id":"","amount":"0.0000000001","deduplication_id":""}`,
+		`{"choiceArguments":{"expectedAdmin":"d::1","transfer":{"sender":"a::1","receiver":"a::1"}},"excludeDebugFields":true}`,
+		`{"meta":{"k":"v"},"excludeDebugFields":false}`,
 	} {
 		f.Add(uint8(i), body, "")
 	}

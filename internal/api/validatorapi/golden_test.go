@@ -30,6 +30,8 @@ func TestGolden(t *testing.T) {
 	op := e.Seeded.Validator.OperatorUser
 	// nobody is a well-formed party that no participant hosts.
 	nobody := daml.Party("nobody::1220" + strings.Repeat("ab", 32))
+	const factory = "/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory"
+	const instruction = "/v0/scan-proxy/registry/transfer-instruction/v1/00" + "1234"
 	cases := []goldenCase{
 		// validator-internal
 		{"validator-user", get("/v0/validator-user", ""), http.StatusOK},
@@ -133,6 +135,17 @@ func TestGolden(t *testing.T) {
 		{"scan-proxy registry: instrument with an escaped slash", get("/v0/scan-proxy/registry/metadata/v1/instruments/Amulet%2F..%2Finfo", ""), http.StatusNotFound},
 		{"scan-proxy registry: long instrument", get("/v0/scan-proxy/registry/metadata/v1/instruments/"+strings.Repeat("Amulet", 2000), ""), http.StatusNotFound},
 		{"scan-proxy registry: unknown path", get("/v0/scan-proxy/registry/metadata/v2/info", "").off(), http.StatusNotFound},
+		{"scan-proxy registry: transfer-factory, self", post(factory, "", factoryRequest(e.Seeded.DSOParty, alice, alice, true)), http.StatusOK},
+		{"scan-proxy registry: transfer-factory, the tap", post(factory, "alice", factoryRequest(e.Seeded.DSOParty, e.Seeded.DSOParty, alice, true)), http.StatusOK},
+		{"scan-proxy registry: transfer-factory, debug fields", post(factory, "", factoryRequest(e.Seeded.DSOParty, alice, bob, false)), http.StatusOK},
+		{"scan-proxy registry: transfer-factory, malformed", post(factory, "", `{"choiceArguments":{"transfer":{}}}`), http.StatusBadRequest},
+		{"scan-proxy registry: transfer-factory, no body", post(factory, "", ``).off(), http.StatusBadRequest},
+		{"scan-proxy registry: transfer-factory, not JSON", post(factory, "", `{"choiceArguments":`).off(), http.StatusBadRequest},
+		{"scan-proxy registry: transfer-factory with a bad token", post(factory, "", `{"choiceArguments":{}}`).withAuth("Bearer not-a-jwt"), http.StatusUnauthorized},
+		{"scan-proxy registry: accept, unknown instruction", post(instruction+"/choice-contexts/accept", "", `{"excludeDebugFields":true}`), http.StatusNotFound},
+		{"scan-proxy registry: reject, unknown instruction", post(instruction+"/choice-contexts/reject", "bob", `{}`), http.StatusNotFound},
+		{"scan-proxy registry: withdraw, unknown instruction", post(instruction+"/choice-contexts/withdraw", "", `{"meta":{}}`), http.StatusNotFound},
+		{"scan-proxy registry: an unknown choice", post(instruction+"/choice-contexts/update", "", `{}`).off(), http.StatusNotFound},
 		// routing
 		{"unknown path", get("/v0/nothing-here", "alice").off(), http.StatusNotFound},
 	}
@@ -160,4 +173,25 @@ func decode[T any](t *testing.T, body []byte) T {
 		t.Fatalf("decode %s: %v", body, err)
 	}
 	return v
+}
+
+// factoryRequest is a transfer-factory request for a transfer of 10 from
+// sender to receiver without inputs, its choice arguments as the wallet
+// SDK builds them.
+func factoryRequest(dso, sender, receiver daml.Party, excludeDebug bool) string {
+	args := map[string]any{
+		"expectedAdmin": dso,
+		"transfer": map[string]any{
+			"sender": sender, "receiver": receiver, "amount": "10.0",
+			"instrumentId": map[string]any{"admin": dso, "id": "Amulet"},
+			"requestedAt":  "2026-01-05T08:59:00.000Z", "executeBefore": "2026-01-06T09:00:00.000Z",
+			"inputHoldingCids": []string{}, "meta": map[string]any{"values": map[string]string{}},
+		},
+		"extraArgs": map[string]any{"context": map[string]any{"values": map[string]any{}}, "meta": map[string]any{"values": map[string]any{}}},
+	}
+	b, err := json.Marshal(map[string]any{"choiceArguments": args, "excludeDebugFields": excludeDebug})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

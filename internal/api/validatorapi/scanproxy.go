@@ -256,3 +256,29 @@ func (h *Handler) proxyRegistry(w http.ResponseWriter, r *http.Request) error {
 	web.WriteJSONBytes(w, http.StatusOK, out)
 	return nil
 }
+
+// proxyRegistryPost answers a registry POST (the transfer-instruction
+// API's factory and choice contexts) with the Scan's answer to the same
+// path and body, its JSON as it came. The body must be JSON, refused here
+// as the Scan would refuse it; the Scan checks the rest. Nothing is
+// cached: the answers name the current rounds and config states.
+func (h *Handler) proxyRegistryPost(w http.ResponseWriter, r *http.Request) error {
+	_, path, ok := strings.Cut(r.URL.EscapedPath(), scanProxyRegistry)
+	if !ok {
+		return fault.New(fault.NotFound, "The requested resource could not be found.")
+	}
+	var body json.RawMessage
+	if err := web.DecodeJSON(r, &body); err != nil {
+		return err
+	}
+	ans, err := h.proxy.RegistryPost(r.Context(), path, body)
+	if err != nil {
+		return err
+	}
+	out, err := encodeAnswer(ans)
+	if err != nil {
+		return err
+	}
+	web.WriteJSONBytes(w, http.StatusOK, out)
+	return nil
+}

@@ -62,6 +62,9 @@ type ScanProxy interface {
 	// Registry GETs a path of the token-standard registry (under
 	// /registry) and returns the Scan's JSON as it came.
 	Registry(ctx context.Context, path string, query url.Values) (json.RawMessage, error)
+	// RegistryPost POSTs a JSON body to a path of the registry and returns
+	// the Scan's JSON as it came.
+	RegistryPost(ctx context.Context, path string, body json.RawMessage) (json.RawMessage, error)
 	HoldingsSummary(ctx context.Context, req scanclient.HoldingsSummaryRequest) (json.RawMessage, error)
 	HoldingsSummaryV1(ctx context.Context, req scanclient.HoldingsSummaryRequest) (json.RawMessage, error)
 }
@@ -180,6 +183,10 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/scan-proxy/registry/metadata/v1/info", h.scanProxy(h.proxyRegistry)},
 		{"GET /v0/scan-proxy/registry/metadata/v1/instruments", h.scanProxy(h.proxyRegistry)},
 		{"GET /v0/scan-proxy/registry/metadata/v1/instruments/{id}", h.scanProxy(h.proxyRegistry)},
+		{"POST /v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory", h.scanProxy(h.proxyRegistryPost)},
+		{"POST /v0/scan-proxy/registry/transfer-instruction/v1/{id}/choice-contexts/accept", h.scanProxy(h.proxyRegistryPost)},
+		{"POST /v0/scan-proxy/registry/transfer-instruction/v1/{id}/choice-contexts/reject", h.scanProxy(h.proxyRegistryPost)},
+		{"POST /v0/scan-proxy/registry/transfer-instruction/v1/{id}/choice-contexts/withdraw", h.scanProxy(h.proxyRegistryPost)},
 		{"POST /v0/scan-proxy/holdings/summary", h.scanProxy(h.proxyHoldingsSummaryV0)},
 		{"POST /v1/scan-proxy/holdings/summary", h.scanProxy(h.proxyHoldingsSummaryV1)},
 	}

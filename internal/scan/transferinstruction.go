@@ -1,0 +1,385 @@
+package scan
+
+import (
+	"context"
+	"slices"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+)
+
+// The choice contexts of the token standard's transfer-instruction API, as
+// a Scan's registry computes them: which DSO contracts a wallet must
+// disclose, and name in the choice's extraArgs.context, for an external
+// party's transfer to go through ExternalPartyAmuletRules, or for the
+// receiver or sender of a pending AmuletTransferInstruction to settle it.
+
+// The keys of the choice-context entries, as Splice's Daml reads them.
+const (
+	ContextKeyAmuletRules              = "amulet-rules"
+	ContextKeyOpenRound                = "open-round"
+	ContextKeyExternalPartyConfigState = "external-party-config-state"
+	ContextKeyFeaturedAppRight         = "featured-app-right"
+	ContextKeyTransferPreapproval      = "transfer-preapproval"
+	ContextKeyExpireLock               = "expire-lock"
+)
+
+// TransferKind is how a transfer through the factory will settle.
+type TransferKind string
+
+// The transfer kinds, as the registry API spells them.
+const (
+	// TransferSelf moves amulet between the sender's own holdings.
+	TransferSelf TransferKind = "self"
+	// TransferDirect settles at once through the receiver's
+	// TransferPreapproval.
+	TransferDirect TransferKind = "direct"
+	// TransferOffer locks the amount and leaves an
+	// AmuletTransferInstruction for the receiver to accept.
+	TransferOffer TransferKind = "offer"
+)
+
+// ContextEntry is one entry of a choice context: a contract id (the
+// contract is disclosed with it) or a Bool.
+type ContextEntry struct {
+	Key string
+	// ContractID is set for an AV_ContractId entry.
+	ContractID daml.ContractID
+	// Bool is set for an AV_Bool entry.
+	Bool *bool
+}
+
+// ChoiceContext is what a wallet adds to a token-standard choice: the
+// entries of extraArgs.context, in the order Splice adds them, and the
+// contracts to disclose, in the order Splice discloses them.
+type ChoiceContext struct {
+	Entries   []ContextEntry
+	Disclosed []*ledger.Contract
+	// Synchronizer is the DSO's active synchronizer, which every disclosed
+	// contract is reported on.
+	Synchronizer string
+}
+
+func (c *ChoiceContext) add(key string, k *ledger.Contract) {
+	c.Entries = append(c.Entries, ContextEntry{Key: key, ContractID: k.ID})
+	c.Disclosed = append(c.Disclosed, k)
+}
+
+func (c *ChoiceContext) addBool(key string, v bool) {
+	c.Entries = append(c.Entries, ContextEntry{Key: key, Bool: &v})
+}
+
+// TransferFactory is the registry's answer for a transfer: the factory to
+// exercise TransferFactory_Transfer on, the kind of transfer it will be
+// and the context the choice needs.
+type TransferFactory struct {
+	Factory *ledger.Contract
+	Kind    TransferKind
+	Context ChoiceContext
+}
+
+// TransferInstructionChoice names a choice of a TransferInstruction whose
+// context the registry gives.
+type TransferInstructionChoice string
+
+// The choices of TransferInstruction with registry contexts.
+const (
+	ChoiceAccept   TransferInstructionChoice = "accept"
+	ChoiceReject   TransferInstructionChoice = "reject"
+	ChoiceWithdraw TransferInstructionChoice = "withdraw"
+)
+
+// AmuletTransferInstructionKey is the template of Amulet's transfer
+// instructions. It is named rather than taken from a Go type so that the
+// Scan serves their contexts whether or not the network's registry
+// declares the template.
+var AmuletTransferInstructionKey = TemplateKey{
+	PackageName: splice.PackageAmulet.Name, Module: "Splice.AmuletTransferInstruction", Entity: "AmuletTransferInstruction",
+}
+
+// TransferFactory answers the registry's transfer-factory request for a
+// transfer from sender to receiver, as Splice's Scan does: the kind is
+// self when they are the same party, direct when the receiver has a
+// TransferPreapproval (expired or not), else offer. Nothing else about the
+// transfer is checked here; the ledger checks it when the choice runs.
+func (s *Service) TransferFactory(ctx context.Context, sender, receiver daml.Party) (TransferFactory, error) {
+	cc, err := s.amuletRulesContext(ctx)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	factory, err := s.latest(ctx, keyOfTemplate[splice.ExternalPartyAmuletRules](), "ExternalPartyAmuletRules")
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	out := TransferFactory{Factory: factory, Kind: TransferOffer}
+	var preapproval, featured *ledger.Contract
+	if sender == receiver {
+		// A self-transfer needs no pre-approval.
+		out.Kind = TransferSelf
+	} else {
+		p, err := s.transferPreapproval(ctx, receiver)
+		if err != nil {
+			return TransferFactory{}, err
+		}
+		if p != nil {
+			out.Kind = TransferDirect
+			preapproval = p.Contract
+			if featured, err = s.featuredAppRight(ctx, p.Payload.Provider); err != nil {
+				return TransferFactory{}, err
+			}
+		}
+	}
+	if featured != nil {
+		cc.add(ContextKeyFeaturedAppRight, featured)
+	}
+	if preapproval != nil {
+		cc.add(ContextKeyTransferPreapproval, preapproval)
+	}
+	cc.Disclosed = append(cc.Disclosed, factory)
+	out.Context = cc
+	return out, nil
+}
+
+// TransferInstructionContext answers the registry's choice-context request
+// for a choice on the AmuletTransferInstruction id, as Splice's Scan does.
+// While the instruction's LockedAmulet is active, every choice gets the
+// amulet rules, the open round, the external-party config state and
+// expire-lock true, with the LockedAmulet disclosed too. Once it is gone
+// (its lock expired and was released), accept is a fault.NotFound, while
+// reject and withdraw get only expire-lock false.
+func (s *Service) TransferInstructionContext(ctx context.Context, id daml.ContractID, choice TransferInstructionChoice) (ChoiceContext, error) {
+	instr, ok, err := s.activeOf(ctx, id, AmuletTransferInstructionKey)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if !ok {
+		return ChoiceContext{}, fault.New(fault.NotFound, "AmuletTransferInstruction '%s' not found.", fault.Clip(string(id)))
+	}
+	lockedID, executeBefore, err := transferInstructionFields(instr)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	locked, lockActive, err := s.activeOf(ctx, lockedID, keyOfTemplate[splice.LockedAmulet]())
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	cc, err := s.amuletRulesContext(ctx)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if !lockActive {
+		if choice == ChoiceAccept {
+			// Splice renders the Scala Options of the ids and the expiry.
+			return ChoiceContext{}, fault.New(fault.NotFound,
+				"LockedAmulet 'Some(ContractId(%s))' not found for AmuletTransferInstruction '%s', which expires on Some(%s)",
+				lockedID, fault.Clip(string(id)), executeBefore.MicrosString())
+		}
+		// Nothing to unlock: the choice must not try to expire the lock.
+		out := ChoiceContext{Synchronizer: cc.Synchronizer}
+		out.addBool(ContextKeyExpireLock, false)
+		return out, nil
+	}
+	cc.Disclosed = append(cc.Disclosed, locked)
+	cc.addBool(ContextKeyExpireLock, true)
+	return cc, nil
+}
+
+// transferInstructionFields reads an AmuletTransferInstruction's
+// lockedAmulet and transfer.executeBefore from its create argument.
+func transferInstructionFields(c *ledger.Contract) (daml.ContractID, daml.Timestamp, error) {
+	bad := func() (daml.ContractID, daml.Timestamp, error) {
+		return "", 0, fault.New(fault.Internal, "AmuletTransferInstruction %s: unexpected create argument", c.ID)
+	}
+	if c.Argument == nil {
+		return bad()
+	}
+	locked, ok := c.Argument.Get("lockedAmulet").(daml.ContractID)
+	if !ok {
+		return bad()
+	}
+	transfer, ok := c.Argument.Get("transfer").(*daml.Record)
+	if !ok || transfer == nil {
+		return bad()
+	}
+	before, ok := transfer.Get("executeBefore").(daml.Timestamp)
+	if !ok {
+		return bad()
+	}
+	return locked, before, nil
+}
+
+// amuletRulesContext starts every transfer context as Splice's Scan does:
+// the AmuletRules and the latest usable open round (Splice still sends
+// both, though splice-amulet 0.1.22's transfers ignore them), then the
+// newer of the two external-party config states when there are exactly
+// two, the only entry 0.1.22 reads.
+func (s *Service) amuletRulesContext(ctx context.Context) (ChoiceContext, error) {
+	now, err := s.Now(ctx)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	rulesC, err := s.latest(ctx, keyOfTemplate[splice.AmuletRules](), "AmuletRules")
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	rules, err := splice.Decode[splice.AmuletRules](rulesC)
+	if err != nil {
+		return ChoiceContext{}, fault.Wrap(fault.Internal, err, "decode %s", rulesC.ID)
+	}
+	round, err := s.latestUsableOpenRound(ctx, now)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	cc := ChoiceContext{Synchronizer: activeSynchronizer(rules.Payload, now)}
+	cc.add(ContextKeyAmuletRules, rulesC)
+	cc.add(ContextKeyOpenRound, round)
+	state, err := s.latestExternalPartyConfigState(ctx)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if state != nil {
+		cc.add(ContextKeyExternalPartyConfigState, state)
+	}
+	return cc, nil
+}
+
+// activeSynchronizer is the amulet configuration's active synchronizer as
+// of now: the schedule's latest value in effect.
+func activeSynchronizer(r splice.AmuletRules, now daml.Timestamp) string {
+	cfg := r.ConfigSchedule.InitialValue
+	for _, f := range r.ConfigSchedule.FutureValues {
+		if f.First <= now {
+			cfg = f.Second
+		}
+	}
+	return cfg.DecentralizedSynchronizer.ActiveSynchronizer
+}
+
+// latestUsableOpenRound is the open round with the highest number that has
+// opened by now; none is Splice's fault.NotFound.
+func (s *Service) latestUsableOpenRound(ctx context.Context, now daml.Timestamp) (*ledger.Contract, error) {
+	rounds, err := activeDecoded[splice.OpenMiningRound](ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var best *splice.Contract[splice.OpenMiningRound]
+	for i := range rounds {
+		r := &rounds[i]
+		if r.Payload.OpensAt <= now && (best == nil || r.Payload.Round.Number > best.Payload.Round.Number) {
+			best = r
+		}
+	}
+	if best == nil {
+		return nil, fault.New(fault.NotFound, "No open usable OpenMiningRound found.")
+	}
+	return best.Contract, nil
+}
+
+// latestExternalPartyConfigState is the one of the two config states with
+// the later targetArchiveAfter, or nil unless there are exactly two, as
+// Splice's store pairs them.
+func (s *Service) latestExternalPartyConfigState(ctx context.Context) (*ledger.Contract, error) {
+	states, err := activeDecoded[splice.ExternalPartyConfigState](ctx, s)
+	if err != nil || len(states) != 2 {
+		return nil, err
+	}
+	// A stable sort, as Splice's: on a tie the later created is the newer.
+	slices.SortStableFunc(states, func(a, b splice.Contract[splice.ExternalPartyConfigState]) int {
+		return compareTimestamps(a.Payload.TargetArchiveAfter, b.Payload.TargetArchiveAfter)
+	})
+	return states[1].Contract, nil
+}
+
+func compareTimestamps(a, b daml.Timestamp) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// transferPreapproval is the receiver's pre-approval with the latest
+// validFrom (the later created on a tie), expired or not, or nil.
+func (s *Service) transferPreapproval(ctx context.Context, receiver daml.Party) (*splice.Contract[splice.TransferPreapproval], error) {
+	all, err := activeDecoded[splice.TransferPreapproval](ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var best *splice.Contract[splice.TransferPreapproval]
+	for i := range all {
+		p := &all[i]
+		if p.Payload.Receiver == receiver && (best == nil || p.Payload.ValidFrom >= best.Payload.ValidFrom) {
+			best = p
+		}
+	}
+	return best, nil
+}
+
+// featuredAppRight is the provider's first FeaturedAppRight, or nil.
+func (s *Service) featuredAppRight(ctx context.Context, provider daml.Party) (*ledger.Contract, error) {
+	rights, err := activeDecoded[splice.FeaturedAppRight](ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rights {
+		if r.Payload.Provider == provider {
+			return r.Contract, nil
+		}
+	}
+	return nil, nil
+}
+
+// latest is the last created active contract of a template; none is a
+// fault.NotFound.
+func (s *Service) latest(ctx context.Context, key TemplateKey, what string) (*ledger.Contract, error) {
+	cs, err := s.Active(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if len(cs) == 0 {
+		return nil, fault.New(fault.NotFound, "No active %s contract", what)
+	}
+	return cs[len(cs)-1], nil
+}
+
+// activeOf returns the contract id if it is an active contract of the
+// template in the Scan's store.
+func (s *Service) activeOf(ctx context.Context, id daml.ContractID, key TemplateKey) (*ledger.Contract, bool, error) {
+	c, active, err := s.Store.Contract(ctx, id)
+	if fault.Is(err, fault.NotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !active || KeyOf(c.Template) != key {
+		return nil, false, nil
+	}
+	return c, true, nil
+}
+
+func keyOfTemplate[T ledger.Template]() TemplateKey {
+	var zero T
+	return KeyOf(zero.TemplateID())
+}
+
+// activeDecoded returns the DSO's active contracts of template T, decoded.
+func activeDecoded[T ledger.Template](ctx context.Context, s *Service) ([]splice.Contract[T], error) {
+	cs, err := s.Active(ctx, keyOfTemplate[T]())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]splice.Contract[T], 0, len(cs))
+	for _, c := range cs {
+		d, err := splice.Decode[T](c)
+		if err != nil {
+			return nil, fault.Wrap(fault.Internal, err, "decode %s", c.ID)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
