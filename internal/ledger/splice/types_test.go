@@ -30,7 +30,7 @@ func TestChoiceTypes(t *testing.T) {
 		name := tid.ModuleName + "." + tid.EntityName
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			doc := typeDoc{defs: map[string]any{}}
+			doc := typeDoc{defs: map[string]any{}, visiting: map[*daml.Type]string{}}
 			payload, err := reg.PayloadType(tid.Identifier)
 			if err != nil {
 				t.Fatal(err)
@@ -43,8 +43,17 @@ func TestChoiceTypes(t *testing.T) {
 					t.Fatalf("%s: %v", c, err)
 				}
 				// A choice's argument is a record named after the choice,
-				// in the template's module.
-				if c != "Archive" && (arg.Kind != daml.KindRecord || arg.ID.EntityName != c || arg.ID.ModuleName != tid.ModuleName) {
+				// in the template's module, or in the module of the
+				// interface that declares it.
+				module := tid.ModuleName
+				for _, i := range reg.Interfaces(tid.Identifier) {
+					if it, ok := reg.InterfaceType(i); ok {
+						if _, ok := it.Choice(c); ok {
+							module = i.ModuleName
+						}
+					}
+				}
+				if c != "Archive" && (arg.Kind != daml.KindRecord || arg.ID.EntityName != c || arg.ID.ModuleName != module) {
 					t.Errorf("%s takes %s, not the record %s:%s", c, arg, tid.ModuleName, c)
 				}
 				choices[c] = map[string]any{"argument": doc.ref(arg), "result": doc.ref(res)}
@@ -98,6 +107,9 @@ func TestChoiceTypesHaveNoStaleGoldens(t *testing.T) {
 // defs under the package-qualified name.
 type typeDoc struct {
 	defs map[string]any
+	// visiting holds the types being defined, so that a recursive type
+	// (MetadataV1's AnyValue) refers to itself by name.
+	visiting map[*daml.Type]string
 }
 
 func (d typeDoc) name(id daml.Identifier) string {
@@ -142,10 +154,16 @@ func (d typeDoc) ref(t *daml.Type) string {
 				return "{" + strings.Join(fields, ", ") + "}"
 			}
 		}
-		// Splice's types are not recursive, so the definition can be
-		// rendered first. A generic type (Splice.Schedule:Schedule) has a
-		// definition per instance: the later ones are numbered.
+		// The definition is rendered first; a recursive reference to a
+		// type being defined is its name. A generic type
+		// (Splice.Schedule:Schedule) has a definition per instance: the
+		// later ones are numbered.
+		if ref, ok := d.visiting[t]; ok {
+			return ref
+		}
+		d.visiting[t] = t.ID.ModuleName + ":" + t.ID.EntityName
 		def := d.def(t)
+		delete(d.visiting, t)
 		n, ref := d.name(t.ID), t.ID.ModuleName+":"+t.ID.EntityName
 		for i := 2; ; i++ {
 			prev, ok := d.defs[n]
