@@ -265,7 +265,9 @@ func registerPreapprovals(r *ledger.Registry) {
 		func(_ TransferPreapproval, arg TransferPreapprovalSend) []daml.Party { return []daml.Party{arg.Sender} },
 		sendThroughPreapproval)
 	ledger.AddChoice(r, "TransferPreapproval_SendV2", false,
-		func(_ TransferPreapproval, arg TransferPreapprovalSendV2) []daml.Party { return []daml.Party{arg.Sender} },
+		func(_ TransferPreapproval, arg TransferPreapprovalSendV2) []daml.Party {
+			return []daml.Party{arg.Sender}
+		},
 		sendV2ThroughPreapproval)
 	ledger.AddChoice(r, "TransferPreapproval_Renew", true,
 		func(p TransferPreapproval, _ TransferPreapprovalRenew) []daml.Party { return []daml.Party{p.Provider} },
