@@ -218,3 +218,53 @@ func TestPackagesDocListsEveryChoice(t *testing.T) {
 		}
 	}
 }
+
+// The interfaces sandnet declares with their views and choices (the token
+// standard's V1 TransferFactory and TransferInstruction, Holding's view)
+// are pinned like the templates, in testdata/types/interfaces.
+func TestInterfaceTypes(t *testing.T) {
+	t.Parallel()
+	reg := splice.NewRegistry()
+	for _, it := range reg.InterfaceTypes() {
+		if it.View == nil && len(it.Choices) <= 1 {
+			continue // declared only: no view or choice of its own to pin
+		}
+		name := it.ID.ModuleName + "." + it.ID.EntityName
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			doc := typeDoc{defs: map[string]any{}, visiting: map[*daml.Type]string{}}
+			out := map[string]any{"interface": doc.name(it.ID)}
+			if it.View != nil {
+				out["view"] = doc.ref(it.View)
+			}
+			choices := map[string]any{}
+			for _, c := range it.Choices {
+				choices[c.Name] = map[string]any{"argument": doc.ref(c.Argument), "result": doc.ref(c.Result), "consuming": c.Consuming}
+			}
+			out["choices"] = choices
+			out["types"] = doc.defs
+			got, err := json.MarshalIndent(out, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", "types", "interfaces", name+".json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestInterfaceTypes -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("the Daml types of interface %s differ from %s; review the difference against Splice's Daml and rerun with -update:\n%s", name, path, got)
+			}
+		})
+	}
+}
