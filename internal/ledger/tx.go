@@ -404,6 +404,12 @@ func (tx *Tx) exerciseOn(c *Contract, iface *daml.Identifier, choice string, arg
 	if ch == nil {
 		return nil, invalidChoice(c.Template.Identifier, choice)
 	}
+	if iface == nil {
+		// A choice the template inherits from an interface it implements
+		// runs as an exercise through the interface, as Daml's engine
+		// resolves a template-id exercise of an inherited choice.
+		iface = tx.net.registry.inheritedFrom(info, choice)
+	}
 	if reflect.TypeOf(arg) != ch.argType {
 		return nil, fault.New(fault.Internal, "choice %s takes %v, got %T", choice, ch.argType, arg)
 	}

@@ -568,6 +568,22 @@ func TestTransferFactoryPublicFetch(t *testing.T) {
 	if err != nil || view.Admin != s.DSOParty || len(view.Meta.Values) != 0 {
 		t.Fatalf("view %+v, %v", view, err)
 	}
+	// Named with the template id, the inherited choice still runs through
+	// the interface, as Daml's engine resolves it.
+	arg, err := daml.FromGo(splice.TransferFactoryPublicFetch{ExpectedAdmin: s.DSOParty, Actor: alice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.submit(t, []daml.Party{alice}, f.disclosed, func(tx *ledger.Tx) error {
+		_, err := tx.ExerciseValue(f.rules.Payload.TemplateID().Identifier, f.rules.ID, "TransferFactory_PublicFetch", arg)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := exerciseOf(tx, "TransferFactory_PublicFetch"); x == nil || x.Interface == nil || *x.Interface != splice.TransferFactoryInterface {
+		t.Errorf("the exercise does not name the interface: %+v", x)
+	}
 	v, err := s.net.Registry().InterfaceView(s.contract(t, f.rules.ID), splice.TransferFactoryInterface)
 	if err != nil {
 		t.Fatal(err)
