@@ -690,3 +690,131 @@ func FuzzTokenStandardArguments(f *testing.F) {
 		}
 	})
 }
+
+// A direct transfer through the pre-approval of a featured provider
+// records the provider's activity when the context proves the featuring;
+// an offer ignores the featured app right (its sender is its own,
+// unfeatured, provider).
+func TestTransferFactoryFeaturedProvider(t *testing.T) {
+	t.Parallel()
+	s := seedNetwork(t, splice.SeedConfig{NoAnsEntries: true, Users: []string{"alice", "bob", "carol"}})
+	alice, bob, carol := s.user(t, "alice").Party, s.user(t, "bob").Party, s.user(t, "carol").Party
+	ac := s.amuletContext(t)
+	featured, err := s.submit(t, []daml.Party{bob}, ac.Disclosed(), func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[splice.AmuletRulesDevNetFeatureAppResult](tx, ac.AmuletRules.ID, "AmuletRules_DevNet_FeatureApp",
+			splice.AmuletRulesDevNetFeatureApp{Provider: bob})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := splice.CreatedIn(featured, splice.FeaturedAppRight{}.TemplateID())[0]
+	_, created, err := s.createPreapproval(t, []daml.Party{carol, bob}, s.createPreapprovalArg(t, carol, bob, after(s.now(), 30*day)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	preapproval := createdPreapproval(t, created)
+	f := s.factory(t)
+	for _, tc := range []struct {
+		name        string
+		receiver    daml.Party
+		preapproval bool
+		markers     int
+	}{
+		{name: "direct", receiver: carol, preapproval: true, markers: 1},
+		{name: "offer", receiver: bob, markers: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arg := s.transferArg(f, alice, tc.receiver, "1.0", []daml.ContractID{s.biggest(t, alice)})
+			arg.ExtraArgs.Context.Values[splice.ContextKeyFeaturedAppRight] = cidValue(right)
+			if tc.preapproval {
+				arg.ExtraArgs.Context.Values[splice.ContextKeyTransferPreapproval] = cidValue(preapproval)
+			}
+			var tx *ledger.Transaction
+			err := s.conserved(t, func() (err error) {
+				_, tx, err = s.transferThroughFactory(t, f, []daml.Party{alice}, arg, s.contract(t, preapproval), s.contract(t, right))
+				return err
+			})
+			failure{}.check(t, err)
+			markers := splice.CreatedIn(tx, splice.FeaturedAppActivityMarker{}.TemplateID())
+			if len(markers) != tc.markers {
+				t.Fatalf("markers %v, want %d", markers, tc.markers)
+			}
+			for _, m := range markers {
+				marker, err := splice.Decode[splice.FeaturedAppActivityMarker](s.contract(t, m))
+				if err != nil || marker.Payload.Provider != bob || marker.Payload.Beneficiary != bob {
+					t.Errorf("marker %+v %v", marker.Payload, err)
+				}
+			}
+		})
+	}
+}
+
+// TransferPreapproval_SendV2 exercised directly by the sender, as an
+// external party's wallet may: the description becomes the reason.
+func TestTransferPreapprovalSendV2(t *testing.T) {
+	t.Parallel()
+	s := seedNetwork(t, splice.SeedConfig{NoAnsEntries: true, Users: []string{"alice", "bob", "carol"}})
+	alice, bob, carol := s.user(t, "alice").Party, s.user(t, "bob").Party, s.user(t, "carol").Party
+	_, created, err := s.createPreapproval(t, []daml.Party{carol, bob}, s.createPreapprovalArg(t, carol, bob, after(s.now(), time.Hour)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	preapproval := createdPreapproval(t, created)
+	f := s.factory(t)
+	description := "for lunch"
+	for _, tc := range []struct {
+		name        string
+		wait        time.Duration
+		description *string
+		meta        *splice.Metadata
+		actAs       daml.Party
+		want        failure
+		reason      string
+	}{
+		{name: "with a description", description: &description, meta: &splice.Metadata{Values: map[string]string{splice.MetaReason: "overridden", "k": "v"}}, actAs: alice, reason: description},
+		{name: "without a description", meta: &splice.Metadata{Values: map[string]string{splice.MetaReason: "kept"}}, actAs: alice, reason: "kept"},
+		{name: "without metadata", actAs: alice},
+		{name: "not the sender's authority", actAs: bob, want: unauthorized},
+		{name: "once expired", wait: 2 * time.Hour, actAs: alice,
+			want: damlFailure("stdlib.daml.com/deadline-exceeded", "Ledger time is at or past deadline 'TransferPreapproval.expiresAt'")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.wait > 0 {
+				s.advance(t, tc.wait)
+			}
+			arg := splice.TransferPreapprovalSendV2{
+				Context: splice.ExternalPartyTransferContext{ExternalPartyConfigState: f.config.ID},
+				Inputs:  splice.InputAmulets(s.biggest(t, alice)), Amount: num("2.0"), Sender: alice,
+				Description: tc.description, Meta: tc.meta,
+			}
+			var tx *ledger.Transaction
+			err := s.conserved(t, func() (err error) {
+				tx, err = s.submit(t, []daml.Party{tc.actAs}, append(append([]*ledger.Contract{}, f.disclosed...), s.contract(t, preapproval)), func(tx *ledger.Tx) error {
+					_, err := ledger.Exercise[splice.TransferPreapprovalSendV2Result](tx, preapproval, "TransferPreapproval_SendV2", arg)
+					return err
+				})
+				return err
+			})
+			tc.want.check(t, err)
+			if err != nil {
+				return
+			}
+			res := committedResult[splice.TransferPreapprovalSendV2Result](t, tx, "TransferPreapproval_SendV2")
+			m := res.Meta.Values
+			if res.Result.Meta != nil || m[splice.MetaTxKind] != "transfer" || m[splice.MetaSender] != string(alice) || m[splice.MetaReason] != tc.reason {
+				t.Errorf("result meta %v, meta %v", res.Result.Meta, m)
+			}
+			if tc.meta != nil && tc.meta.Values["k"] != "" && m["k"] != "v" {
+				t.Errorf("the caller's metadata is lost: %v", m)
+			}
+			if len(res.Result.CreatedAmulets) != 1 || res.Result.CreatedAmulets[0].TransferResultAmulet == nil {
+				t.Fatalf("created %+v", res.Result.CreatedAmulets)
+			}
+			out := s.amulet(t, *res.Result.CreatedAmulets[0].TransferResultAmulet)
+			if out.Owner != carol || out.Amount.InitialAmount.Cmp(num("2.0")) != 0 || out.Amount.CreatedAt != f.config.Payload.HoldingFeesOpenRoundNumber {
+				t.Errorf("output %+v", out)
+			}
+		})
+	}
+}
