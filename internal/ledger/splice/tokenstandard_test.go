@@ -358,7 +358,6 @@ func TestAmuletTransferInstruction(t *testing.T) {
 	t.Parallel()
 	s := seedNetwork(t, splice.SeedConfig{NoAnsEntries: true})
 	alice, bob := s.user(t, "alice").Party, s.user(t, "bob").Party
-	dso := s.DSOParty
 	f := s.factory(t)
 	yes, no := true, false
 	withState := func(expireLock *bool) splice.ExtraArgs {
@@ -505,7 +504,6 @@ func TestAmuletTransferInstruction(t *testing.T) {
 			}
 		})
 	}
-	_ = dso
 }
 
 // The DSO expires transfer instructions past their executeBefore through
