@@ -278,3 +278,17 @@ func (r *Registry) ResolveKey(ref daml.Identifier) (*TemplateType, error) {
 	}
 	return t, nil
 }
+
+// inheritedFrom returns the interface a template's choice is declared by
+// (see AddInterfaceChoice), or nil for a choice of the template's own.
+func (r *Registry) inheritedFrom(info *templateInfo, choice string) *daml.Identifier {
+	for _, i := range info.interfaces {
+		if d := r.declared[i]; d != nil && choice != "Archive" {
+			if _, ok := d.choices[choice]; ok {
+				id := i
+				return &id
+			}
+		}
+	}
+	return nil
+}

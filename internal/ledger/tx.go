@@ -404,6 +404,12 @@ func (tx *Tx) exerciseOn(c *Contract, iface *daml.Identifier, choice string, arg
 	if ch == nil {
 		return nil, invalidChoice(c.Template.Identifier, choice)
 	}
+	if iface == nil {
+		// A choice the template inherits from an interface it implements
+		// runs as an exercise through the interface, as Daml's engine
+		// resolves a template-id exercise of an inherited choice.
+		iface = tx.net.registry.inheritedFrom(info, choice)
+	}
 	if reflect.TypeOf(arg) != ch.argType {
 		return nil, fault.New(fault.Internal, "choice %s takes %v, got %T", choice, ch.argType, arg)
 	}
@@ -490,4 +496,60 @@ func intersects(a, b []daml.Party) bool {
 // String describes the transaction for logs.
 func (tx *Tx) String() string {
 	return fmt.Sprintf("tx{actAs=%v nodes=%d}", tx.actAs, len(tx.events))
+}
+
+// FetchInterface reads an active contract through interface iface, as
+// Daml's fetch of an interface contract id: the contract's template must
+// implement iface, and the fetch is recorded with the interface. It
+// returns the contract's template value and its view for iface.
+func FetchInterface(tx *Tx, cid daml.ContractID, iface daml.Identifier) (Template, any, error) {
+	c, err := tx.contract(cid)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, info, err := tx.template(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	view := info.views[iface]
+	if view == nil {
+		return nil, nil, notImplementing(c, iface)
+	}
+	v, err := view(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx.recordFetch(c, &iface)
+	return t, v, nil
+}
+
+// ExerciseInterface runs a choice of interface iface on a contract whose
+// template implements it (the template's own choice of that name, see
+// AddInterfaceChoice), recording the interface on the exercise node.
+func ExerciseInterface[R any](tx *Tx, cid daml.ContractID, iface daml.Identifier, choice string, arg any) (R, error) {
+	var zero R
+	c, err := tx.contract(cid)
+	if err != nil {
+		return zero, err
+	}
+	if !slices.Contains(tx.net.registry.Interfaces(c.Template.Identifier), iface) {
+		return zero, notImplementing(c, iface)
+	}
+	res, err := tx.exerciseOn(c, &iface, choice, arg)
+	if err != nil {
+		return zero, err
+	}
+	out, ok := res.(R)
+	if !ok {
+		return zero, fault.New(fault.Internal, "choice %s returns %T, not %T", choice, res, zero)
+	}
+	return out, nil
+}
+
+// notImplementing is Canton's failure for a contract used through an
+// interface its template does not implement.
+func notImplementing(c *Contract, iface daml.Identifier) error {
+	return fault.WithCode(fault.DamlPrecondition, "CONTRACT_DOES_NOT_IMPLEMENT_INTERFACE",
+		"Interpretation error: Error: Update failed due to contract %s not implementing an interface %s (its template is %s)",
+		c.ID, iface, c.Template.Identifier)
 }

@@ -37,9 +37,10 @@ func externalPartyConfigStateTick(c AmuletConfig) RelTime {
 // ExternalPartyAmuletRules is
 // Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules, the rules
 // contract external parties' transactions use. It is meant to be archived
-// and recreated as rarely as possible. Its choices (the token standard's
-// factories, expiring allocations, transfer commands) need contracts
-// sandnet does not have yet; it has only Archive.
+// and recreated as rarely as possible. It implements the token
+// standard's V1 TransferFactory (transferfactory.go); its other choices
+// (allocation factories, expiring allocations, transfer commands) need
+// contracts sandnet does not have yet.
 type ExternalPartyAmuletRules struct {
 	DSO daml.Party `daml:"dso"`
 }
@@ -233,7 +234,7 @@ func (AmuletRulesUpdateExternalPartyConfigStatesResult) DamlIdentifier() daml.Id
 }
 
 func registerExternalParty(r *ledger.Registry) {
-	ledger.RegisterTemplate[ExternalPartyAmuletRules](r)
+	ledger.RegisterTemplate[ExternalPartyAmuletRules](r, TransferFactoryInterface)
 	ledger.RegisterTemplate[ExternalPartyConfigState](r)
 }
 

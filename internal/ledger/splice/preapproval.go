@@ -264,6 +264,11 @@ func registerPreapprovals(r *ledger.Registry) {
 	ledger.AddChoice(r, "TransferPreapproval_Send", false,
 		func(_ TransferPreapproval, arg TransferPreapprovalSend) []daml.Party { return []daml.Party{arg.Sender} },
 		sendThroughPreapproval)
+	ledger.AddChoice(r, "TransferPreapproval_SendV2", false,
+		func(_ TransferPreapproval, arg TransferPreapprovalSendV2) []daml.Party {
+			return []daml.Party{arg.Sender}
+		},
+		sendV2ThroughPreapproval)
 	ledger.AddChoice(r, "TransferPreapproval_Renew", true,
 		func(p TransferPreapproval, _ TransferPreapprovalRenew) []daml.Party { return []daml.Party{p.Provider} },
 		renewTransferPreapproval)
@@ -532,4 +537,61 @@ func unionMeta(left, right *Metadata) *Metadata {
 		}
 	}
 	return out
+}
+
+// TransferPreapprovalSendV2 is the argument of TransferPreapproval_SendV2,
+// the pre-approved transfer external parties make (through the token
+// standard's TransferFactory), whose round data comes from an
+// ExternalPartyConfigState.
+type TransferPreapprovalSendV2 struct {
+	Context     ExternalPartyTransferContext `daml:"context"`
+	Inputs      []TransferInput              `daml:"inputs"`
+	Amount      daml.Numeric                 `daml:"amount"`
+	Sender      daml.Party                   `daml:"sender"`
+	Description *string                      `daml:"description"`
+	Meta        *Metadata                    `daml:"meta"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (TransferPreapprovalSendV2) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("TransferPreapproval_SendV2")
+}
+
+// TransferPreapprovalSendV2Result is TransferPreapproval_SendV2's result:
+// the transfer's result without its metadata, which Meta carries with the
+// caller's metadata and description.
+type TransferPreapprovalSendV2Result struct {
+	Result TransferResult `daml:"result"`
+	Meta   Metadata       `daml:"meta"`
+}
+
+// DamlIdentifier implements daml.Identified.
+func (TransferPreapprovalSendV2Result) DamlIdentifier() daml.Identifier {
+	return amuletRulesID("TransferPreapproval_SendV2Result")
+}
+
+// sendV2ThroughPreapproval is TransferPreapproval_SendV2: an
+// external-party transfer of amount to the receiver, with the
+// pre-approval's provider as the transfer's provider (featured if the
+// context proves it) and no beneficiaries. The description, if any, is the
+// reason in the output's and the result's metadata.
+func sendV2ThroughPreapproval(tx *ledger.Tx, _ daml.ContractID, p TransferPreapproval, arg TransferPreapprovalSendV2) (TransferPreapprovalSendV2Result, error) {
+	var none TransferPreapprovalSendV2Result
+	if err := assertWithinDeadline(tx, "TransferPreapproval.expiresAt", p.ExpiresAt); err != nil {
+		return none, err
+	}
+	described := unionMeta(arg.Meta, nil)
+	if arg.Description != nil && *arg.Description != "" {
+		described.Values[MetaReason] = *arg.Description
+	}
+	result, err := executeExternalPartyTransfer(tx, p.DSO, arg.Context, Transfer{
+		Sender: arg.Sender, Provider: p.Provider, Inputs: arg.Inputs,
+		Outputs: []TransferOutput{{Receiver: p.Receiver, ReceiverFeeRatio: zero, Amount: arg.Amount, Meta: described}},
+	})
+	if err != nil {
+		return none, err
+	}
+	history := unionMeta(result.Meta, described)
+	result.Meta = nil
+	return TransferPreapprovalSendV2Result{Result: result, Meta: *history}, nil
 }

@@ -11,6 +11,7 @@ func Register(r *ledger.Registry) {
 			r.AddInterface(p.Identifier(i.Module, i.Entity))
 		}
 	}
+	registerTokenStandard(r)
 	registerAmulet(r)
 	registerRounds(r)
 	registerAmuletRules(r)
@@ -18,6 +19,8 @@ func Register(r *ledger.Registry) {
 	registerPreapprovals(r)
 	registerExternalParty(r)
 	registerExternalPartyAmuletRulesChoices(r)
+	registerTransferFactory(r)
+	registerTransferInstruction(r)
 	registerWallet(r)
 	registerSubscriptions(r)
 	registerAns(r)

@@ -30,11 +30,17 @@ func executeTransfer(tx *ledger.Tx, dso daml.Party, context TransferContext, t T
 // splitAndBurn turns it off, as the burn's own ValidatorRewardCoupon
 // stands for the activity.
 func executeTransferIssuing(tx *ledger.Tx, dso daml.Party, context TransferContext, t Transfer, issueAppRewards bool) (TransferResult, error) {
-	var res TransferResult
 	csum, err := summarizeContext(tx, dso, context, t)
 	if err != nil {
-		return res, err
+		return TransferResult{}, err
 	}
+	return executeSummarizedTransfer(tx, dso, csum, t, issueAppRewards)
+}
+
+// executeSummarizedTransfer is Splice's executeTransfer': the transfer
+// given its validated context.
+func executeSummarizedTransfer(tx *ledger.Tx, dso daml.Party, csum transferContextSummary, t Transfer, issueAppRewards bool) (TransferResult, error) {
+	var res TransferResult
 	var a arith
 
 	// Consume the inputs (Splice's summarizeAndConsumeInputs).

@@ -30,7 +30,7 @@ func TestChoiceTypes(t *testing.T) {
 		name := tid.ModuleName + "." + tid.EntityName
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			doc := typeDoc{defs: map[string]any{}}
+			doc := typeDoc{defs: map[string]any{}, visiting: map[*daml.Type]string{}}
 			payload, err := reg.PayloadType(tid.Identifier)
 			if err != nil {
 				t.Fatal(err)
@@ -43,8 +43,17 @@ func TestChoiceTypes(t *testing.T) {
 					t.Fatalf("%s: %v", c, err)
 				}
 				// A choice's argument is a record named after the choice,
-				// in the template's module.
-				if c != "Archive" && (arg.Kind != daml.KindRecord || arg.ID.EntityName != c || arg.ID.ModuleName != tid.ModuleName) {
+				// in the template's module, or in the module of the
+				// interface that declares it.
+				module := tid.ModuleName
+				for _, i := range reg.Interfaces(tid.Identifier) {
+					if it, ok := reg.InterfaceType(i); ok {
+						if _, ok := it.Choice(c); ok {
+							module = i.ModuleName
+						}
+					}
+				}
+				if c != "Archive" && (arg.Kind != daml.KindRecord || arg.ID.EntityName != c || arg.ID.ModuleName != module) {
 					t.Errorf("%s takes %s, not the record %s:%s", c, arg, tid.ModuleName, c)
 				}
 				choices[c] = map[string]any{"argument": doc.ref(arg), "result": doc.ref(res)}
@@ -98,6 +107,9 @@ func TestChoiceTypesHaveNoStaleGoldens(t *testing.T) {
 // defs under the package-qualified name.
 type typeDoc struct {
 	defs map[string]any
+	// visiting holds the types being defined, so that a recursive type
+	// (MetadataV1's AnyValue) refers to itself by name.
+	visiting map[*daml.Type]string
 }
 
 func (d typeDoc) name(id daml.Identifier) string {
@@ -142,10 +154,16 @@ func (d typeDoc) ref(t *daml.Type) string {
 				return "{" + strings.Join(fields, ", ") + "}"
 			}
 		}
-		// Splice's types are not recursive, so the definition can be
-		// rendered first. A generic type (Splice.Schedule:Schedule) has a
-		// definition per instance: the later ones are numbered.
+		// The definition is rendered first; a recursive reference to a
+		// type being defined is its name. A generic type
+		// (Splice.Schedule:Schedule) has a definition per instance: the
+		// later ones are numbered.
+		if ref, ok := d.visiting[t]; ok {
+			return ref
+		}
+		d.visiting[t] = t.ID.ModuleName + ":" + t.ID.EntityName
 		def := d.def(t)
+		delete(d.visiting, t)
 		n, ref := d.name(t.ID), t.ID.ModuleName+":"+t.ID.EntityName
 		for i := 2; ; i++ {
 			prev, ok := d.defs[n]
@@ -198,5 +216,55 @@ func TestPackagesDocListsEveryChoice(t *testing.T) {
 		if !strings.Contains(text, p.ID) {
 			t.Errorf("docs/packages.md does not list package %s (%s)", p.Name, p.ID)
 		}
+	}
+}
+
+// The interfaces sandnet declares with their views and choices (the token
+// standard's V1 TransferFactory and TransferInstruction, Holding's view)
+// are pinned like the templates, in testdata/types/interfaces.
+func TestInterfaceTypes(t *testing.T) {
+	t.Parallel()
+	reg := splice.NewRegistry()
+	for _, it := range reg.InterfaceTypes() {
+		if it.View == nil && len(it.Choices) <= 1 {
+			continue // declared only: no view or choice of its own to pin
+		}
+		name := it.ID.ModuleName + "." + it.ID.EntityName
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			doc := typeDoc{defs: map[string]any{}, visiting: map[*daml.Type]string{}}
+			out := map[string]any{"interface": doc.name(it.ID)}
+			if it.View != nil {
+				out["view"] = doc.ref(it.View)
+			}
+			choices := map[string]any{}
+			for _, c := range it.Choices {
+				choices[c.Name] = map[string]any{"argument": doc.ref(c.Argument), "result": doc.ref(c.Result), "consuming": c.Consuming}
+			}
+			out["choices"] = choices
+			out["types"] = doc.defs
+			got, err := json.MarshalIndent(out, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", "types", "interfaces", name+".json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestInterfaceTypes -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("the Daml types of interface %s differ from %s; review the difference against Splice's Daml and rerun with -update:\n%s", name, path, got)
+			}
+		})
 	}
 }
