@@ -16,14 +16,16 @@ import (
 // party's transfer to go through ExternalPartyAmuletRules, or for the
 // receiver or sender of a pending AmuletTransferInstruction to settle it.
 
-// The keys of the choice-context entries, as Splice's Daml reads them.
+// The keys of the choice-context entries. The package reads the last four
+// (internal/ledger/splice names them once); Splice's Scan also sends the
+// first two, which splice-amulet 0.1.22 ignores.
 const (
 	ContextKeyAmuletRules              = "amulet-rules"
 	ContextKeyOpenRound                = "open-round"
-	ContextKeyExternalPartyConfigState = "external-party-config-state"
-	ContextKeyFeaturedAppRight         = "featured-app-right"
-	ContextKeyTransferPreapproval      = "transfer-preapproval"
-	ContextKeyExpireLock               = "expire-lock"
+	ContextKeyExternalPartyConfigState = splice.ContextKeyExternalPartyConfigState
+	ContextKeyFeaturedAppRight         = splice.ContextKeyFeaturedAppRight
+	ContextKeyTransferPreapproval      = splice.ContextKeyTransferPreapproval
+	ContextKeyExpireLock               = splice.ContextKeyExpireLock
 )
 
 // TransferKind is how a transfer through the factory will settle.
