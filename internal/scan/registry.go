@@ -28,8 +28,9 @@ const (
 
 // Names of the token-standard APIs, the keys of a registry's supportedApis.
 const (
-	APITokenMetadataV1 = "splice-api-token-metadata-v1"
-	APITokenHoldingV1  = "splice-api-token-holding-v1"
+	APITokenMetadataV1            = "splice-api-token-metadata-v1"
+	APITokenHoldingV1             = "splice-api-token-holding-v1"
+	APITokenTransferInstructionV1 = "splice-api-token-transfer-instruction-v1"
 )
 
 // RegistryAPIs returns the registry-wide token-standard APIs the Scan
@@ -39,13 +40,15 @@ func RegistryAPIs() map[string]int { return map[string]int{APITokenMetadataV1: 1
 
 // AmuletAPIs returns the token-standard APIs Amulet supports here, each
 // with its minor version. Only what sandnet implements is listed: the
-// metadata API it serves and the Holding interface Amulet and
-// LockedAmulet implement. Splice lists the transfer-instruction and
-// allocation APIs (v1 and v2) too; they join this list as they are built,
-// since a client that reads them here would call endpoints that are not
-// served.
+// metadata API it serves, the Holding interface Amulet and LockedAmulet
+// implement, and transfer instructions (the registry's transfer-factory
+// and choice contexts, ExternalPartyAmuletRules as TransferFactory and
+// AmuletTransferInstruction as TransferInstruction). Splice lists the
+// allocation APIs and the v2 ones too; they join this list as they are
+// built, since a client that reads them here would call endpoints that
+// are not served.
 func AmuletAPIs() map[string]int {
-	return map[string]int{APITokenMetadataV1: 1, APITokenHoldingV1: 1}
+	return map[string]int{APITokenMetadataV1: 1, APITokenHoldingV1: 1, APITokenTransferInstructionV1: 1}
 }
 
 // Instrument is a token-standard instrument's metadata.

@@ -3,6 +3,7 @@ package scanapi_test
 import (
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/scanapi"
+	"github.com/sandnet/sandnet/internal/scan"
 )
 
 // registryRoot is where registry requests are addressed: the Scan's host.
@@ -151,12 +153,11 @@ func TestRegistryInstrument(t *testing.T) {
 	want := scanapi.Instrument{
 		ID: "Amulet", Name: "Amulet", Symbol: "AMT", Decimals: 10,
 		TotalSupply: sup.Total.String(), TotalSupplyAsOf: latest.RecordTime.String(),
-		SupportedAPIs: map[string]int{"splice-api-token-metadata-v1": 1, "splice-api-token-holding-v1": 1},
+		SupportedAPIs: scan.AmuletAPIs(),
 	}
 	for _, got := range []scanapi.Instrument{one, list.Instruments[0]} {
 		if len(list.Instruments) != 1 || got.ID != want.ID || got.Name != want.Name || got.Symbol != want.Symbol || got.Decimals != want.Decimals ||
-			got.TotalSupply != want.TotalSupply || got.TotalSupplyAsOf != want.TotalSupplyAsOf || len(got.SupportedAPIs) != 2 ||
-			got.SupportedAPIs["splice-api-token-holding-v1"] != 1 {
+			got.TotalSupply != want.TotalSupply || got.TotalSupplyAsOf != want.TotalSupplyAsOf || !maps.Equal(got.SupportedAPIs, want.SupportedAPIs) {
 			t.Errorf("instrument %+v, want %+v", got, want)
 		}
 	}
