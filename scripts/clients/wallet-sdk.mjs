@@ -342,8 +342,11 @@ await check('MUST', 'events.completions (websocket /v2/commands/completions)', a
     assert(how !== 'timeout' && out.length === 1, `no completion (${how})`)
     return show(out[0], 120)
 })
-await check('GAP', 'amulet.tap (builds the tap command with the registry: the instruments, then /registry/transfer-instruction/v1/transfer-factory, not served)', async () => {
+await check('MUST', 'amulet.tap builds the DevNet tap with the registry (the instruments, then POST /registry/transfer-instruction/v1/transfer-factory for its disclosed contracts)', async () => {
     const cmd = await amulet.tap(alice, '1')
+    const text = JSON.stringify(cmd)
+    assert(text.includes('AmuletRules_DevNet_Tap'), `no AmuletRules_DevNet_Tap in ${show(cmd, 200)}`)
+    assert(text.includes('createdEventBlob'), `no disclosed contract in ${show(cmd, 200)}`)
     return show(cmd, 100)
 })
 await check('GAP', 'amulet.traffic.status (Scan GET /v0/domains/{domain}/members/{member}/traffic-status, not served)', async () => {
