@@ -83,8 +83,18 @@ func BenchmarkTokenStandardTransfer(b *testing.B) {
 		}
 		xs[i] = s
 	}
+	// The time spent in each step, summed over the transfers of the
+	// sub-benchmark that runs (reported per transfer).
+	var phases [3]atomic.Int64 // factory, prepare, execute (ns)
+	step := func(i int, start time.Time) { phases[i].Add(int64(time.Since(start))) }
+	reportSteps := func(b *testing.B) {
+		for i, name := range []string{"factory", "prepare", "execute"} {
+			b.ReportMetric(ms(time.Duration(phases[i].Swap(0)))/float64(b.N), name+"-ms/op")
+		}
+	}
 	transfer := func(s *sender) error {
 		id := fmt.Sprintf("transfer-%d", seq.Add(1))
+		start := time.Now()
 		input := s.holdings[0]
 		args := transferArgument(dso, daml.Party(s.party), bob, input)
 		answer, err := postJSON(client, scanSrv.URL+"/registry/transfer-instruction/v1/transfer-factory", "",
@@ -96,6 +106,8 @@ func BenchmarkTokenStandardTransfer(b *testing.B) {
 		if err := json.Unmarshal(answer, &f); err != nil {
 			return err
 		}
+		step(0, start)
+		start = time.Now()
 		if f.TransferKind != "direct" {
 			return fmt.Errorf("transfer kind %q, want direct", f.TransferKind)
 		}
@@ -117,10 +129,13 @@ func BenchmarkTokenStandardTransfer(b *testing.B) {
 		if err != nil {
 			return err
 		}
+		step(1, start)
+		start = time.Now()
 		answer, err = postJSON(client, ledgerSrv.URL+"/v2/interactive-submission/executeAndWaitForTransaction", token, executeBody(b, p, s.external, id))
 		if err != nil {
 			return err
 		}
+		step(2, start)
 		change, err := createdAmulet(answer, s.party)
 		if err != nil {
 			return err
@@ -138,6 +153,7 @@ func BenchmarkTokenStandardTransfer(b *testing.B) {
 	})
 	b.Run("direct/1-client", func(b *testing.B) {
 		latencies(b, func() error { return transfer(xs[0]) })
+		reportSteps(b)
 	})
 	b.Run("direct/16-senders", func(b *testing.B) {
 		// Each transfer takes a sender no other is using: a sender's
@@ -151,6 +167,7 @@ func BenchmarkTokenStandardTransfer(b *testing.B) {
 			defer func() { free <- s }()
 			return transfer(s)
 		})
+		reportSteps(b)
 		if submitRate > 0 {
 			b.ReportMetric(rate/submitRate, "ratio-to-submit-and-wait")
 		}
