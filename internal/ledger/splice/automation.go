@@ -41,6 +41,13 @@ type AutomationConfig struct {
 //     AnsEntry) and renewal payments (which renew it);
 //   - expire name entries and subscriptions whose time has passed
 //     (DsoRules_ExpireAnsEntry, DsoRules_ExpireSubscription);
+//   - expire transfer pre-approvals whose expiresAt has passed
+//     (TransferPreapproval_Expire, one a pre-approval, as Splice's
+//     ExpireTransferPreapprovalsTrigger) and transfer instructions whose
+//     transfer's executeBefore has passed
+//     (AmuletRules_Amulet_ExpireTransferInstructions, in batches of 100,
+//     as Splice's ExpiredAmuletTransferInstructionTrigger), unlocking the
+//     locked amulet back to the sender unless its owner already did;
 //   - rotate the external-party config states: once the older one's
 //     targetArchiveAfter has passed, replace it by one that lives two
 //     ticks (DsoRules_UpdateExternalPartyConfigStates), as Splice's
@@ -197,9 +204,16 @@ type dsoState struct {
 	externalRules []Contract[ExternalPartyAmuletRules]
 	configStates  []Contract[ExternalPartyConfigState]
 	instructions  []Contract[BootstrapExternalPartyConfigStateInstruction]
+
+	preapprovals []Contract[TransferPreapproval]
+	transfers    []Contract[AmuletTransferInstruction]
+	// locked says, for each expired transfer instruction's LockedAmulet,
+	// whether it is still active (its owner may have unlocked it once the
+	// lock expired).
+	locked map[daml.ContractID]bool
 }
 
-func (a *Automation) load(ctx context.Context) (*dsoState, error) {
+func (a *Automation) load(ctx context.Context, now daml.Timestamp) (*dsoState, error) {
 	s := a.net.Store()
 	dso := a.cfg.DSO
 	st := &dsoState{}
@@ -228,11 +242,26 @@ func (a *Automation) load(ctx context.Context) (*dsoState, error) {
 			st.instructions, err = Active[BootstrapExternalPartyConfigStateInstruction](ctx, s, dso)
 			return
 		},
+		func() (err error) { st.preapprovals, err = Active[TransferPreapproval](ctx, s, dso); return },
+		func() (err error) { st.transfers, err = Active[AmuletTransferInstruction](ctx, s, dso); return },
 	}
 	for _, load := range loads {
 		if err := load(); err != nil {
 			return nil, err
 		}
+	}
+	// Splice's trigger looks each expired instruction's lock up, and asks
+	// to unlock it only when it is still there.
+	st.locked = map[daml.ContractID]bool{}
+	for _, i := range st.transfers {
+		if !instructionExpired(i.Payload, now) {
+			continue
+		}
+		_, active, err := s.Contract(ctx, i.Payload.LockedAmulet)
+		if err != nil && !fault.Is(err, fault.NotFound) {
+			return nil, err
+		}
+		st.locked[i.Payload.LockedAmulet] = active
 	}
 	slices.SortFunc(st.open, func(x, y Contract[OpenMiningRound]) int {
 		return cmpInt(x.Payload.Round.Number, y.Payload.Round.Number)
@@ -249,7 +278,7 @@ func (a *Automation) load(ctx context.Context) (*dsoState, error) {
 // contract does not block the others.
 func (a *Automation) RunOnce(ctx context.Context) (PassResult, error) {
 	now := a.net.Clock().Now()
-	st, err := a.load(ctx)
+	st, err := a.load(ctx, now)
 	if err != nil {
 		return PassResult{}, err
 	}
@@ -372,6 +401,7 @@ func (a *Automation) plan(st *dsoState, now daml.Timestamp) ([]action, daml.Time
 	}
 
 	actions = append(actions, a.planExternalParty(st, now, due, rounds)...)
+	actions = append(actions, a.planTransferExpiries(st, now, due)...)
 
 	// Name service.
 	if len(st.ansRules) == 1 {

@@ -1,0 +1,98 @@
+package splice
+
+import (
+	"slices"
+
+	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+)
+
+// transferInstructionExpiryBatch is how many transfer instructions one
+// AmuletRules_Amulet_ExpireTransferInstructions expires: Splice's default
+// delegatelessAutomationExpiredAmuletTransferInstructionBatchSize.
+const transferInstructionExpiryBatch = 100
+
+// instructionExpired says whether the DSO expires a transfer instruction
+// at now. Splice's store dates an instruction by its transfer's
+// executeBefore and lists it once that is strictly past.
+func instructionExpired(i AmuletTransferInstruction, now daml.Timestamp) bool {
+	return i.Transfer.ExecuteBefore < now
+}
+
+// planTransferExpiries plans the expiry of the DSO's transfer
+// pre-approvals and transfer instructions whose time has passed, as
+// Splice's ExpireTransferPreapprovalsTrigger (one pre-approval an action)
+// and ExpiredAmuletTransferInstructionTrigger (batches of instructions)
+// do. Splice goes through DsoRules' delegate choices; sandnet's SV acts as
+// the DSO party, so it exercises the choices they wrap.
+func (a *Automation) planTransferExpiries(st *dsoState, now daml.Timestamp, due func(daml.Timestamp)) []action {
+	var actions []action
+	dso := a.cfg.DSO
+	for _, p := range st.preapprovals {
+		if p.Payload.DSO != dso {
+			continue
+		}
+		// Splice lists a pre-approval once its expiresAt is strictly past.
+		if p.Payload.ExpiresAt >= now {
+			due(p.Payload.ExpiresAt + 1)
+			continue
+		}
+		actions = append(actions, action{"expire-transfer-preapproval", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[TransferPreapprovalExpireResult](tx, p.ID, "TransferPreapproval_Expire", TransferPreapprovalExpire{})
+			return err
+		}})
+	}
+
+	var expired []Contract[AmuletTransferInstruction]
+	for _, i := range st.transfers {
+		if i.Payload.Transfer.InstrumentID.Admin != dso {
+			continue
+		}
+		if !instructionExpired(i.Payload, now) {
+			due(i.Payload.Transfer.ExecuteBefore + 1)
+			continue
+		}
+		expired = append(expired, i)
+	}
+	amuletRules := st.amuletRules.ID
+	for _, arg := range expireTransferInstructionsArgs(dso, expired, st.locked) {
+		actions = append(actions, action{"expire-transfer-instructions", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[AmuletRulesAmuletExpireTransferInstructionsResult](tx, amuletRules,
+				"AmuletRules_Amulet_ExpireTransferInstructions", arg)
+			return err
+		}})
+	}
+	return actions
+}
+
+// expireTransferInstructionsArgs splits expired transfer instructions into
+// the arguments of AmuletRules_Amulet_ExpireTransferInstructions, a batch
+// each. locked says which instructions' LockedAmulets are still active.
+func expireTransferInstructionsArgs(dso daml.Party, expired []Contract[AmuletTransferInstruction], locked map[daml.ContractID]bool) []AmuletRulesAmuletExpireTransferInstructions {
+	var out []AmuletRulesAmuletExpireTransferInstructions
+	for batch := range slices.Chunk(expired, transferInstructionExpiryBatch) {
+		arg := AmuletRulesAmuletExpireTransferInstructions{ExpectedDso: dso, Inputs: make([]AmuletRulesExpireTransferInstructionInput, 0, len(batch))}
+		// The senders and receivers see their instructions expire, and the
+		// DSO; Splice passes them as the choice's observers.
+		seen := map[daml.Party]bool{}
+		observe := func(p daml.Party) {
+			if !seen[p] {
+				seen[p] = true
+				arg.Observers = append(arg.Observers, p)
+			}
+		}
+		for _, i := range batch {
+			// Unlocking returns the amount to the sender. A lock its owner
+			// already expired is gone, and asking to unlock it would fail,
+			// so Splice asks only for a lock it still finds.
+			arg.Inputs = append(arg.Inputs, AmuletRulesExpireTransferInstructionInput{
+				TransferInstructionCid: i.ID, ExpireLock: locked[i.Payload.LockedAmulet],
+			})
+			observe(i.Payload.Transfer.Sender)
+			observe(i.Payload.Transfer.Receiver)
+		}
+		observe(dso)
+		out = append(out, arg)
+	}
+	return out
+}
