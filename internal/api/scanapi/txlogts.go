@@ -159,6 +159,9 @@ func (w txLogWalk) accept(e *ledger.Event) ([]*TxLogItem, bool) {
 			return nil, false
 		}
 		sender := daml.Party(res.Meta.Values[splice.MetaSender])
+		if sender == "" {
+			return nil, false // Splice's Scan fails on an accept naming no sender
+		}
 		amount := amulet.Amount.InitialAmount
 		items = append(items, w.noFeeTransfer(e, sender, amulet.Owner, amount, amount))
 	}

@@ -106,6 +106,38 @@ func TestTokenStandardTxLogTrees(t *testing.T) {
 			},
 		},
 		{
+			name: "an accept pays the owner of the receiver's new amulet",
+			nodes: []*ledger.Exercised{
+				exercise(instruction, &splice.TransferInstructionInterface, "TransferInstruction_Accept", bad, completed("00d1"), 1),
+				nil, // replaced by the amulet's creation below
+			},
+			want: func(t *testing.T, items []*TxLogItem) {
+				if len(items) != 1 || *items[0].Round != 0 || items[0].EventID != "#u:0" {
+					t.Fatalf("items %+v", items)
+				}
+				tr := items[0].Transfer
+				if tr.TransferKind != kindTransferInstructionAccept || tr.TransferInstructionCid != "00c0" || tr.Sender.Party != string(alice) ||
+					tr.Sender.InputAmuletAmount != "5.0000000000" || tr.Receivers[0].Party != string(bob) || tr.Receivers[0].Amount != "5.0000000000" {
+					t.Errorf("transfer %+v", tr)
+				}
+			},
+		},
+		{
+			name: "an accept naming no sender is skipped",
+			nodes: []*ledger.Exercised{
+				exercise(instruction, &splice.TransferInstructionInterface, "TransferInstruction_Accept", bad, mustValue(t, splice.TransferInstructionResult{
+					Output: splice.TransferInstructionResultOutput{Completed: &splice.TransferInstructionResultCompleted{ReceiverHoldingCids: []daml.ContractID{"00d1"}}},
+					Meta:   splice.Metadata{Values: map[string]string{}}, SenderChangeCids: []daml.ContractID{},
+				}), 1),
+				nil, // replaced by the amulet's creation below
+			},
+			want: func(t *testing.T, items []*TxLogItem) {
+				if len(items) != 0 {
+					t.Fatalf("items %+v", items)
+				}
+			},
+		},
+		{
 			name: "an accept with two receiver holdings is skipped",
 			nodes: []*ledger.Exercised{
 				exercise(instruction, &splice.TransferInstructionInterface, "TransferInstruction_Accept", bad, completed("00d1", "00d2")),
@@ -144,7 +176,13 @@ func TestTokenStandardTxLogTrees(t *testing.T) {
 			t.Parallel()
 			tx := &ledger.Transaction{UpdateID: "u", Synchronizer: "global-domain::1220", Roots: []int32{0}}
 			for i, x := range tc.nodes {
-				tx.Events = append(tx.Events, ledger.Event{NodeID: int32(i), Exercised: x})
+				e := ledger.Event{NodeID: int32(i), Exercised: x}
+				if x == nil { // the receiver's amulet
+					e.Created = &ledger.Contract{ID: "00d1", Template: splice.Amulet{}.TemplateID(), Argument: mustValue(t, splice.Amulet{
+						DSO: "dso::1220", Owner: bob, Amount: splice.ExpiringAmount{InitialAmount: amount, RatePerRound: splice.RatePerRound{Rate: amount}},
+					}).(*daml.Record)}
+				}
+				tx.Events = append(tx.Events, e)
 			}
 			tc.want(t, txLogItems(&scan.Update{Offset: 1, Transaction: tx}))
 		})
