@@ -34,26 +34,41 @@ type TransactionHistoryResponse struct {
 	Transactions []*TxLogItem `json:"transactions"`
 }
 
-// TxLogItem is one entry of the transaction log: a transfer, a mint or a
-// DevNet tap.
+// TxLogItem is one entry of the transaction log: a transfer, a mint, a
+// DevNet tap or the abort of a token-standard transfer instruction.
 type TxLogItem struct {
-	TransactionType string        `json:"transaction_type"`
-	EventID         string        `json:"event_id"`
-	Offset          string        `json:"offset,omitempty"`
-	Date            string        `json:"date"`
-	DomainID        string        `json:"domain_id"`
-	Round           *int64        `json:"round,omitempty"`
-	Transfer        *TxTransfer   `json:"transfer,omitempty"`
-	Mint            *AmuletAmount `json:"mint,omitempty"`
-	Tap             *AmuletAmount `json:"tap,omitempty"`
+	TransactionType          string                    `json:"transaction_type"`
+	EventID                  string                    `json:"event_id"`
+	Offset                   string                    `json:"offset,omitempty"`
+	Date                     string                    `json:"date"`
+	DomainID                 string                    `json:"domain_id"`
+	Round                    *int64                    `json:"round,omitempty"`
+	Transfer                 *TxTransfer               `json:"transfer,omitempty"`
+	Mint                     *AmuletAmount             `json:"mint,omitempty"`
+	Tap                      *AmuletAmount             `json:"tap,omitempty"`
+	AbortTransferInstruction *AbortTransferInstruction `json:"abort_transfer_instruction,omitempty"`
 }
 
-// TxTransfer is a (batch) transfer: one sender, several receivers.
+// TxTransfer is a (batch) transfer: one sender, several receivers. The
+// token standard's transfers also carry their kind and, for the creation
+// of a transfer instruction, the instruction's receiver, amount and id
+// (Splice spells these three in camel case).
 type TxTransfer struct {
-	Sender         SenderAmount     `json:"sender"`
-	Receivers      []ReceiverAmount `json:"receivers"`
-	BalanceChanges []BalanceChange  `json:"balance_changes"`
-	Description    string           `json:"description,omitempty"`
+	Sender                      SenderAmount     `json:"sender"`
+	Receivers                   []ReceiverAmount `json:"receivers"`
+	BalanceChanges              []BalanceChange  `json:"balance_changes"`
+	Description                 string           `json:"description,omitempty"`
+	TransferInstructionReceiver string           `json:"transferInstructionReceiver,omitempty"`
+	TransferInstructionAmount   string           `json:"transferInstructionAmount,omitempty"`
+	TransferInstructionCid      string           `json:"transferInstructionCid,omitempty"`
+	TransferKind                string           `json:"transfer_kind,omitempty"`
+}
+
+// AbortTransferInstruction is a transfer instruction rejected by its
+// receiver or withdrawn by its sender.
+type AbortTransferInstruction struct {
+	AbortKind              string `json:"abort_kind"`
+	TransferInstructionCid string `json:"transfer_instruction_cid"`
 }
 
 // SenderAmount is what the sender of a transfer put in and paid.
@@ -221,46 +236,74 @@ func (h *Handler) txLog(ctx context.Context, end *eventRef, limit int, desc bool
 	return out, nil
 }
 
-// txLogItems returns the transfers, mints and taps of an update, in node
-// order. A matched exercise's children are not searched: a tap's inner
-// mint is part of the tap.
+// txLogItems returns the log entries of an update, in node order. A
+// matched exercise's children are not searched (a tap's inner mint is part
+// of the tap), except under the token standard's choices, whose transfers
+// Splice reads from their children when there are any (see txlogts.go).
 func txLogItems(u *scan.Update) []*TxLogItem {
-	t := u.Transaction
-	if t == nil {
+	if u.Transaction == nil {
 		return nil // a reassignment: no transfer, mint or tap
 	}
+	w := txLogWalk{u: u}
 	var out []*TxLogItem
-	var walk func(id int32)
-	walk = func(id int32) {
-		e := t.Event(id)
-		if e == nil || e.Exercised == nil {
-			return
-		}
-		x := e.Exercised
-		if x.Template.ModuleName == "Splice.AmuletRules" && x.Template.EntityName == "AmuletRules" {
-			if it := txLogItem(u, e); it != nil {
-				out = append(out, it)
-				return
-			}
-		}
-		for _, c := range x.Children {
-			walk(c)
-		}
-	}
-	for _, r := range t.Roots {
-		walk(r)
+	for _, r := range u.Transaction.Roots {
+		out = append(out, w.node(r)...)
 	}
 	return out
 }
 
-func txLogItem(u *scan.Update, e *ledger.Event) *TxLogItem {
-	t, x := u.Transaction, e.Exercised
+// txLogWalk finds the log entries in the tree of one transaction.
+type txLogWalk struct{ u *scan.Update }
+
+// node returns the entries of the subtree at id.
+func (w txLogWalk) node(id int32) []*TxLogItem {
+	e := w.u.Transaction.Event(id)
+	if e == nil || e.Exercised == nil {
+		return nil
+	}
+	x := e.Exercised
+	if isTemplate(x, splice.AmuletRules{}.TemplateID()) {
+		if it := txLogItem(w.u, e); it != nil {
+			return []*TxLogItem{it}
+		}
+	}
+	if items, ok := w.tokenStandard(e); ok {
+		return items
+	}
+	return w.children(x)
+}
+
+// children returns the entries of an exercise's children, in order.
+func (w txLogWalk) children(x *ledger.Exercised) []*TxLogItem {
+	var out []*TxLogItem
+	for _, c := range x.Children {
+		out = append(out, w.node(c)...)
+	}
+	return out
+}
+
+// isTemplate reports whether x exercises a contract of template tid (by
+// module and entity, as every package version of it counts).
+func isTemplate(x *ledger.Exercised, tid ledger.TemplateID) bool {
+	return x.Template.ModuleName == tid.ModuleName && x.Template.EntityName == tid.EntityName
+}
+
+// newTxLogItem is an entry of type typ for the node e, without its
+// content.
+func newTxLogItem(u *scan.Update, e *ledger.Event, typ string) *TxLogItem {
+	t := u.Transaction
 	it := &TxLogItem{
-		EventID: v0EventID(t.UpdateID, e.NodeID), Date: t.EffectiveAt.String(), DomainID: string(t.Synchronizer),
+		TransactionType: typ, EventID: v0EventID(t.UpdateID, e.NodeID), Date: t.EffectiveAt.String(), DomainID: string(t.Synchronizer),
 	}
 	if u.Offset != 0 {
 		it.Offset = scan.FormatOffset(u.Offset)
 	}
+	return it
+}
+
+func txLogItem(u *scan.Update, e *ledger.Event) *TxLogItem {
+	x := e.Exercised
+	it := newTxLogItem(u, e, "")
 	switch x.Choice {
 	case choiceTransfer:
 		var arg splice.AmuletRulesTransfer
