@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -97,8 +99,9 @@ type viewed struct {
 }
 
 // activeOf lists a's active contracts of an interface, with their views,
-// through the ledger API's ACS as the SDK reads it.
-func (r *propRun) activeOf(a propActor, iface string) ([]viewed, error) {
+// through the ledger API's ACS as the SDK reads it; limit > 0 takes at
+// most that many (0: all, or the first 200 if there are more).
+func (r *propRun) activeOf(a propActor, iface string, limit int) ([]viewed, error) {
 	var end struct {
 		Offset int64 `json:"offset"`
 	}
@@ -120,10 +123,26 @@ func (r *propRun) activeOf(a propActor, iface string) ([]viewed, error) {
 	filter := map[string]any{"cumulative": []any{map[string]any{"identifierFilter": map[string]any{"InterfaceFilter": map[string]any{
 		"value": map[string]any{"interfaceId": iface, "includeInterfaceView": true, "includeCreatedEventBlob": false},
 	}}}}}
-	if _, err := r.want200("active contracts", "POST", "/v2/state/active-contracts", a.u.token, map[string]any{
+	path := "/v2/state/active-contracts"
+	if limit > 0 {
+		path += fmt.Sprint("?limit=", limit)
+	}
+	code, data, err := r.call("active contracts", "POST", path, a.u.token, map[string]any{
 		"activeAtOffset": end.Offset, "eventFormat": map[string]any{"filtersByParty": map[string]any{a.party: filter}, "verbose": false},
-	}, &list); err != nil {
+	})
+	if err != nil {
 		return nil, err
+	}
+	// More than the list limit (ListLimit) is Canton's 413: a client
+	// then asks for fewer.
+	if code == http.StatusRequestEntityTooLarge && limit == 0 {
+		return r.activeOf(a, iface, 200)
+	}
+	if err := wantCode("active contracts", code, data, is200, "200 for a party's contracts"); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fail("bad JSON from active contracts", "%v: %s", err, short(string(data)))
 	}
 	var out []viewed
 	for _, e := range list {
@@ -158,15 +177,23 @@ type instructionView struct {
 	Transfer tsTransfer `json:"transfer"`
 }
 
-// inputsOf are a's unlocked holdings (at most 100, as the SDK takes) and
-// their sum.
+// inputsOf are a's unlocked holdings, the biggest first and at most 100
+// (a transfer's limit), and their sum.
 func (r *propRun) inputsOf(a propActor) ([]string, daml.Numeric, error) {
-	hs, err := r.activeOf(a, holdingInterface)
 	sum := daml.MustNumeric("0.0")
+	hs, err := r.activeOf(a, holdingInterface, 0)
 	if err != nil {
 		return nil, sum, err
 	}
-	var cids []string
+	type input struct {
+		cid string
+		amt daml.Numeric
+	}
+	var ins []input
+	if len(hs) >= 200 && a.ext == nil {
+		// The ACS answered its first 200 only: the wallet lists them all.
+		return r.walletInputs(a)
+	}
 	for _, h := range hs {
 		var v holdingView
 		if json.Unmarshal(h.view, &v) != nil || v.Owner != a.party || (len(v.Lock) > 0 && string(v.Lock) != "null") {
@@ -176,11 +203,58 @@ func (r *propRun) inputsOf(a propActor) ([]string, daml.Numeric, error) {
 		if err != nil {
 			return nil, sum, err
 		}
-		if len(cids) < 100 {
-			cids = append(cids, h.cid)
-			if s, err := sum.Add(n); err == nil {
-				sum = s
-			}
+		ins = append(ins, input{h.cid, n})
+	}
+	slices.SortStableFunc(ins, func(x, y input) int { return y.amt.Cmp(x.amt) })
+	var cids []string
+	for _, in := range ins[:min(len(ins), 100)] {
+		cids = append(cids, in.cid)
+		if s, err := sum.Add(in.amt); err == nil {
+			sum = s
+		}
+	}
+	return cids, sum, nil
+}
+
+// walletInputs are a local party's biggest 100 amulets as its wallet
+// lists them, and their sum.
+func (r *propRun) walletInputs(a propActor) ([]string, daml.Numeric, error) {
+	sum := daml.MustNumeric("0.0")
+	var am struct {
+		Amulets []struct {
+			Contract struct {
+				Contract struct {
+					ContractID string `json:"contract_id"`
+					Payload    struct {
+						Amount struct {
+							InitialAmount string `json:"initialAmount"`
+						} `json:"amount"`
+					} `json:"payload"`
+				} `json:"contract"`
+			} `json:"contract"`
+		} `json:"amulets"`
+	}
+	if _, err := r.get("amulets", validatorAPI+"/wallet/amulets", a.u.token, &am); err != nil {
+		return nil, sum, err
+	}
+	type input struct {
+		cid string
+		amt daml.Numeric
+	}
+	var ins []input
+	for _, x := range am.Amulets {
+		n, err := parseAmount("amulets", x.Contract.Contract.Payload.Amount.InitialAmount)
+		if err != nil {
+			return nil, sum, err
+		}
+		ins = append(ins, input{x.Contract.Contract.ContractID, n})
+	}
+	slices.SortStableFunc(ins, func(x, y input) int { return y.amt.Cmp(x.amt) })
+	var cids []string
+	for _, in := range ins[:min(len(ins), 100)] {
+		cids = append(cids, in.cid)
+		if s, err := sum.Add(in.amt); err == nil {
+			sum = s
 		}
 	}
 	return cids, sum, nil
@@ -308,7 +382,7 @@ func (r *propRun) tsTransferOp(o op) error {
 	// An offer leaves its instruction, with the transfer as asked, to the
 	// sender and the receiver.
 	for _, a := range []propActor{sender, receiver} {
-		tis, err := r.activeOf(a, transferInstructionInterface)
+		tis, err := r.activeOf(a, transferInstructionInterface, 0)
 		if err != nil {
 			return err
 		}
@@ -356,7 +430,7 @@ func (r *propRun) tsRespond(o op) error {
 	}
 	var mine []pending
 	for _, a := range actors {
-		tis, err := r.activeOf(a, transferInstructionInterface)
+		tis, err := r.activeOf(a, transferInstructionInterface, 0)
 		if err != nil {
 			return err
 		}
