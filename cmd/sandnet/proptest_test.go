@@ -27,7 +27,8 @@ import (
 
 // TestAPIProperties is a stateful property test over sandnet's HTTP APIs:
 // several users tap, offer (with edge-case amounts, descriptions, expiries,
-// tracking ids and receivers), accept, reject and withdraw, while ledger
+// tracking ids and receivers), accept, reject and withdraw, transfer
+// through the token standard (proptest_token_test.go), while ledger
 // time jumps and the network restarts on its data; after every step every
 // user's wallet, status and history endpoints must still answer, no answer
 // may be a 5xx or echo a huge input, the amulet supply must be conserved
