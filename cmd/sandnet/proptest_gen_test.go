@@ -34,6 +34,11 @@ const (
 	opLedgerForge                 // a user creates itself an amulet through the ledger API: refused
 	opLedgerArchive               // a user archives one of its amulets through the ledger API: refused
 	opExternalTap                 // a user's external party taps by prepare, sign, execute; other > 0 edits the amount and re-signs: refused
+	opTSTransfer                  // a token-standard transfer through the registry's transfer-factory (proptest_token_test.go)
+	opTSAccept                    // the receiver accepts a listed pending TransferInstruction (or asks about a bogus id)
+	opTSReject                    // the receiver rejects one
+	opTSWithdraw                  // the sender withdraws one
+	opPreapproval                 // a user creates its transfer pre-approval through the wallet
 )
 
 var opNames = map[opKind]string{
@@ -41,6 +46,7 @@ var opNames = map[opKind]string{
 	opReject: "reject", opWithdraw: "withdraw", opClock: "clock", opRestart: "restart", opOnboard: "onboard", opProbe: "probe", opPay: "pay",
 	opLedgerTap: "ledger-tap", opLedgerForge: "ledger-forge", opLedgerArchive: "ledger-archive",
 	opExternalTap: "external-tap",
+	opTSTransfer:  "ts-transfer", opTSAccept: "ts-accept", opTSReject: "ts-reject", opTSWithdraw: "ts-withdraw", opPreapproval: "preapproval",
 }
 
 // amountClass is what an amount is, so that the driver knows which answer
@@ -136,6 +142,14 @@ func (o op) String() string {
 		fmt.Fprintf(&b, " amount=%s tampered=%t", o.amountString(), o.other > 0)
 	case opLedgerArchive:
 		fmt.Fprintf(&b, " amulet#%d", o.other)
+	case opTSTransfer:
+		fmt.Fprintf(&b, " external=%t to=user#%d external=%t amount=%s executeBefore=%s", o.count&1 != 0, o.other, o.count&2 != 0, o.amountString(), o.expiry)
+	case opTSAccept, opTSReject, opTSWithdraw:
+		if o.other < 0 {
+			fmt.Fprintf(&b, " instruction=%s", show(o.text))
+		} else {
+			fmt.Fprintf(&b, " instruction#%d", o.other)
+		}
 	case opTapMany:
 		fmt.Fprintf(&b, " %d× amount=%s", o.count, o.amountString())
 	case opOffer:
@@ -264,7 +278,7 @@ var probeNames = []string{"status", "by-name", "ghost-user", "contract-id"}
 
 func (g *gen) op(step int) op {
 	o := op{step: step, user: g.r.IntN(16), other: g.r.IntN(16)}
-	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5) {
+	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5, 6, 5, 2) {
 	case 0:
 		o.kind, o.amount = opTap, g.amount()
 	case 1:
@@ -307,7 +321,19 @@ func (g *gen) op(step int) op {
 		o.kind, o.amount = opLedgerForge, g.amount()
 	case 14:
 		o.kind = opLedgerArchive
-	default:
+	case 16:
+		// Mostly a day to execute; some expire at the next clock jump, a
+		// few are already past.
+		o.kind, o.amount, o.count = opTSTransfer, g.amount(), g.r.IntN(4)
+		o.expiry = expiry{us: []int64{24 * time.Hour.Microseconds(), 10 * time.Minute.Microseconds(), -time.Hour.Microseconds()}[g.pick(80, 15, 5)]}
+	case 17:
+		o.kind = []opKind{opTSAccept, opTSReject, opTSWithdraw}[g.pick(2, 1, 1)]
+		if g.r.IntN(8) == 0 {
+			o.other, o.text = -1, g.oneOf("", "00", "00"+strings.Repeat("ab", 33), "no such contract")
+		}
+	case 18:
+		o.kind = opPreapproval
+	case 15:
 		// One in four edits the prepared amount and re-signs it.
 		o.kind, o.amount, o.other = opExternalTap, g.amount(), 0
 		if g.r.IntN(4) == 0 {

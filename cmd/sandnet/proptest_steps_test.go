@@ -80,6 +80,12 @@ func (r *propRun) do(o op) error {
 		return r.ledgerArchive(o)
 	case opExternalTap:
 		return r.externalTap(o)
+	case opTSTransfer:
+		return r.tsTransferOp(o)
+	case opTSAccept, opTSReject, opTSWithdraw:
+		return r.tsRespond(o)
+	case opPreapproval:
+		return r.preapprove(o)
 	}
 	return fmt.Errorf("unknown operation %d", o.kind)
 }

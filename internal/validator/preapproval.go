@@ -198,9 +198,14 @@ func (v *Validator) acceptProposal(ctx context.Context, proposal daml.ContractID
 		if err != nil {
 			return err
 		}
+		// The lifetime counts from the transaction's ledger time, which
+		// the choice takes as the pre-approval's creation: from the clock
+		// read a moment later it would exceed the free base duration by
+		// that moment, and cost the operator a fee of next to nothing
+		// (which the burn refuses as not positive).
 		res, err := ledger.Exercise[splice.TransferPreapprovalProposalAcceptResult](tx, proposal, "TransferPreapprovalProposal_Accept",
 			splice.TransferPreapprovalProposalAccept{
-				Context: ac.PaymentContext(), Inputs: inputs, ExpiresAt: v.net.Clock().Now() + micros(PreapprovalLifetime),
+				Context: ac.PaymentContext(), Inputs: inputs, ExpiresAt: tx.Now() + micros(PreapprovalLifetime),
 			})
 		cid = res.TransferPreapprovalCid
 		return err

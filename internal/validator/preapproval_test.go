@@ -2,6 +2,7 @@ package validator_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -207,5 +208,25 @@ func TestPreapprovalRace(t *testing.T) {
 	ps, err := e.v.Preapprovals(ctx)
 	if err != nil || len(ps) != 2 {
 		t.Errorf("%d pre-approvals (%v), want one each for alice and bob", len(ps), err)
+	}
+}
+
+// On a clock that moves while a pre-approval is created (a real one), the
+// pre-approval still lasts exactly the free base duration from its
+// creation: free, so an operator without amulets creates it.
+func TestWalletPreapprovalOnMovingClock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var tick atomic.Int64
+	tick.Store(epoch.UnixMicro())
+	e := newEnvAt(t, func() time.Time { return time.UnixMicro(tick.Add(1000)) })
+	bob := e.wallet(t, "bob")
+	cid, existed, err := e.v.CreatePreapproval(ctx, bob)
+	if err != nil || existed {
+		t.Fatalf("create: %s %v %v", cid, existed, err)
+	}
+	p := e.preapproval(t, bob.Party)
+	if p.ID != cid || p.Payload.ExpiresAt != p.Payload.ValidFrom+90*day {
+		t.Errorf("pre-approval %+v, want one lasting 90 days from its creation", p.Payload)
 	}
 }

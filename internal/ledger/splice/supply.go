@@ -18,6 +18,7 @@ type Supply struct {
 	// Burned sums what transfers burned (their summaries' holding fees,
 	// output fees and change fees) and the initial amounts of amulets
 	// archived outside a transfer (the DSO burning name-service fees).
+	// Token-standard transfers burn nothing (they charge no fees).
 	Burned daml.Numeric
 	// Holdings sums the initial amounts of the active Amulet and
 	// LockedAmulet contracts.
@@ -93,6 +94,9 @@ func ComputeSupply(ctx context.Context, s ledger.Store, participant ledger.Parti
 					if p := parent[e.NodeID]; p != nil && sameTemplate(p.Template, rulesID) && p.Choice == "AmuletRules_Transfer" {
 						continue // a transfer input, accounted for by the transfer's summary
 					}
+					if p := parent[e.NodeID]; p != nil && externalPartyTransferChoices[p.Choice] {
+						continue // a token-standard transfer's input: its outputs hold it all
+					}
 					if amt, ok := amounts[x.ContractID]; ok {
 						sup.Burned = a.add(sup.Burned, amt)
 					}
@@ -115,6 +119,16 @@ func ComputeSupply(ctx context.Context, s ledger.Store, participant ledger.Parti
 		sup.Holdings = a.add(sup.Holdings, c.Payload.Amulet.Amount.InitialAmount)
 	}
 	return sup, a.err
+}
+
+// externalPartyTransferChoices are the choices that run Splice's
+// executeExternalPartyTransfer, which archives its input amulets directly
+// (no AmuletRules_Transfer node) and charges no fees (CIP-78): what it
+// archives, its outputs and change hold, so those archives burn nothing.
+var externalPartyTransferChoices = map[string]bool{
+	"TransferFactory_Transfer":   true,
+	"TransferPreapproval_SendV2": true,
+	"TransferInstruction_Accept": true,
 }
 
 // sameTemplate compares templates by package name, module and entity, as

@@ -99,6 +99,15 @@ func (s seeded) conserved(t *testing.T, f func() error) error {
 		if after := s.supply(t); after.Cmp(before) != 0 {
 			t.Errorf("supply %s before, %s after", before, after)
 		}
+		// The network's accounting agrees: a token-standard transfer
+		// burns nothing, its inputs are all in its outputs.
+		sup, err := splice.ComputeSupply(context.Background(), s.net.Store(), s.SVs[0].Participant, s.DSOParty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total, _ := sup.Holdings.Add(sup.Burned); total.Cmp(sup.Minted) != 0 {
+			t.Errorf("minted %s ≠ holdings %s + burned %s", sup.Minted, sup.Holdings, sup.Burned)
+		}
 	}
 	return err
 }
