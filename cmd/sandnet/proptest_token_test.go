@@ -185,10 +185,6 @@ func (r *propRun) inputsOf(a propActor) ([]string, daml.Numeric, error) {
 	if err != nil {
 		return nil, sum, err
 	}
-	type input struct {
-		cid string
-		amt daml.Numeric
-	}
 	var ins []input
 	if len(hs) >= 200 && a.ext == nil {
 		// The ACS answered its first 200 only: the wallet lists them all.
@@ -205,7 +201,21 @@ func (r *propRun) inputsOf(a propActor) ([]string, daml.Numeric, error) {
 		}
 		ins = append(ins, input{h.cid, n})
 	}
+	cids, sum := biggest(ins)
+	return cids, sum, nil
+}
+
+// input is a holding a transfer may spend.
+type input struct {
+	cid string
+	amt daml.Numeric
+}
+
+// biggest returns the ids of the 100 biggest holdings (at most a
+// transfer's inputs), biggest first, and their sum.
+func biggest(ins []input) ([]string, daml.Numeric) {
 	slices.SortStableFunc(ins, func(x, y input) int { return y.amt.Cmp(x.amt) })
+	sum := daml.MustNumeric("0.0")
 	var cids []string
 	for _, in := range ins[:min(len(ins), 100)] {
 		cids = append(cids, in.cid)
@@ -213,7 +223,7 @@ func (r *propRun) inputsOf(a propActor) ([]string, daml.Numeric, error) {
 			sum = s
 		}
 	}
-	return cids, sum, nil
+	return cids, sum
 }
 
 // walletInputs are a local party's biggest 100 amulets as its wallet
@@ -237,10 +247,6 @@ func (r *propRun) walletInputs(a propActor) ([]string, daml.Numeric, error) {
 	if _, err := r.get("amulets", validatorAPI+"/wallet/amulets", a.u.token, &am); err != nil {
 		return nil, sum, err
 	}
-	type input struct {
-		cid string
-		amt daml.Numeric
-	}
 	var ins []input
 	for _, x := range am.Amulets {
 		n, err := parseAmount("amulets", x.Contract.Contract.Payload.Amount.InitialAmount)
@@ -249,14 +255,7 @@ func (r *propRun) walletInputs(a propActor) ([]string, daml.Numeric, error) {
 		}
 		ins = append(ins, input{x.Contract.Contract.ContractID, n})
 	}
-	slices.SortStableFunc(ins, func(x, y input) int { return y.amt.Cmp(x.amt) })
-	var cids []string
-	for _, in := range ins[:min(len(ins), 100)] {
-		cids = append(cids, in.cid)
-		if s, err := sum.Add(in.amt); err == nil {
-			sum = s
-		}
-	}
+	cids, sum := biggest(ins)
 	return cids, sum, nil
 }
 
