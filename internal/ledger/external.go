@@ -8,6 +8,7 @@ import (
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/signing"
+	"github.com/sandnet/sandnet/internal/topology"
 )
 
 // An external party holds its own signing keys: its participants host it
@@ -38,6 +39,23 @@ type ExternalPartySpec struct {
 	// allocation): it approves the hosting. The party is hosted once every
 	// participant of Hosts has approved.
 	Participant ParticipantID
+}
+
+// ExternalPartySpecOf is the hosting a checked onboarding asks
+// participant to approve, on synchronizer sync: the party's keys and
+// threshold, and its hosts at their permissions (confirmation, or
+// observation).
+func ExternalPartySpecOf(ob *topology.Onboarding, participant ParticipantID, sync SynchronizerID) ExternalPartySpec {
+	spec := ExternalPartySpec{Participant: participant}
+	spec.Party, spec.Keys, spec.Threshold, spec.Transactions = daml.Party(ob.Party), ob.SigningKeys, int(ob.SigningThreshold), ob.Transactions
+	for _, h := range ob.Hosts {
+		perm := PermissionConfirmation
+		if h.Permission == topology.PermissionObservation {
+			perm = PermissionObservation
+		}
+		spec.Hosts = append(spec.Hosts, Hosting{Participant: ParticipantOfUID(h.UID), Synchronizer: sync, Permission: perm})
+	}
+	return spec
 }
 
 // CodeExternalPartyAlreadyExists is Canton's error for onboarding an

@@ -36,16 +36,28 @@ func PartyID(hint, fingerprint string) daml.Party {
 	return daml.Party(hint + "::" + fingerprint)
 }
 
+// participantPrefix is what a participant id has and its unique
+// identifier, as topology transactions name the participant, does not.
+const participantPrefix = "PAR::"
+
 // NewParticipantID names a participant: "PAR::name::1220…".
 func NewParticipantID(name, fingerprint string) ParticipantID {
-	return ParticipantID("PAR::" + name + "::" + fingerprint)
+	return ParticipantID(participantPrefix + name + "::" + fingerprint)
 }
+
+// UID returns the participant's unique identifier, as topology
+// transactions name it: "name::1220…".
+func (p ParticipantID) UID() string { return strings.TrimPrefix(string(p), participantPrefix) }
+
+// ParticipantOfUID is the participant a topology transaction names by its
+// unique identifier.
+func ParticipantOfUID(uid string) ParticipantID { return ParticipantID(participantPrefix + uid) }
 
 // Namespace returns the namespace fingerprint of a participant id
 // ("1220…" of "PAR::name::1220…"), and false when the id has no namespace.
 // A party allocated on a participant lives in its namespace.
 func (p ParticipantID) Namespace() (string, bool) {
-	_, fp, ok := strings.Cut(strings.TrimPrefix(string(p), "PAR::"), "::")
+	_, fp, ok := strings.Cut(p.UID(), "::")
 	return fp, ok && fp != ""
 }
 

@@ -3,7 +3,6 @@ package validator
 import (
 	"context"
 	"encoding/hex"
-	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -50,12 +49,6 @@ func externalKey(publicKeyHex string) (signing.PublicKey, error) {
 	return k, nil
 }
 
-// participantUID is the unique identifier of a participant, as topology
-// transactions name it.
-func participantUID(p ledger.ParticipantID) string {
-	return strings.TrimPrefix(string(p), "PAR::")
-}
-
 // GenerateExternalPartyTopology builds the topology transactions that
 // onboard an external party with hint and the Ed25519 key given in hex,
 // hosted on the validator's participant: in Splice's order, the root
@@ -79,7 +72,7 @@ func (v *Validator) GenerateExternalPartyTopology(hint, publicKeyHex string) (da
 		}},
 		{Operation: topology.OperationAddReplace, Serial: 1, Mapping: &topology.PartyToParticipant{
 			Party: string(party), Threshold: 1,
-			Participants: []topology.HostingParticipant{{UID: participantUID(v.cfg.Participant), Permission: topology.PermissionConfirmation}},
+			Participants: []topology.HostingParticipant{{UID: v.cfg.Participant.UID(), Permission: topology.PermissionConfirmation}},
 		}},
 		{Operation: topology.OperationAddReplace, Serial: 1, Mapping: &topology.PartyToKeyMapping{
 			Party: string(party), Threshold: 1, SigningKeys: []topology.SigningPublicKey{key},
@@ -105,7 +98,7 @@ func (v *Validator) SubmitExternalPartyTopology(ctx context.Context, publicKeyHe
 	if len(signed) == 0 {
 		return "", fault.New(fault.InvalidArgument, "signed_topology_txs must not be empty")
 	}
-	req := topology.OnboardingRequest{LocalParticipantUID: participantUID(v.cfg.Participant)}
+	req := topology.OnboardingRequest{LocalParticipantUID: v.cfg.Participant.UID()}
 	for _, s := range signed {
 		req.Transactions = append(req.Transactions, topology.SignedTransaction{
 			Transaction: s.Transaction,
@@ -120,15 +113,7 @@ func (v *Validator) SubmitExternalPartyTopology(ctx context.Context, publicKeyHe
 		return "", err
 	}
 	party := daml.Party(ob.Party)
-	spec := ledger.ExternalPartySpec{Participant: v.cfg.Participant}
-	spec.Party, spec.Keys, spec.Threshold, spec.Transactions = party, ob.SigningKeys, int(ob.SigningThreshold), ob.Transactions
-	for _, h := range ob.Hosts {
-		perm := ledger.PermissionConfirmation
-		if h.Permission == topology.PermissionObservation {
-			perm = ledger.PermissionObservation
-		}
-		spec.Hosts = append(spec.Hosts, ledger.Hosting{Participant: ledger.ParticipantID("PAR::" + h.UID), Permission: perm})
-	}
+	spec := ledger.ExternalPartySpecOf(ob, v.cfg.Participant, "")
 	if _, err := v.net.AllocateExternalParty(ctx, spec); err != nil {
 		return "", err
 	}

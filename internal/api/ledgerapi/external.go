@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
-	"strings"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -19,15 +18,6 @@ import (
 // back (allocate), and the participant checks the signatures and hosts
 // the party. The checks and the transactions' bytes are Canton's
 // (internal/topology).
-
-// participantPrefix is the prefix of a participant id that its unique
-// identifier, as topology transactions name participants, lacks.
-const participantPrefix = "PAR::"
-
-// participantUID is the unique identifier of a participant id.
-func participantUID(p ledger.ParticipantID) string {
-	return strings.TrimPrefix(string(p), participantPrefix)
-}
 
 // GenerateExternalPartyTopologyResponse answers generate-topology.
 type GenerateExternalPartyTopologyResponse struct {
@@ -75,7 +65,7 @@ func (h *Handler) generateExternalPartyTopology(w http.ResponseWriter, r *http.R
 		return invalidArgument("Invalid confirmation threshold %d", threshold)
 	}
 	g, err := topology.Generate(topology.GenerateRequest{
-		PartyHint: hint, PublicKey: key, LocalParticipantUID: participantUID(h.cfg.Participant),
+		PartyHint: hint, PublicKey: key, LocalParticipantUID: h.cfg.Participant.UID(),
 		LocalObservationOnly: observationOnly, OtherConfirmingUIDs: others,
 		ConfirmationThreshold: int(threshold), ObservingUIDs: observers,
 	})
@@ -186,7 +176,7 @@ func (h *Handler) allocateExternalParty(w http.ResponseWriter, r *http.Request) 
 	if len(txs) == 0 {
 		return missingField("onboarding_transactions")
 	}
-	req := topology.OnboardingRequest{LocalParticipantUID: participantUID(h.cfg.Participant)}
+	req := topology.OnboardingRequest{LocalParticipantUID: h.cfg.Participant.UID()}
 	for i, st := range txs {
 		raw, err := base64.StdEncoding.DecodeString(st.tx)
 		if err != nil || len(raw) == 0 {
@@ -220,23 +210,15 @@ func (h *Handler) allocateExternalParty(w http.ResponseWriter, r *http.Request) 
 	if err := h.checkRecordIdentityProvider(ctx, party, idp); err != nil {
 		return err
 	}
-	spec := ledger.ExternalPartySpec{Participant: h.cfg.Participant}
-	spec.Party, spec.Keys, spec.Threshold = party, ob.SigningKeys, int(ob.SigningThreshold)
-	spec.Transactions = ob.Transactions
+	spec := ledger.ExternalPartySpecOf(ob, h.cfg.Participant, syncID)
 	known, err := h.participants(ctx)
 	if err != nil {
 		return err
 	}
-	for _, host := range ob.Hosts {
-		pid := ledger.ParticipantID(participantPrefix + host.UID)
-		if !known[pid] {
-			return invalidArgument("Unknown participant %s in the party-to-participant mapping", fault.Quote(host.UID))
+	for _, host := range spec.Hosts {
+		if !known[host.Participant] {
+			return invalidArgument("Unknown participant %s in the party-to-participant mapping", fault.Quote(host.Participant.UID()))
 		}
-		perm := ledger.PermissionConfirmation
-		if host.Permission == topology.PermissionObservation {
-			perm = ledger.PermissionObservation
-		}
-		spec.Hosts = append(spec.Hosts, ledger.Hosting{Participant: pid, Synchronizer: syncID, Permission: perm})
 	}
 	authorized, err := h.cfg.Ledger.AllocateExternalParty(ctx, spec)
 	if err != nil {
