@@ -216,11 +216,16 @@ func (d *decoder) executeRequest(obj map[string]any) *executeRequest {
 
 // decodeSignature checks a signature's fields and decodes it.
 func decodeSignature(s jsSignature) (signing.Signature, error) {
-	if s.format == "" || s.format == "SIGNATURE_FORMAT_UNSPECIFIED" {
-		return signing.Signature{}, invalidField("format", "Signature format must be specified")
+	// An absent format is the unspecified one, which signing refuses with
+	// Canton's message.
+	format := signing.SignatureFormatUnspecified
+	if s.format != "" {
+		var err error
+		if format, err = signing.ParseSignatureFormat(s.format); err != nil {
+			return signing.Signature{}, invalidField("format", "%v", err)
+		}
 	}
-	format, err := signing.ParseSignatureFormat(s.format)
-	if err != nil {
+	if err := format.Check(); err != nil {
 		return signing.Signature{}, invalidField("format", "%v", err)
 	}
 	algo, err := signing.ParseAlgorithm(s.algo)
@@ -295,9 +300,6 @@ func (h *Handler) executeSpec(r *http.Request, c caller, e *executeRequest) (*le
 	for _, ps := range e.signatures {
 		if msg := checkPartySyntax(ps.party); msg != "" {
 			return nil, invalidField("party", "%s", msg)
-		}
-		if len(ps.signatures) > ledger.MaxSignaturesPerParty {
-			return nil, invalidArgument("party %s gave %d signatures, more than the maximum of %d", fault.Clip(ps.party), len(ps.signatures), ledger.MaxSignaturesPerParty)
 		}
 		out := ledger.PartySignatures{Party: daml.Party(ps.party)}
 		for _, s := range ps.signatures {
