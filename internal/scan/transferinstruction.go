@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -289,19 +290,9 @@ func (s *Service) latestExternalPartyConfigState(ctx context.Context) (*ledger.C
 	}
 	// A stable sort, as Splice's: on a tie the later created is the newer.
 	slices.SortStableFunc(states, func(a, b splice.Contract[splice.ExternalPartyConfigState]) int {
-		return compareTimestamps(a.Payload.TargetArchiveAfter, b.Payload.TargetArchiveAfter)
+		return cmp.Compare(a.Payload.TargetArchiveAfter, b.Payload.TargetArchiveAfter)
 	})
 	return states[1].Contract, nil
-}
-
-func compareTimestamps(a, b daml.Timestamp) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // transferPreapproval is the receiver's pre-approval with the latest
