@@ -275,10 +275,6 @@ func (h *Handler) proxyRegistryPost(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	out, err := encodeAnswer(ans)
-	if err != nil {
-		return err
-	}
-	web.WriteJSONBytes(w, http.StatusOK, out)
+	web.WriteJSON(w, http.StatusOK, ans)
 	return nil
 }
