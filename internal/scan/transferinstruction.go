@@ -122,7 +122,7 @@ func (s *Service) TransferFactory(ctx context.Context, sender, receiver daml.Par
 		// A self-transfer needs no pre-approval.
 		out.Kind = TransferSelf
 	} else {
-		p, err := s.transferPreapproval(ctx, receiver)
+		p, err := s.TransferPreapproval(ctx, receiver)
 		if err != nil {
 			return TransferFactory{}, err
 		}
@@ -295,9 +295,10 @@ func (s *Service) latestExternalPartyConfigState(ctx context.Context) (*ledger.C
 	return states[1].Contract, nil
 }
 
-// transferPreapproval is the receiver's pre-approval with the latest
-// validFrom (the later created on a tie), expired or not, or nil.
-func (s *Service) transferPreapproval(ctx context.Context, receiver daml.Party) (*splice.Contract[splice.TransferPreapproval], error) {
+// TransferPreapproval is the receiver's pre-approval with the latest
+// validFrom (the later created on a tie), expired or not, or nil: the one
+// Splice's Scan answers and its transfer factory uses.
+func (s *Service) TransferPreapproval(ctx context.Context, receiver daml.Party) (*splice.Contract[splice.TransferPreapproval], error) {
 	all, err := activeDecoded[splice.TransferPreapproval](ctx, s)
 	if err != nil {
 		return nil, err
