@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -111,7 +112,7 @@ func (s *Service) TransferFactory(ctx context.Context, sender, receiver daml.Par
 	if err != nil {
 		return TransferFactory{}, err
 	}
-	factory, err := s.latest(ctx, keyOfTemplate[splice.ExternalPartyAmuletRules](), "ExternalPartyAmuletRules")
+	factory, err := s.latest(ctx, KeyOfTemplate[splice.ExternalPartyAmuletRules](), "ExternalPartyAmuletRules")
 	if err != nil {
 		return TransferFactory{}, err
 	}
@@ -121,7 +122,7 @@ func (s *Service) TransferFactory(ctx context.Context, sender, receiver daml.Par
 		// A self-transfer needs no pre-approval.
 		out.Kind = TransferSelf
 	} else {
-		p, err := s.transferPreapproval(ctx, receiver)
+		p, err := s.TransferPreapproval(ctx, receiver)
 		if err != nil {
 			return TransferFactory{}, err
 		}
@@ -163,7 +164,7 @@ func (s *Service) TransferInstructionContext(ctx context.Context, id daml.Contra
 	if err != nil {
 		return ChoiceContext{}, err
 	}
-	locked, lockActive, err := s.activeOf(ctx, lockedID, keyOfTemplate[splice.LockedAmulet]())
+	locked, lockActive, err := s.activeOf(ctx, lockedID, KeyOfTemplate[splice.LockedAmulet]())
 	if err != nil {
 		return ChoiceContext{}, err
 	}
@@ -222,7 +223,7 @@ func (s *Service) amuletRulesContext(ctx context.Context) (ChoiceContext, error)
 	if err != nil {
 		return ChoiceContext{}, err
 	}
-	rulesC, err := s.latest(ctx, keyOfTemplate[splice.AmuletRules](), "AmuletRules")
+	rulesC, err := s.latest(ctx, KeyOfTemplate[splice.AmuletRules](), "AmuletRules")
 	if err != nil {
 		return ChoiceContext{}, err
 	}
@@ -262,7 +263,7 @@ func activeSynchronizer(r splice.AmuletRules, now daml.Timestamp) string {
 // latestUsableOpenRound is the open round with the highest number that has
 // opened by now; none is Splice's fault.NotFound.
 func (s *Service) latestUsableOpenRound(ctx context.Context, now daml.Timestamp) (*ledger.Contract, error) {
-	rounds, err := activeDecoded[splice.OpenMiningRound](ctx, s)
+	rounds, err := ActiveDecoded[splice.OpenMiningRound](ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -283,31 +284,22 @@ func (s *Service) latestUsableOpenRound(ctx context.Context, now daml.Timestamp)
 // the later targetArchiveAfter, or nil unless there are exactly two, as
 // Splice's store pairs them.
 func (s *Service) latestExternalPartyConfigState(ctx context.Context) (*ledger.Contract, error) {
-	states, err := activeDecoded[splice.ExternalPartyConfigState](ctx, s)
+	states, err := ActiveDecoded[splice.ExternalPartyConfigState](ctx, s)
 	if err != nil || len(states) != 2 {
 		return nil, err
 	}
 	// A stable sort, as Splice's: on a tie the later created is the newer.
 	slices.SortStableFunc(states, func(a, b splice.Contract[splice.ExternalPartyConfigState]) int {
-		return compareTimestamps(a.Payload.TargetArchiveAfter, b.Payload.TargetArchiveAfter)
+		return cmp.Compare(a.Payload.TargetArchiveAfter, b.Payload.TargetArchiveAfter)
 	})
 	return states[1].Contract, nil
 }
 
-func compareTimestamps(a, b daml.Timestamp) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// transferPreapproval is the receiver's pre-approval with the latest
-// validFrom (the later created on a tie), expired or not, or nil.
-func (s *Service) transferPreapproval(ctx context.Context, receiver daml.Party) (*splice.Contract[splice.TransferPreapproval], error) {
-	all, err := activeDecoded[splice.TransferPreapproval](ctx, s)
+// TransferPreapproval is the receiver's pre-approval with the latest
+// validFrom (the later created on a tie), expired or not, or nil: the one
+// Splice's Scan answers and its transfer factory uses.
+func (s *Service) TransferPreapproval(ctx context.Context, receiver daml.Party) (*splice.Contract[splice.TransferPreapproval], error) {
+	all, err := ActiveDecoded[splice.TransferPreapproval](ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +315,7 @@ func (s *Service) transferPreapproval(ctx context.Context, receiver daml.Party) 
 
 // featuredAppRight is the provider's first FeaturedAppRight, or nil.
 func (s *Service) featuredAppRight(ctx context.Context, provider daml.Party) (*ledger.Contract, error) {
-	rights, err := activeDecoded[splice.FeaturedAppRight](ctx, s)
+	rights, err := ActiveDecoded[splice.FeaturedAppRight](ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -364,14 +356,15 @@ func (s *Service) activeOf(ctx context.Context, id daml.ContractID, key Template
 	return c, true, nil
 }
 
-func keyOfTemplate[T ledger.Template]() TemplateKey {
+// KeyOfTemplate is the key of template T.
+func KeyOfTemplate[T ledger.Template]() TemplateKey {
 	var zero T
 	return KeyOf(zero.TemplateID())
 }
 
-// activeDecoded returns the DSO's active contracts of template T, decoded.
-func activeDecoded[T ledger.Template](ctx context.Context, s *Service) ([]splice.Contract[T], error) {
-	cs, err := s.Active(ctx, keyOfTemplate[T]())
+// ActiveDecoded returns the DSO's active contracts of template T, decoded.
+func ActiveDecoded[T ledger.Template](ctx context.Context, s *Service) ([]splice.Contract[T], error) {
+	cs, err := s.Active(ctx, KeyOfTemplate[T]())
 	if err != nil {
 		return nil, err
 	}

@@ -17,26 +17,11 @@ import (
 )
 
 // keyOf returns the Scan template key of a Splice template.
-func keyOf[T ledger.Template]() scan.TemplateKey {
-	var zero T
-	return scan.KeyOf(zero.TemplateID())
-}
+func keyOf[T ledger.Template]() scan.TemplateKey { return scan.KeyOfTemplate[T]() }
 
 // active returns the DSO's active contracts of template T, decoded.
 func active[T ledger.Template](ctx context.Context, svc *scan.Service) ([]splice.Contract[T], error) {
-	cs, err := svc.Active(ctx, keyOf[T]())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]splice.Contract[T], 0, len(cs))
-	for _, c := range cs {
-		d, err := splice.Decode[T](c)
-		if err != nil {
-			return nil, fault.Wrap(fault.Internal, err, "decode %s", c.ID)
-		}
-		out = append(out, d)
-	}
-	return out, nil
+	return scan.ActiveDecoded[T](ctx, svc)
 }
 
 // only returns the one active contract of T; none is a 404.

@@ -7,7 +7,6 @@ import (
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
-	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
 
 // TransferPreapprovalResponse is GET
@@ -27,16 +26,9 @@ func noTransferPreapproval(party string) error {
 // Scan does: expired ones count too, until the DSO expires them.
 func (h *Handler) transferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
 	party := r.PathValue("party")
-	all, err := active[splice.TransferPreapproval](r.Context(), h.svc)
+	best, err := h.svc.TransferPreapproval(r.Context(), daml.Party(party))
 	if err != nil {
 		return err
-	}
-	var best *splice.Contract[splice.TransferPreapproval]
-	for i := range all {
-		p := &all[i]
-		if p.Payload.Receiver == daml.Party(party) && (best == nil || p.Payload.ValidFrom >= best.Payload.ValidFrom) {
-			best = p
-		}
 	}
 	if best == nil {
 		return noTransferPreapproval(party)

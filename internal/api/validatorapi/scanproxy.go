@@ -238,9 +238,11 @@ func (h *Handler) proxyRegistry(w http.ResponseWriter, r *http.Request) error {
 	default:
 		key = ""
 	}
-	if body, ok := h.answers.get(key, ""); ok && key != "" {
-		web.WriteJSONBytes(w, http.StatusOK, body)
-		return nil
+	if key != "" {
+		if body, ok := h.answers.get(key, ""); ok {
+			web.WriteJSONBytes(w, http.StatusOK, body)
+			return nil
+		}
 	}
 	body, err := h.proxy.Registry(r.Context(), path, r.URL.Query())
 	if err != nil {
@@ -275,10 +277,6 @@ func (h *Handler) proxyRegistryPost(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	out, err := encodeAnswer(ans)
-	if err != nil {
-		return err
-	}
-	web.WriteJSONBytes(w, http.StatusOK, out)
+	web.WriteJSON(w, http.StatusOK, ans)
 	return nil
 }
