@@ -61,12 +61,7 @@ func (v *Validator) Preapproval(ctx context.Context, receiver daml.Party) (splic
 	if err != nil {
 		return splice.Contract[splice.TransferPreapproval]{}, err
 	}
-	var best *splice.Contract[splice.TransferPreapproval]
-	for i, p := range all {
-		if p.Payload.Receiver == receiver && (best == nil || p.Payload.ValidFrom > best.Payload.ValidFrom) {
-			best = &all[i]
-		}
-	}
+	best := latestPreapproval(all, receiver)
 	if best == nil {
 		return splice.Contract[splice.TransferPreapproval]{}, NoPreapproval(receiver)
 	}
@@ -98,13 +93,25 @@ func (v *Validator) receiverPreapproval(ctx context.Context, receiver daml.Party
 	if err != nil {
 		return nil, err
 	}
+	ours := all[:0]
+	for _, p := range all {
+		if p.Payload.DSO == v.cfg.DSO {
+			ours = append(ours, p)
+		}
+	}
+	return latestPreapproval(ours, receiver), nil
+}
+
+// latestPreapproval returns receiver's pre-approval in all with the latest
+// validFrom, the first listed on a tie (nil: none).
+func latestPreapproval(all []splice.Contract[splice.TransferPreapproval], receiver daml.Party) *splice.Contract[splice.TransferPreapproval] {
 	var best *splice.Contract[splice.TransferPreapproval]
 	for i, p := range all {
-		if p.Payload.Receiver == receiver && p.Payload.DSO == v.cfg.DSO && (best == nil || p.Payload.ValidFrom > best.Payload.ValidFrom) {
+		if p.Payload.Receiver == receiver && (best == nil || p.Payload.ValidFrom > best.Payload.ValidFrom) {
 			best = &all[i]
 		}
 	}
-	return best, nil
+	return best
 }
 
 // CreatePreapproval gives the wallet's party a pre-approval provided by

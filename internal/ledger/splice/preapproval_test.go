@@ -391,12 +391,7 @@ type preapprovalCall struct {
 
 func sendCall(t *testing.T, s seeded, sender daml.Party, amount daml.Numeric, description *string) preapprovalCall {
 	ac := s.amuletContext(t)
-	return struct {
-		choice string
-		arg    any
-		actAs  []daml.Party
-		asDSO  bool
-	}{choice: "TransferPreapproval_Send", actAs: []daml.Party{sender}, arg: splice.TransferPreapprovalSend{
+	return preapprovalCall{choice: "TransferPreapproval_Send", actAs: []daml.Party{sender}, arg: splice.TransferPreapprovalSend{
 		Context: ac.PaymentContext(), Inputs: splice.InputAmulets(ids(s.holdings(t, sender))...),
 		Amount: amount, Sender: sender, Description: description,
 	}}
@@ -404,12 +399,7 @@ func sendCall(t *testing.T, s seeded, sender daml.Party, amount daml.Numeric, de
 
 func renewCall(t *testing.T, s seeded, provider daml.Party, newExpiresAt daml.Timestamp) preapprovalCall {
 	ac := s.amuletContext(t)
-	return struct {
-		choice string
-		arg    any
-		actAs  []daml.Party
-		asDSO  bool
-	}{choice: "TransferPreapproval_Renew", actAs: []daml.Party{provider}, arg: splice.TransferPreapprovalRenew{
+	return preapprovalCall{choice: "TransferPreapproval_Renew", actAs: []daml.Party{provider}, arg: splice.TransferPreapprovalRenew{
 		Context: ac.PaymentContext(), Inputs: splice.InputAmulets(ids(s.holdings(t, provider))...), NewExpiresAt: newExpiresAt,
 	}}
 }

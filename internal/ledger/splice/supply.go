@@ -91,11 +91,13 @@ func ComputeSupply(ctx context.Context, s ledger.Store, participant ledger.Parti
 					}
 					sup.Burned = a.add(sup.Burned, burned)
 				case sameTemplate(x.Template, amuletID) && x.Choice == "Archive":
-					if p := parent[e.NodeID]; p != nil && sameTemplate(p.Template, rulesID) && p.Choice == "AmuletRules_Transfer" {
-						continue // a transfer input, accounted for by the transfer's summary
-					}
-					if p := parent[e.NodeID]; p != nil && externalPartyTransferChoices[p.Choice] {
-						continue // a token-standard transfer's input: its outputs hold it all
+					if p := parent[e.NodeID]; p != nil {
+						if sameTemplate(p.Template, rulesID) && p.Choice == "AmuletRules_Transfer" {
+							continue // a transfer input, accounted for by the transfer's summary
+						}
+						if externalPartyTransferChoices[p.Choice] {
+							continue // a token-standard transfer's input: its outputs hold it all
+						}
 					}
 					if amt, ok := amounts[x.ContractID]; ok {
 						sup.Burned = a.add(sup.Burned, amt)

@@ -1,6 +1,8 @@
 package splice
 
 import (
+	"slices"
+
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
 )
@@ -269,7 +271,7 @@ func transferFactoryTransfer(tx *ledger.Tx, _ daml.ContractID, rules ExternalPar
 	}
 	owner := forOwner{dso, transfer.Sender}
 	switch {
-	case containsParty(actors, transfer.Receiver):
+	case slices.Contains(actors, transfer.Receiver):
 		// A self-transfer: a merge or split of the sender's holdings.
 		ctx, err := transferContextFromChoiceContext(tx, dso, extra.Context, false)
 		if err != nil {
@@ -349,15 +351,6 @@ func transferFactoryTransfer(tx *ledger.Tx, _ daml.ContractID, rules ExternalPar
 			Meta:             res.Meta,
 		}, nil
 	}
-}
-
-func containsParty(ps []daml.Party, p daml.Party) bool {
-	for _, q := range ps {
-		if q == p {
-			return true
-		}
-	}
-	return false
 }
 
 // twoStepTransfer is Splice.Amulet.TwoStepTransfer's TwoStepTransfer, as
