@@ -151,9 +151,17 @@ func (s *Service) TransferFactory(ctx context.Context, sender, receiver daml.Par
 // amulet rules, the open round, the external-party config state and
 // expire-lock true, with the LockedAmulet disclosed too. Once it is gone
 // (its lock expired and was released), accept is a fault.NotFound, while
-// reject and withdraw get only expire-lock false.
+// reject and withdraw get only expire-lock false. An instruction the Scan
+// does not know is looked up again once the Scan has caught up with its
+// participant (awaitIngested).
 func (s *Service) TransferInstructionContext(ctx context.Context, id daml.ContractID, choice TransferInstructionChoice) (ChoiceContext, error) {
 	instr, ok, err := s.activeOf(ctx, id, AmuletTransferInstructionKey)
+	if err == nil && !ok {
+		// The instruction may be committed and not ingested yet.
+		if err = s.awaitIngested(ctx); err == nil {
+			instr, ok, err = s.activeOf(ctx, id, AmuletTransferInstructionKey)
+		}
+	}
 	if err != nil {
 		return ChoiceContext{}, err
 	}

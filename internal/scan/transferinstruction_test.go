@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -14,14 +16,32 @@ import (
 )
 
 // fakeStore holds contracts in memory: just what the choice contexts
-// read. Every other Store method is left to the embedded nil interface.
+// read, and the ingestion cursor. Every other Store method is left to the
+// embedded nil interface. ingest adds contracts as the ingester would.
 type fakeStore struct {
 	scan.Store
+	mu        sync.Mutex
 	contracts []*ledger.Contract
 	archived  map[daml.ContractID]bool
+	cursor    ledger.Offset
+}
+
+func (s *fakeStore) Cursor(context.Context) (scan.Cursor, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return scan.Cursor{Offset: s.cursor}, nil
+}
+
+func (s *fakeStore) ingest(to ledger.Offset, cs ...*ledger.Contract) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.contracts = append(s.contracts, cs...)
+	s.cursor = to
 }
 
 func (s *fakeStore) ActiveContracts(_ context.Context, q scan.ContractQuery) ([]*ledger.Contract, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []*ledger.Contract
 	for _, c := range s.contracts {
 		if !s.archived[c.ID] && slices.Contains(q.Templates, scan.KeyOf(c.Template)) {
@@ -32,6 +52,8 @@ func (s *fakeStore) ActiveContracts(_ context.Context, q scan.ContractQuery) ([]
 }
 
 func (s *fakeStore) Contract(_ context.Context, id daml.ContractID) (*ledger.Contract, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, c := range s.contracts {
 		if c.ID == id {
 			return c, !s.archived[id], nil
@@ -40,13 +62,23 @@ func (s *fakeStore) Contract(_ context.Context, id daml.ContractID) (*ledger.Con
 	return nil, false, fault.New(fault.NotFound, "no contract %s", id)
 }
 
-// fakeSource tells the time only.
+// fakeSource tells the time, and its end: the participant has committed
+// up to end (0: nothing the Scan has not ingested).
 type fakeSource struct {
 	scan.Source
 	now daml.Timestamp
+	end ledger.Offset
 }
 
 func (s fakeSource) Now(context.Context) (daml.Timestamp, error) { return s.now, nil }
+
+// Read covers the next offset up to the end, with no update the Scan keeps.
+func (s fakeSource) Read(_ context.Context, after ledger.Offset, _ int) (scan.Batch, error) {
+	if after >= s.end {
+		return scan.Batch{End: after, Checkpoint: scan.Checkpoint{RecordTime: s.now}}, nil
+	}
+	return scan.Batch{End: after + 1}, nil
+}
 
 func dsoContract(t *testing.T, id string, v ledger.Template) *ledger.Contract {
 	t.Helper()
@@ -181,6 +213,41 @@ func TestTransferInstructionContext(t *testing.T) {
 			}
 			if cc.Synchronizer != "global::1220" {
 				t.Errorf("synchronizer %s", cc.Synchronizer)
+			}
+		})
+	}
+}
+
+// TestTransferInstructionContextAwaitsIngestion: an instruction the
+// participant has committed and the Scan has not ingested yet (a wallet
+// asking for its accept context as soon as its ledger shows it) is found
+// once ingestion catches up, rather than answered 404.
+func TestTransferInstructionContextAwaitsIngestion(t *testing.T) {
+	t.Parallel()
+	for _, choice := range []scan.TransferInstructionChoice{scan.ChoiceAccept, scan.ChoiceReject, scan.ChoiceWithdraw} {
+		t.Run(string(choice), func(t *testing.T) {
+			t.Parallel()
+			svc, instr := instructionEnv(t, false)
+			st := svc.Store.(*fakeStore)
+			// the instruction is not ingested yet: the Scan is at offset 1,
+			// the participant at 2
+			st.contracts = slices.DeleteFunc(st.contracts, func(c *ledger.Contract) bool { return c.ID == instr.ID })
+			st.cursor = 1
+			svc.Source = fakeSource{now: 500, end: 2}
+			go func() {
+				time.Sleep(30 * time.Millisecond)
+				st.ingest(2, instr)
+			}()
+			start := time.Now()
+			cc, err := svc.TransferInstructionContext(context.Background(), instr.ID, choice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := disclosedOf(cc); !strings.HasSuffix(got, "00locked") {
+				t.Errorf("disclosed %s", got)
+			}
+			if d := time.Since(start); d >= scan.IngestWait {
+				t.Errorf("took %s", d)
 			}
 		})
 	}
