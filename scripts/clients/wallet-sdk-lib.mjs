@@ -3,9 +3,10 @@
 // websockets its events namespace opens, with a collector of its streams.
 //
 // Importing it checks for a global WebSocket (Node 20: run with
-// --experimental-websocket) and, on Node 20, polyfills Set.prototype.union:
-// the SDK's ACS cache (core-acs-reader) calls it, and Node has it from 22
-// on, so that what is checked is sandnet's answers, not the Node version.
+// --experimental-websocket) and, on Node 20, polyfills Set.prototype.union
+// and Object.groupBy: the SDK's ACS cache (core-acs-reader) calls the one,
+// its token.utxos.merge the other, and Node has both from 22 on, so that
+// what is checked is sandnet's answers, not the Node version.
 
 import { CustomLogAdapter } from '@canton-network/wallet-sdk'
 import { VERBOSE, show } from './lib.mjs'
@@ -19,6 +20,14 @@ if (!Set.prototype.union) {
         const s = new Set(this)
         for (const x of other) s.add(x)
         return s
+    }
+}
+if (!Object.groupBy) {
+    Object.groupBy = function (items, key) {
+        const out = Object.create(null)
+        let i = 0
+        for (const x of items) (out[key(x, i++)] ??= []).push(x)
+        return out
     }
 }
 

@@ -1,0 +1,394 @@
+// Drives a running sandnet through the wallet SDK's token-standard flows
+// (@canton-network/wallet-sdk 1.4.0) with external parties the SDK makes and
+// signs for (sdk.keys.generate, party.external.create, ledger.prepare → sign
+// → execute), each funded with the SDK's amulet.tap:
+//
+// - two-step transfers to a party without a transfer pre-approval: the
+//   registry answers transferKind "offer", the receiver lists its pending
+//   instructions (token.transfer.pending) and accepts one
+//   (choice-contexts/accept, TransferInstruction_Accept), rejects another;
+//   the sender withdraws a third; balances (token.utxos.list) after each;
+// - a pre-approval: the SDK's TransferPreapprovalProposal signed by the
+//   receiver, accepted by the validator's automation, read through the
+//   scan-proxy (amulet.preapproval.fetchStatus), then a transfer that is
+//   "direct"; renewed (amulet.preapproval.renew, as the provider) and
+//   cancelled (amulet.preapproval.command.cancel, signed by the receiver);
+// - self transfers: token.utxos.merge and a split, both "self";
+// - the exchange flows of the token standard's integration guide: a
+//   one-step deposit and withdrawal read back with the SDK's transaction
+//   parser (token.holdings over the range: TransferIn / TransferOut labels,
+//   the reason the sender gave), and a multi-step deposit accepted.
+//
+// The registry's transferKind is not handed back by the SDK (it keeps only
+// the choice context): the script records the transfer-factory answers the
+// SDK fetches, through a wrapper of the global fetch it calls.
+//
+// Environment: SANDNET_URL and SANDNET_AUTH_SECRET (the SDK signs its own
+// tokens with it, its `self_signed` auth). The SDK's user is
+// participant_admin, sandnet's validator operator user (LocalNet's
+// ledger-api-user): allocating external parties needs ParticipantAdmin, and
+// the SDK renews a pre-approval as the provider. run.sh sets them.
+// Each check is MUST, or GAP naming an endpoint sandnet does not serve yet.
+
+import { SDK } from '@canton-network/wallet-sdk'
+import Decimal from 'decimal.js'
+import { assert, check, report, show } from './lib.mjs'
+import { logAdapter, quiet, selfSigned } from './wallet-sdk-lib.mjs'
+
+const BASE = process.env.SANDNET_URL
+if (!BASE || !process.env.SANDNET_AUTH_SECRET) {
+    console.error('set SANDNET_URL and SANDNET_AUTH_SECRET (run.sh does)')
+    process.exit(2)
+}
+const ROOT = BASE.replace(/\/$/, '')
+const VALIDATOR = `${ROOT}/api/validator`
+// the registry as the SDK reaches it on LocalNet: through the validator's scan-proxy
+const REGISTRY = new URL(`${VALIDATOR}/v0/scan-proxy`)
+const REASON = 'splice.lfdecentralizedtrust.org/reason'
+
+// The transfer-factory answers the SDK fetched (its openapi-fetch clients
+// call the global fetch with a Request), newest last.
+const factoryAnswers = []
+const realFetch = globalThis.fetch
+globalThis.fetch = async (input, init) => {
+    const res = await realFetch(input, init)
+    const url = typeof input === 'string' ? input : (input?.url ?? String(input))
+    if (url.endsWith('/registry/transfer-instruction/v1/transfer-factory') && res.ok) {
+        factoryAnswers.push(await res.clone().json())
+    }
+    return res
+}
+const lastKind = () => factoryAnswers.at(-1)?.transferKind
+
+let sdk, token, amulet
+// ---------------------------------------------------------------- connect
+await check('MUST', 'SDK.create as participant_admin, extend({token, amulet}) with the scan-proxy as registry and the validator URL', async () => {
+    sdk = quiet(await SDK.create({ auth: selfSigned('participant_admin'), ledgerClientUrl: BASE, logAdapter }))
+    const ext = quiet(await sdk.extend({
+        token: { auth: selfSigned('participant_admin'), registries: [REGISTRY], validatorUrl: VALIDATOR },
+        amulet: { auth: selfSigned('participant_admin'), scanApiUrl: `${ROOT}/api/scan`, validatorUrl: VALIDATOR, registryUrl: REGISTRY },
+    }))
+    token = ext.token
+    amulet = ext.amulet
+    assert(token && amulet, 'namespaces missing')
+})
+if (!token) report('the wallet SDK token-standard flows')
+
+// ---------------------------------------------------------------- helpers
+// an external party: a key pair the script holds, the party allocated by
+// the SDK (generate-topology, signed, allocate)
+async function newParty(hint) {
+    const keys = sdk.keys.generate()
+    const p = await sdk.party.external.create(keys.publicKey, { partyHint: `${hint}-${Date.now()}` }).sign(keys.privateKey).execute()
+    return { id: p.partyId, keys, name: hint }
+}
+// a PreparedCommand ([command(s), disclosed contracts]) prepared as who,
+// signed with its key and executed (executeAndWait)
+async function submit(who, [commands, disclosedContracts]) {
+    return await sdk.ledger.prepare({ partyId: who.id, commands, disclosedContracts }).sign(who.keys.privateKey).execute({ partyId: who.id })
+}
+// who's unlocked Amulet balance, from the SDK's Holding list
+async function balance(who) {
+    const hs = await token.utxos.list({ partyId: who.id })
+    for (const h of hs) assert(h.interfaceViewValue.owner === who.id && h.interfaceViewValue.instrumentId.id === 'Amulet', show(h, 300))
+    return hs.reduce((a, h) => a.plus(h.interfaceViewValue.amount), new Decimal(0))
+}
+const transfer = (from, to, amount, memo, inputUtxos) =>
+    token.transfer.create({ sender: from.id, recipient: to.id, amount, instrumentId: 'Amulet', registryUrl: REGISTRY, memo, inputUtxos })
+// the pending instruction from → to with memo, as to lists them
+async function pendingFor(to, memo) {
+    const all = await token.transfer.pending(to.id)
+    return all.filter((c) => c.interfaceViewValue?.transfer?.meta?.values?.[REASON] === memo)
+}
+// the SDK's parsed transactions of who between two offsets
+async function parsed(who, afterOffset, beforeOffset) {
+    return (await token.holdings({ partyId: who.id, afterOffset, beforeOffset })).transactions
+}
+const labels = (txs) => txs.flatMap((t) => t.events.map((e) => e.label))
+const approx = (d, n, tol = '0.01') => d.minus(n).abs().lte(tol)
+
+// ---------------------------------------------------------------- parties, taps
+let alice, bob, treasury
+await check('MUST', 'three external parties (keys.generate, party.external.create … sign … execute): a sender, a receiver without pre-approval, an exchange treasury', async () => {
+    alice = await newParty('ts-alice')
+    bob = await newParty('ts-bob')
+    treasury = await newParty('ts-treasury')
+    return [alice, bob, treasury].map((p) => p.id.slice(0, 24) + '…').join(', ')
+})
+if (!alice) report('the wallet SDK token-standard flows')
+
+await check('MUST', 'amulet.tap(party, amount) signed by each party (AmuletRules_DevNet_Tap, the registry\'s disclosed contracts): their balances (token.utxos.list)', async () => {
+    await submit(alice, await amulet.tap(alice.id, '1000'))
+    await submit(bob, await amulet.tap(bob.id, '100'))
+    await submit(treasury, await amulet.tap(treasury.id, '500'))
+    const [a, b, t] = [await balance(alice), await balance(bob), await balance(treasury)]
+    assert(a.eq(1000) && b.eq(100) && t.eq(500), `${a} ${b} ${t}`)
+    return `${a}, ${b}, ${t}`
+})
+
+// ---------------------------------------------------------------- two-step transfers
+let offerCid, twoStepStart, twoStepEnd
+await check('MUST', 'token.transfer.create alice → bob (no pre-approval), signed and executed: transferKind "offer"; the amount is locked, bob\'s balance unchanged', async () => {
+    twoStepStart = await sdk.ledger.ledgerEnd()
+    const before = await balance(alice)
+    await submit(alice, await transfer(alice, bob, '20', 'offer-accept'))
+    assert(lastKind() === 'offer', `transferKind ${lastKind()}`)
+    const after = await balance(alice)
+    assert(before.minus(after).gte(20), `alice ${before} → ${after}`)
+    assert((await balance(bob)).eq(100), 'bob changed')
+    const locked = (await token.utxos.list({ partyId: alice.id, includeLocked: true })).filter((h) => h.interfaceViewValue.lock)
+    assert(locked.length === 1 && new Decimal(locked[0].interfaceViewValue.amount).eq(20), show(locked, 400))
+    return `alice ${before} → ${after}, 20 locked`
+})
+
+await check('MUST', 'token.transfer.pending(bob): the instruction, its view (sender, receiver, amount, reason, status Pending)', async () => {
+    const p = await pendingFor(bob, 'offer-accept')
+    assert(p.length === 1, show(await token.transfer.pending(bob.id), 400))
+    const v = p[0].interfaceViewValue
+    assert(v.transfer.sender === alice.id && v.transfer.receiver === bob.id && new Decimal(v.transfer.amount).eq(20), show(v, 400))
+    assert(v.status?.tag === 'TransferPendingReceiverAcceptance', show(v.status, 200))
+    offerCid = p[0].contractId
+    // the sender sees it too
+    assert((await pendingFor(alice, 'offer-accept')).length === 1, 'not pending for alice')
+    return `${offerCid.slice(0, 16)}…`
+})
+
+await check('MUST', 'token.transfer.accept (choice-contexts/accept, TransferInstruction_Accept) signed by bob: bob +20, nothing pending', async () => {
+    assert(offerCid, 'no instruction')
+    await submit(bob, await token.transfer.accept({ transferInstructionCid: offerCid, registryUrl: REGISTRY }))
+    const b = await balance(bob)
+    assert(b.eq(120), `bob ${b}`)
+    assert((await pendingFor(bob, 'offer-accept')).length === 0, 'still pending')
+    const locked = (await token.utxos.list({ partyId: alice.id, includeLocked: true })).filter((h) => h.interfaceViewValue.lock)
+    assert(locked.length === 0, `alice still has locked holdings ${show(locked, 300)}`)
+    return `bob ${b}`
+})
+
+await check('MUST', 'an offer alice → bob rejected by bob (choice-contexts/reject, TransferInstruction_Reject): alice gets the 15 back, bob unchanged', async () => {
+    const a0 = await balance(alice)
+    await submit(alice, await transfer(alice, bob, '15', 'offer-reject'))
+    assert(lastKind() === 'offer', `transferKind ${lastKind()}`)
+    const [p] = await pendingFor(bob, 'offer-reject')
+    assert(p, 'not pending')
+    await submit(bob, await token.transfer.reject({ transferInstructionCid: p.contractId, registryUrl: REGISTRY }))
+    assert((await pendingFor(bob, 'offer-reject')).length === 0, 'still pending')
+    const [a, b] = [await balance(alice), await balance(bob)]
+    assert(b.eq(120) && approx(a, a0), `alice ${a0} → ${a}, bob ${b}`)
+    return `alice ${a0} → ${a}, bob ${b}`
+})
+
+await check('MUST', 'an offer alice → bob withdrawn by alice (choice-contexts/withdraw, TransferInstruction_Withdraw): alice gets the 12 back, bob unchanged', async () => {
+    const a0 = await balance(alice)
+    await submit(alice, await transfer(alice, bob, '12', 'offer-withdraw'))
+    assert(lastKind() === 'offer', `transferKind ${lastKind()}`)
+    const [p] = await pendingFor(alice, 'offer-withdraw')
+    assert(p, 'not pending')
+    await submit(alice, await token.transfer.withdraw({ transferInstructionCid: p.contractId, registryUrl: REGISTRY }))
+    assert((await pendingFor(bob, 'offer-withdraw')).length === 0, 'still pending')
+    const [a, b] = [await balance(alice), await balance(bob)]
+    assert(b.eq(120) && approx(a, a0), `alice ${a0} → ${a}, bob ${b}`)
+    twoStepEnd = await sdk.ledger.ledgerEnd()
+    return `alice ${a0} → ${a}, bob ${b}`
+})
+
+// What the SDK's parser makes of the six transactions (three offers, an
+// accept, a reject, a withdrawal): it reads each instruction's create back
+// with events-by-contract-id, and its status from the choice's result tag.
+const summary = (txs) => txs.flatMap((t) => t.events).map((e) => ({
+    type: e.label.type,
+    choice: e.label.tokenStandardChoice?.name ?? null,
+    reason: e.label.reason,
+    status: e.transferInstruction?.status?.current?.tag ?? null,
+    correlation: e.transferInstruction?.multiStepCorrelationId ?? null,
+    locked: e.lockedHoldingsChangeSummaries.map((x) => x.amountChange).join(),
+    unlocked: e.unlockedHoldingsChangeSummaries.map((x) => x.amountChange).join(),
+}))
+await check('MUST', "the two-step transfers parsed by the SDK for alice (token.holdings over their range): offers Pending (the amount locked), the accept a TransferOut Completed, the reject and the withdrawal Failed (unlocked back)", async () => {
+    const got = summary(await parsed(alice, twoStepStart, twoStepEnd))
+    const want = [
+        ['MergeSplit', 'TransferFactory_Transfer', 'offer-accept', 'Pending'],
+        ['TransferOut', 'TransferInstruction_Accept', 'offer-accept', 'Completed'],
+        ['MergeSplit', 'TransferFactory_Transfer', 'offer-reject', 'Pending'],
+        ['MergeSplit', 'TransferInstruction_Reject', null, 'Failed'],
+        ['MergeSplit', 'TransferFactory_Transfer', 'offer-withdraw', 'Pending'],
+        ['MergeSplit', 'TransferInstruction_Withdraw', null, 'Failed'],
+    ]
+    assert(show(got.map((g) => [g.type, g.choice, g.reason, g.status]), 2000) === show(want, 2000), show(got, 2000))
+    // an offer locks the amount out of alice's unlocked holdings; the accept
+    // spends the lock; a reject or withdrawal hands it back unlocked (their
+    // results carry no meta, so no reason, as Splice's)
+    const amounts = got.map((g) => [g.locked, g.unlocked])
+    assert(show(amounts) === show([['20', '-20'], ['-20', ''], ['15', '-15'], ['-15', '15'], ['12', '-12'], ['-12', '12']]), show(amounts))
+    // an offer and what settles it share the instruction as correlation id
+    assert(got[0].correlation === offerCid && got[1].correlation === offerCid, show(got.map((g) => g.correlation), 400))
+    return got.map((g) => `${g.type}/${g.status}`).join(', ')
+})
+
+await check('MUST', "the two-step transfers parsed by the SDK for bob: the accept a TransferIn from alice Completed; the reject Failed (bob's balance unchanged)", async () => {
+    const txs = await parsed(bob, twoStepStart, twoStepEnd)
+    const got = summary(txs)
+    const ins = got.filter((g) => g.type === 'TransferIn')
+    assert(ins.length === 1 && ins[0].choice === 'TransferInstruction_Accept' && ins[0].reason === 'offer-accept' && ins[0].status === 'Completed', show(got, 1500))
+    const inLabel = labels(txs).find((l) => l.type === 'TransferIn')
+    assert(inLabel.sender === alice.id, show(inLabel, 300))
+    return got.map((g) => `${g.type}/${g.choice}/${g.status}`).join(', ')
+})
+
+// ---------------------------------------------------------------- pre-approvals
+let preapproval
+await check('MUST', "amulet.preapproval.command.create (TransferPreapprovalProposal, provider the validator party) signed by the treasury; the validator accepts it; fetchStatus (scan-proxy by-party) finds it", async () => {
+    const vparty = (await (await fetch(`${VALIDATOR}/v0/validator-user`)).json()).party_id
+    const cmd = await amulet.preapproval.command.create({ parties: { receiver: treasury.id } })
+    assert(cmd.CreateCommand.createArguments.provider === vparty, show(cmd, 300))
+    await submit(treasury, [cmd, []])
+    preapproval = await amulet.preapproval.fetchStatus(treasury.id, { intervalMs: 250, timeoutMs: 30000 })
+    assert(preapproval?.contractId && preapproval.expiresAt > new Date(), show(preapproval, 300))
+    return `${preapproval.contractId.slice(0, 16)}…, expires ${preapproval.expiresAt.toISOString()}`
+})
+
+let depositStart, depositEnd
+await check('MUST', 'one-step deposit alice → treasury (pre-approved): transferKind "direct", the treasury +50 at once, nothing pending', async () => {
+    depositStart = await sdk.ledger.ledgerEnd()
+    await submit(alice, await transfer(alice, treasury, '50', 'deposit-account-7'))
+    depositEnd = await sdk.ledger.ledgerEnd()
+    assert(lastKind() === 'direct', `transferKind ${lastKind()}`)
+    const t = await balance(treasury)
+    assert(t.eq(550), `treasury ${t}`)
+    assert((await token.transfer.pending(treasury.id)).length === 0, 'pending')
+    return `treasury ${t}`
+})
+
+await check('MUST', "the deposit parsed by the SDK for the treasury (token.holdings over its range): one TransferIn from alice, 50, reason deposit-account-7", async () => {
+    const txs = await parsed(treasury, depositStart, depositEnd)
+    const ls = labels(txs)
+    const ins = ls.filter((l) => l.type === 'TransferIn')
+    assert(txs.length === 1 && ins.length === 1, show(ls, 600))
+    assert(ins[0].sender === alice.id && ins[0].reason === 'deposit-account-7', show(ins[0], 600))
+    const ev = txs[0].events.find((e) => e.label.type === 'TransferIn')
+    const got = ev.unlockedHoldingsChange.creates.filter((h) => h.owner === treasury.id).reduce((a, h) => a.plus(h.amount), new Decimal(0))
+    assert(got.eq(50), show(ev.unlockedHoldingsChange, 400))
+    assert(txs[0].updateId && txs[0].recordTime && txs[0].synchronizerId, show(txs[0], 200))
+    return `update ${txs[0].updateId.slice(0, 16)}…, choice ${ins[0].tokenStandardChoice?.name}`
+})
+
+await check('MUST', "the deposit parsed by the SDK for alice: a TransferOut to the treasury, 50, the same reason", async () => {
+    const ls = labels(await parsed(alice, depositStart, depositEnd))
+    const outs = ls.filter((l) => l.type === 'TransferOut')
+    assert(outs.length === 1 && outs[0].reason === 'deposit-account-7', show(ls, 600))
+    assert(show(outs[0].receiverAmounts.map((r) => [r.receiver, new Decimal(r.amount).toString()])) === show([[treasury.id, '50']]), show(outs[0].receiverAmounts, 300))
+})
+
+await check('MUST', "amulet.preapproval.renew (TransferPreapproval_Renew, submitted by the SDK as the provider), then fetchStatus with the old id: a new contract, a later expiry", async () => {
+    assert(preapproval, 'no pre-approval')
+    const expiresAt = new Date(preapproval.expiresAt.getTime() + 10 * 24 * 3600e3)
+    const r = await amulet.preapproval.renew({ parties: { receiver: treasury.id }, expiresAt })
+    assert(r?.updateId, show(r, 200))
+    const renewed = await amulet.preapproval.fetchStatus(treasury.id, { oldCid: preapproval.contractId, intervalMs: 250, timeoutMs: 30000 })
+    assert(renewed.contractId !== preapproval.contractId && renewed.expiresAt.getTime() === expiresAt.getTime(), show(renewed, 300))
+    preapproval = renewed
+    return `expires ${renewed.expiresAt.toISOString()}`
+})
+
+let withdrawStart, withdrawEnd
+await check('MUST', 'one-step withdrawal treasury → alice (alice pre-approved first, as a customer must be): transferKind "direct", alice +30', async () => {
+    await submit(alice, [await amulet.preapproval.command.create({ parties: { receiver: alice.id } }), []])
+    await amulet.preapproval.fetchStatus(alice.id, { intervalMs: 250, timeoutMs: 30000 })
+    const a0 = await balance(alice)
+    withdrawStart = await sdk.ledger.ledgerEnd()
+    await submit(treasury, await transfer(treasury, alice, '30', 'withdrawal-42'))
+    withdrawEnd = await sdk.ledger.ledgerEnd()
+    assert(lastKind() === 'direct', `transferKind ${lastKind()}`)
+    const a = await balance(alice)
+    assert(a.minus(a0).eq(30), `alice ${a0} → ${a}`)
+    return `alice ${a0} → ${a}`
+})
+
+await check('MUST', 'the withdrawal parsed by the SDK: the treasury\'s TransferOut (to alice, 30, reason withdrawal-42), alice\'s TransferIn (from the treasury, same reason)', async () => {
+    const out = labels(await parsed(treasury, withdrawStart, withdrawEnd)).filter((l) => l.type === 'TransferOut')
+    assert(out.length === 1 && out[0].reason === 'withdrawal-42' && out[0].receiverAmounts[0]?.receiver === alice.id, show(out, 600))
+    const ins = labels(await parsed(alice, withdrawStart, withdrawEnd)).filter((l) => l.type === 'TransferIn')
+    assert(ins.length === 1 && ins[0].reason === 'withdrawal-42' && ins[0].sender === treasury.id, show(ins, 600))
+})
+
+await check('MUST', 'amulet.preapproval.command.cancel (TransferPreapproval_Cancel) signed by the treasury; fetchStatus(cancelled): gone', async () => {
+    const [cmd, dc] = await amulet.preapproval.command.cancel({ parties: { receiver: treasury.id } })
+    assert(cmd, 'no cancel command')
+    await submit(treasury, [cmd, dc])
+    const r = await amulet.preapproval.fetchStatus(treasury.id, { cancelled: true, intervalMs: 250, timeoutMs: 30000 })
+    assert(r === null, show(r, 200))
+    assert((await amulet.preapproval.fetchQuick(treasury.id)) == null, 'still found')
+})
+
+// ---------------------------------------------------------------- multi-step deposit
+let multiStart, multiEnd
+await check('MUST', 'multi-step deposit alice → treasury (no pre-approval now): "offer"; the treasury reads amount and reason from the pending view and accepts; its parsed TransferIn', async () => {
+    await submit(alice, await transfer(alice, treasury, '40', 'deposit-account-8'))
+    assert(lastKind() === 'offer', `transferKind ${lastKind()}`)
+    const all = await token.transfer.pending(treasury.id)
+    const mine = all.filter((c) => c.interfaceViewValue.transfer.receiver === treasury.id)
+    assert(mine.length === 1, show(all, 400))
+    const v = mine[0].interfaceViewValue.transfer
+    assert(new Decimal(v.amount).eq(40) && v.meta.values[REASON] === 'deposit-account-8' && v.instrumentId.id === 'Amulet', show(v, 400))
+    const t0 = await balance(treasury)
+    multiStart = await sdk.ledger.ledgerEnd()
+    await submit(treasury, await token.transfer.accept({ transferInstructionCid: mine[0].contractId, registryUrl: REGISTRY }))
+    multiEnd = await sdk.ledger.ledgerEnd()
+    const t = await balance(treasury)
+    assert(t.minus(t0).eq(40), `treasury ${t0} → ${t}`)
+    const ins = labels(await parsed(treasury, multiStart, multiEnd)).filter((l) => l.type === 'TransferIn')
+    assert(ins.length === 1 && ins[0].sender === alice.id && ins[0].reason === 'deposit-account-8', show(labels(await parsed(treasury, multiStart, multiEnd)), 600))
+    return `treasury ${t0} → ${t}, choice ${ins[0].tokenStandardChoice?.name}`
+})
+
+// ---------------------------------------------------------------- self transfers
+await check('MUST', 'a split (token.transfer.create alice → alice, 5, one input): transferKind "self", balance unchanged, one more holding', async () => {
+    const hs = await token.utxos.list({ partyId: alice.id })
+    const a0 = await balance(alice)
+    const big = hs.reduce((m, h) => (new Decimal(h.interfaceViewValue.amount).gt(m.interfaceViewValue.amount) ? h : m))
+    await submit(alice, await transfer(alice, alice, '5', 'split', [big.contractId]))
+    assert(lastKind() === 'self', `transferKind ${lastKind()}`)
+    const after = await token.utxos.list({ partyId: alice.id })
+    const a = await balance(alice)
+    assert(after.length === hs.length + 1 && approx(a, a0), `${hs.length} → ${after.length} holdings, ${a0} → ${a}`)
+    return `${hs.length} → ${after.length} holdings`
+})
+
+await check('MUST', 'token.utxos.merge(alice) (a self transfer of all her holdings): transferKind "self", one holding, the same balance; the SDK parses it as a MergeSplit', async () => {
+    const hs = await token.utxos.list({ partyId: alice.id })
+    const a0 = await balance(alice)
+    const [cmds, dc] = await token.utxos.merge({ partyId: alice.id })
+    assert(cmds.length === 1, `${cmds.length} commands`)
+    assert(lastKind() === 'self', `transferKind ${lastKind()}`)
+    const start = await sdk.ledger.ledgerEnd()
+    await submit(alice, [cmds[0], dc])
+    const end = await sdk.ledger.ledgerEnd()
+    const after = await token.utxos.list({ partyId: alice.id })
+    const a = await balance(alice)
+    assert(after.length === 1 && approx(a, a0), `${hs.length} → ${after.length} holdings, ${a0} → ${a}`)
+    const ls = labels(await parsed(alice, start, end))
+    assert(ls.length === 1 && ls[0].type === 'MergeSplit' && ls[0].reason === 'merge-utxos', show(ls, 600))
+    return `${hs.length} → 1 holdings, ${a}`
+})
+
+// ---------------------------------------------------------------- what other endpoints would add
+await check('GAP', 'token.allocation.instruction.create (POST /registry/allocation-instruction/v1/allocation-factory, not served yet) signed by alice: her allocation pending (token.allocation.pending)', async () => {
+    const asset = await (await sdk.extend({ asset: { auth: selfSigned('participant_admin'), registries: [REGISTRY] } })).asset.find('Amulet', REGISTRY)
+    const now = Date.now()
+    const allocationSpecification = {
+        settlement: {
+            executor: bob.id,
+            settlementRef: { id: `trade-${now}`, cid: null },
+            requestedAt: new Date(now - 60e3).toISOString(),
+            allocateBefore: new Date(now + 3600e3).toISOString(),
+            settleBefore: new Date(now + 7200e3).toISOString(),
+            meta: { values: {} },
+        },
+        transferLegId: 'leg-0',
+        transferLeg: { sender: alice.id, receiver: bob.id, amount: '3', instrumentId: { admin: asset.admin, id: asset.id }, meta: { values: {} } },
+    }
+    await submit(alice, await token.allocation.instruction.create({ allocationSpecification, asset }))
+    const p = await token.allocation.pending(alice.id)
+    assert(p.length === 1, show(p, 300))
+})
+
+report('the wallet SDK token-standard flows')
