@@ -8,7 +8,12 @@
 # on /api/scan; wallet-sdk.mjs: the wallet SDK, @canton-network/wallet-sdk,
 # as a wallet developer drives it; wallet-sdk-external.mjs: the SDK's
 # external-party quickstart, a party whose key the script holds and a Ping
-# it signs, sandnet's hashes recomputed by the SDK; validator-client.mjs:
+# it signs, sandnet's hashes recomputed by the SDK;
+# wallet-sdk-token-standard.mjs: the SDK's token-standard flows between
+# external parties it makes — offers accepted, rejected and withdrawn,
+# a transfer pre-approval created, renewed and cancelled, self transfers,
+# an exchange's deposits and withdrawal read back with its transaction
+# parser; validator-client.mjs:
 # Splice's ValidatorInternalClient and ScanProxyClient on /api/validator, last, as it
 # advances the ledger clock), and always stops it. Exit status is non-zero
 # when any fails; all always run.
@@ -74,7 +79,7 @@ fi
 # known gap, is listed as FAIL GAP by its script and fails nothing; so is
 # a schema error its script names as a known gap (listed as "gap").
 failed=()
-scripts=(ledger-client.mjs ledger-commands.mjs scan-client.mjs wallet-sdk.mjs wallet-sdk-external.mjs validator-client.mjs)
+scripts=(ledger-client.mjs ledger-commands.mjs scan-client.mjs wallet-sdk.mjs wallet-sdk-external.mjs wallet-sdk-token-standard.mjs validator-client.mjs)
 for script in "${scripts[@]}"; do
 	echo "--- $script"
 	(cd "$here" && node "${node_flags[@]}" "$script") || failed+=("$script")

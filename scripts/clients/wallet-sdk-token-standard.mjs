@@ -32,7 +32,10 @@
 
 import { SDK } from '@canton-network/wallet-sdk'
 import Decimal from 'decimal.js'
-import { assert, check, report, show } from './lib.mjs'
+import { execFile } from 'node:child_process'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { promisify } from 'node:util'
+import { assert, check, rejection, report, schemaChecker, show } from './lib.mjs'
 import { logAdapter, quiet, selfSigned } from './wallet-sdk-lib.mjs'
 
 const BASE = process.env.SANDNET_URL
@@ -46,15 +49,29 @@ const VALIDATOR = `${ROOT}/api/validator`
 const REGISTRY = new URL(`${VALIDATOR}/v0/scan-proxy`)
 const REASON = 'splice.lfdecentralizedtrust.org/reason'
 
-// The transfer-factory answers the SDK fetched (its openapi-fetch clients
-// call the global fetch with a Request), newest last.
+// The registry answers the SDK fetched (its openapi-fetch clients call the
+// global fetch with a Request) are checked against the token standard's
+// own types (core-token-standard's transfer-instruction-v1), and the
+// transfer-factory ones kept, newest last, for their transferKind; the
+// ledger's answers to executeAndWait against core-ledger-client-types.
+const checkRegistry = schemaChecker('@canton-network/core-token-standard', 'splice-api-token-transfer-instruction-v1/transfer-instruction-v1.d.ts', 'ti')
+const checkLedger = schemaChecker('@canton-network/core-ledger-client-types', 'openapi-3.5.1.d.ts', 'ledger')
 const factoryAnswers = []
+let contextAnswers = 0
 const realFetch = globalThis.fetch
 globalThis.fetch = async (input, init) => {
     const res = await realFetch(input, init)
-    const url = typeof input === 'string' ? input : (input?.url ?? String(input))
-    if (url.endsWith('/registry/transfer-instruction/v1/transfer-factory') && res.ok) {
-        factoryAnswers.push(await res.clone().json())
+    const url = new URL(typeof input === 'string' ? input : (input?.url ?? String(input))).pathname
+    if (!res.ok) return res
+    if (url.endsWith('/registry/transfer-instruction/v1/transfer-factory')) {
+        const body = await res.clone().json()
+        checkRegistry('TransferFactoryWithChoiceContext', body, 'transfer-factory')
+        factoryAnswers.push(body)
+    } else if (/\/registry\/transfer-instruction\/v1\/[^/]+\/choice-contexts\/(accept|reject|withdraw)$/.test(url)) {
+        checkRegistry('ChoiceContext', await res.clone().json(), url.replace(/.*\/v1\/[^/]+/, 'v1/{id}'))
+        contextAnswers++
+    } else if (url.endsWith('/v2/interactive-submission/executeAndWait')) {
+        checkLedger('ExecuteSubmissionAndWaitResponse', await res.clone().json(), 'executeAndWait')
     }
     return res
 }
@@ -153,9 +170,19 @@ await check('MUST', 'token.transfer.pending(bob): the instruction, its view (sen
     return `${offerCid.slice(0, 16)}…`
 })
 
+await check('MUST', 'the same instruction rejected by alice, the sender (TransferInstruction_Reject is the receiver\'s): refused with a JsCantonError (DAML_AUTHORIZATION_ERROR), still pending', async () => {
+    assert(offerCid, 'no instruction')
+    const e = await rejection(submit(alice, await token.transfer.reject({ transferInstructionCid: offerCid, registryUrl: REGISTRY })))
+    checkLedger('JsCantonError', e, 'reject by the sender')
+    assert(e.code === 'DAML_AUTHORIZATION_ERROR' && e.grpcCodeValue === 3, show(e, 400))
+    assert((await pendingFor(bob, 'offer-accept')).length === 1, 'no longer pending')
+    return e.cause?.slice(0, 100)
+})
+
+let acceptUpdate
 await check('MUST', 'token.transfer.accept (choice-contexts/accept, TransferInstruction_Accept) signed by bob: bob +20, nothing pending', async () => {
     assert(offerCid, 'no instruction')
-    await submit(bob, await token.transfer.accept({ transferInstructionCid: offerCid, registryUrl: REGISTRY }))
+    acceptUpdate = (await submit(bob, await token.transfer.accept({ transferInstructionCid: offerCid, registryUrl: REGISTRY }))).updateId
     const b = await balance(bob)
     assert(b.eq(120), `bob ${b}`)
     assert((await pendingFor(bob, 'offer-accept')).length === 0, 'still pending')
@@ -232,6 +259,15 @@ await check('MUST', "the two-step transfers parsed by the SDK for bob: the accep
     const inLabel = labels(txs).find((l) => l.type === 'TransferIn')
     assert(inLabel.sender === alice.id, show(inLabel, 300))
     return got.map((g) => `${g.type}/${g.choice}/${g.status}`).join(', ')
+})
+
+await check('MUST', 'token.transactionsById of the accept (POST /v2/updates/transaction-by-id) for bob and for alice: TransferIn and TransferOut, Completed', async () => {
+    assert(acceptUpdate, 'no accept')
+    const forBob = await token.transactionsById({ updateId: acceptUpdate, partyId: bob.id })
+    const forAlice = await token.transactionsById({ updateId: acceptUpdate, partyId: alice.id })
+    const b = summary([forBob]), a = summary([forAlice])
+    assert(forBob.updateId === acceptUpdate && b.length === 1 && b[0].type === 'TransferIn' && b[0].status === 'Completed', show(b, 400))
+    assert(a.length === 1 && a[0].type === 'TransferOut' && a[0].status === 'Completed' && a[0].reason === 'offer-accept', show(a, 400))
 })
 
 // ---------------------------------------------------------------- pre-approvals
@@ -368,6 +404,51 @@ await check('MUST', 'token.utxos.merge(alice) (a self transfer of all her holdin
     const ls = labels(await parsed(alice, start, end))
     assert(ls.length === 1 && ls[0].type === 'MergeSplit' && ls[0].reason === 'merge-utxos', show(ls, 600))
     return `${hs.length} → 1 holdings, ${a}`
+})
+
+// ---------------------------------------------------------------- whole histories
+// Everything each party saw (taps, offers, settlements, the pre-approval's
+// create, renewal and cancellation, the merge) parsed by the SDK from the
+// start: nothing it cannot classify, and the unlocked and locked changes add
+// up to the party's holdings now.
+for (const who of ['alice', 'bob', 'treasury']) {
+    await check('MUST', `token.holdings(${who}) over the whole history: every transaction parsed, the changes sum to the holdings now`, async () => {
+        const p = { alice, bob, treasury }[who]
+        const txs = (await token.holdings({ partyId: p.id })).transactions
+        const evs = txs.flatMap((t) => t.events)
+        const raw = evs.filter((e) => e.label.type === 'Archive' || e.label.type === 'Create')
+        // the parser leaves out an amountChange of 0
+        const sum = (k) => evs.flatMap((e) => e[k]).reduce((a, x) => a.plus(x.amountChange ?? 0), new Decimal(0))
+        const hs = await token.utxos.list({ partyId: p.id, includeLocked: true })
+        const unlocked = hs.filter((h) => !h.interfaceViewValue.lock).reduce((a, h) => a.plus(h.interfaceViewValue.amount), new Decimal(0))
+        const locked = hs.filter((h) => h.interfaceViewValue.lock).reduce((a, h) => a.plus(h.interfaceViewValue.amount), new Decimal(0))
+        assert(sum('unlockedHoldingsChangeSummaries').eq(unlocked) && sum('lockedHoldingsChangeSummaries').eq(locked),
+            `parsed ${sum('unlockedHoldingsChangeSummaries')} unlocked, ${sum('lockedHoldingsChangeSummaries')} locked; holdings ${unlocked}, ${locked}`)
+        const kinds = [...new Set(evs.map((e) => e.label.type))].join(', ')
+        return `${txs.length} transactions (${kinds}${raw.length ? `; ${raw.length} raw` : ''}), ${unlocked} unlocked`
+    })
+}
+
+await check('MUST', 'the registry answers the SDK fetched: transfer factories and choice contexts, against the token standard\'s types', async () => {
+    assert(factoryAnswers.length >= 10 && contextAnswers >= 5, `${factoryAnswers.length} factories, ${contextAnswers} contexts`)
+    return `${factoryAnswers.length} factories (${[...new Set(factoryAnswers.map((f) => f.transferKind))].join(', ')}), ${contextAnswers} contexts`
+})
+
+// ---------------------------------------------------------------- the README's example
+// The README's wallet-SDK example (its ```js block) is run as written, from
+// this directory (where the SDK is installed), so that it keeps working.
+await check('MUST', "the README's wallet-SDK token-standard example, run as written: bob's holdings are the 20 he accepted", async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const blocks = [...readme.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1]).filter((b) => b.includes('@canton-network/wallet-sdk'))
+    assert(blocks.length === 1, `${blocks.length} wallet-SDK js blocks in the README`)
+    const file = new URL('./.readme-example.tmp.mjs', import.meta.url)
+    writeFileSync(file, blocks[0])
+    try {
+        const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, file.pathname], { env: process.env, timeout: 60000 })
+        assert(stdout.trimEnd().endsWith("[ '20.0000000000' ]"), stdout.slice(-300))
+    } finally {
+        rmSync(file, { force: true })
+    }
 })
 
 // ---------------------------------------------------------------- what other endpoints would add
