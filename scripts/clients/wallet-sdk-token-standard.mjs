@@ -23,8 +23,10 @@
 // the choice context): the script records the transfer-factory answers the
 // SDK fetches, through a wrapper of the global fetch it calls.
 //
-// Environment: SANDNET_URL and SANDNET_AUTH_SECRET (the SDK signs its own
-// tokens with it, its `self_signed` auth). The SDK's user is
+// Environment: SANDNET_URL, SANDNET_AUTH_SECRET (the SDK signs its own
+// tokens with it, its `self_signed` auth) and ADMIN_TOKEN (a `sandnet
+// token` for participant_admin: the script reads sandnet's ledger clock
+// with it, to set an expiry the ledger will see pass). The SDK's user is
 // participant_admin, sandnet's validator operator user (LocalNet's
 // ledger-api-user): allocating external parties needs ParticipantAdmin, and
 // the SDK renews a pre-approval as the provider. run.sh sets them.
@@ -39,8 +41,8 @@ import { assert, check, rejection, report, schemaChecker, show } from './lib.mjs
 import { logAdapter, quiet, selfSigned } from './wallet-sdk-lib.mjs'
 
 const BASE = process.env.SANDNET_URL
-if (!BASE || !process.env.SANDNET_AUTH_SECRET) {
-    console.error('set SANDNET_URL and SANDNET_AUTH_SECRET (run.sh does)')
+if (!BASE || !process.env.SANDNET_AUTH_SECRET || !process.env.ADMIN_TOKEN) {
+    console.error('set SANDNET_URL, SANDNET_AUTH_SECRET and ADMIN_TOKEN (run.sh does)')
     process.exit(2)
 }
 const ROOT = BASE.replace(/\/$/, '')
@@ -251,11 +253,11 @@ await check('MUST', "the two-step transfers parsed by the SDK for alice (token.h
     return got.map((g) => `${g.type}/${g.status}`).join(', ')
 })
 
-await check('MUST', "the two-step transfers parsed by the SDK for bob: the accept a TransferIn from alice Completed; the reject Failed (bob's balance unchanged)", async () => {
+await check('MUST', "the two-step transfers parsed by the SDK for bob: one event, the accept, a TransferIn from alice, Completed (the parser leaves out what changes none of his holdings: the offers, his reject)", async () => {
     const txs = await parsed(bob, twoStepStart, twoStepEnd)
     const got = summary(txs)
     const ins = got.filter((g) => g.type === 'TransferIn')
-    assert(ins.length === 1 && ins[0].choice === 'TransferInstruction_Accept' && ins[0].reason === 'offer-accept' && ins[0].status === 'Completed', show(got, 1500))
+    assert(got.length === 1 && ins.length === 1 && ins[0].choice === 'TransferInstruction_Accept' && ins[0].reason === 'offer-accept' && ins[0].status === 'Completed', show(got, 1500))
     const inLabel = labels(txs).find((l) => l.type === 'TransferIn')
     assert(inLabel.sender === alice.id, show(inLabel, 300))
     return got.map((g) => `${g.type}/${g.choice}/${g.status}`).join(', ')
@@ -268,6 +270,48 @@ await check('MUST', 'token.transactionsById of the accept (POST /v2/updates/tran
     const b = summary([forBob]), a = summary([forAlice])
     assert(forBob.updateId === acceptUpdate && b.length === 1 && b[0].type === 'TransferIn' && b[0].status === 'Completed', show(b, 400))
     assert(a.length === 1 && a[0].type === 'TransferOut' && a[0].status === 'Completed' && a[0].reason === 'offer-accept', show(a, 400))
+})
+
+// ---------------------------------------------------------------- an offer that expires
+// The ledger's time (sandnet's clock: the wall clock unless advanced), so
+// that an expiry is set relative to what the ledger checks it against.
+async function ledgerNow() {
+    const r = await realFetch(`${ROOT}/api/sandnet/v0/clock`, { headers: { authorization: `Bearer ${process.env.ADMIN_TOKEN}` } })
+    const body = await r.text()
+    assert(r.ok, `GET /api/sandnet/v0/clock: ${r.status} ${body}`)
+    return new Date(JSON.parse(body).now)
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+let expiring, expiryStart, expiryEnd
+await check('MUST', "an offer alice → bob with executeBefore 3 s ahead (expirationDate): once it has passed, the DSO's automation expires it (AmuletRules_Amulet_ExpireTransferInstructions): gone from pending, alice's 7 back, bob's accept then gets the registry's 404", async () => {
+    const a0 = await balance(alice)
+    expiryStart = await sdk.ledger.ledgerEnd()
+    const executeBefore = new Date((await ledgerNow()).getTime() + 3000)
+    await submit(alice, await token.transfer.create({ sender: alice.id, recipient: bob.id, amount: '7', instrumentId: 'Amulet', registryUrl: REGISTRY, memo: 'offer-expire', expirationDate: executeBefore }))
+    ;[expiring] = await pendingFor(bob, 'offer-expire')
+    assert(expiring && new Date(expiring.interfaceViewValue.transfer.executeBefore).getTime() === executeBefore.getTime(), show(expiring, 300))
+    assert((await balance(alice)).eq(a0.minus(7)), 'not locked')
+    while ((await ledgerNow()) <= executeBefore) await sleep(250)
+    const t0 = Date.now()
+    while ((await pendingFor(bob, 'offer-expire')).length > 0) {
+        assert(Date.now() - t0 < 30000, 'still pending 30 s after its executeBefore')
+        await sleep(250)
+    }
+    expiryEnd = await sdk.ledger.ledgerEnd()
+    const a = await balance(alice)
+    assert(a.eq(a0), `alice ${a0} → ${a}`)
+    const e = await rejection(token.transfer.accept({ transferInstructionCid: expiring.contractId, registryUrl: REGISTRY }))
+    assert(show(e, 1000).includes(`AmuletTransferInstruction '${expiring.contractId}' not found.`), show(e, 300))
+    return `expired ${Date.now() - t0} ms after its executeBefore; alice ${a}`
+})
+
+await check('MUST', "the expiry parsed by the SDK for alice (token.holdings over its range): the offer, then TransferInstruction_Update, Failed, the 7 unlocked back to her", async () => {
+    const got = summary(await parsed(alice, expiryStart, expiryEnd))
+    // the DSO expires it with the instruction's TransferInstruction_Update
+    // (no extra actors), whose result is Failed, as Splice's trigger does
+    assert(got.length === 2 && got[0].reason === 'offer-expire' && got[0].locked === '7' && got[1].locked === '-7' && got[1].unlocked === '7', show(got, 1500))
+    assert(got[1].choice === 'TransferInstruction_Update' && got[1].status === 'Failed' && got[1].correlation === expiring.contractId, show(got[1], 500))
+    return got.map((g) => `${g.type}/${g.choice}/${g.status}`).join(', ')
 })
 
 // ---------------------------------------------------------------- pre-approvals
