@@ -38,7 +38,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { assert, check, rejection, report, schemaChecker, show } from './lib.mjs'
-import { logAdapter, quiet, selfSigned } from './wallet-sdk-lib.mjs'
+import { collect, logAdapter, quiet, selfSigned } from './wallet-sdk-lib.mjs'
 
 const BASE = process.env.SANDNET_URL
 if (!BASE || !process.env.SANDNET_AUTH_SECRET || !process.env.ADMIN_TOKEN) {
@@ -50,6 +50,7 @@ const VALIDATOR = `${ROOT}/api/validator`
 // the registry as the SDK reaches it on LocalNet: through the validator's scan-proxy
 const REGISTRY = new URL(`${VALIDATOR}/v0/scan-proxy`)
 const REASON = 'splice.lfdecentralizedtrust.org/reason'
+const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding'
 
 // The registry answers the SDK fetched (its openapi-fetch clients call the
 // global fetch with a Request) are checked against the token standard's
@@ -112,8 +113,10 @@ async function balance(who) {
     for (const h of hs) assert(h.interfaceViewValue.owner === who.id && h.interfaceViewValue.instrumentId.id === 'Amulet', show(h, 300))
     return hs.reduce((a, h) => a.plus(h.interfaceViewValue.amount), new Decimal(0))
 }
-const transfer = (from, to, amount, memo, inputUtxos) =>
-    token.transfer.create({ sender: from.id, recipient: to.id, amount, instrumentId: 'Amulet', registryUrl: REGISTRY, memo, inputUtxos })
+const transfer = (from, to, amount, memo, inputUtxos, meta) =>
+    token.transfer.create({ sender: from.id, recipient: to.id, amount, instrumentId: 'Amulet', registryUrl: REGISTRY, memo, inputUtxos, meta })
+// a metadata entry of the wallet's own, besides the SDK's reason
+const INVOICE = 'example.com/invoice'
 // the pending instruction from → to with memo, as to lists them
 async function pendingFor(to, memo) {
     const all = await token.transfer.pending(to.id)
@@ -150,7 +153,7 @@ let offerCid, twoStepStart, twoStepEnd
 await check('MUST', 'token.transfer.create alice → bob (no pre-approval), signed and executed: transferKind "offer"; the amount is locked, bob\'s balance unchanged', async () => {
     twoStepStart = await sdk.ledger.ledgerEnd()
     const before = await balance(alice)
-    await submit(alice, await transfer(alice, bob, '20', 'offer-accept'))
+    await submit(alice, await transfer(alice, bob, '20', 'offer-accept', undefined, { values: { [INVOICE]: 'INV-7' } }))
     assert(lastKind() === 'offer', `transferKind ${lastKind()}`)
     const after = await balance(alice)
     assert(before.minus(after).gte(20), `alice ${before} → ${after}`)
@@ -160,12 +163,13 @@ await check('MUST', 'token.transfer.create alice → bob (no pre-approval), sign
     return `alice ${before} → ${after}, 20 locked`
 })
 
-await check('MUST', 'token.transfer.pending(bob): the instruction, its view (sender, receiver, amount, reason, status Pending)', async () => {
+await check('MUST', "token.transfer.pending(bob): the instruction, its view (sender, receiver, amount, reason and the wallet's own metadata, status Pending)", async () => {
     const p = await pendingFor(bob, 'offer-accept')
     assert(p.length === 1, show(await token.transfer.pending(bob.id), 400))
     const v = p[0].interfaceViewValue
     assert(v.transfer.sender === alice.id && v.transfer.receiver === bob.id && new Decimal(v.transfer.amount).eq(20), show(v, 400))
     assert(v.status?.tag === 'TransferPendingReceiverAcceptance', show(v.status, 200))
+    assert(v.transfer.meta.values[INVOICE] === 'INV-7', show(v.transfer.meta, 200))
     offerCid = p[0].contractId
     // the sender sees it too
     assert((await pendingFor(alice, 'offer-accept')).length === 1, 'not pending for alice')
@@ -253,13 +257,14 @@ await check('MUST', "the two-step transfers parsed by the SDK for alice (token.h
     return got.map((g) => `${g.type}/${g.status}`).join(', ')
 })
 
-await check('MUST', "the two-step transfers parsed by the SDK for bob: one event, the accept, a TransferIn from alice, Completed (the parser leaves out what changes none of his holdings: the offers, his reject)", async () => {
+await check('MUST', "the two-step transfers parsed by the SDK for bob: one event, the accept, a TransferIn from alice, Completed, with the wallet's metadata (the parser leaves out what changes none of his holdings: the offers, his reject)", async () => {
     const txs = await parsed(bob, twoStepStart, twoStepEnd)
     const got = summary(txs)
     const ins = got.filter((g) => g.type === 'TransferIn')
     assert(got.length === 1 && ins.length === 1 && ins[0].choice === 'TransferInstruction_Accept' && ins[0].reason === 'offer-accept' && ins[0].status === 'Completed', show(got, 1500))
     const inLabel = labels(txs).find((l) => l.type === 'TransferIn')
-    assert(inLabel.sender === alice.id, show(inLabel, 300))
+    // the instruction's metadata, but for the keys the parser reads itself
+    assert(inLabel.sender === alice.id && inLabel.meta?.values?.[INVOICE] === 'INV-7', show(inLabel, 600))
     return got.map((g) => `${g.type}/${g.choice}/${g.status}`).join(', ')
 })
 
@@ -356,6 +361,17 @@ await check('MUST', "the deposit parsed by the SDK for alice: a TransferOut to t
     const outs = ls.filter((l) => l.type === 'TransferOut')
     assert(outs.length === 1 && outs[0].reason === 'deposit-account-7', show(ls, 600))
     assert(show(outs[0].receiverAmounts.map((r) => [r.receiver, new Decimal(r.amount).toString()])) === show([[treasury.id, '50']]), show(outs[0].receiverAmounts, 300))
+})
+
+await check('MUST', "the exchange's ingestion of the deposit (events.updates, websocket /v2/updates, the Holding interface as the treasury): the deposit's transaction first, a Holding of 50 created for the treasury, with its view", async () => {
+    const ext = quiet(await sdk.extend({ events: { auth: selfSigned('participant_admin'), websocketURL: ROOT.replace(/^http/, 'ws') } }))
+    const { out } = await collect(ext.events.updates({ partyId: treasury.id, interfaceIds: [HOLDING], beginOffset: depositStart }), { max: 1, ms: 5000 })
+    out.forEach((m, j) => checkLedger('JsGetUpdatesResponse', m, `ws[${j}]`))
+    const tx = out.map((m) => m.update?.Transaction?.value).find(Boolean)
+    assert(tx && tx.offset > depositStart && tx.offset <= depositEnd, show(out, 400))
+    const views = tx.events.map((e) => e.CreatedEvent?.interfaceViews?.find((v) => v.interfaceId.endsWith(':Splice.Api.Token.HoldingV1:Holding'))?.viewValue).filter(Boolean)
+    assert(views.length === 1 && views[0].owner === treasury.id && new Decimal(views[0].amount).eq(50), show(tx.events, 600))
+    return `offset ${tx.offset}, update ${tx.updateId.slice(0, 16)}…`
 })
 
 await check('MUST', "amulet.preapproval.renew (TransferPreapproval_Renew, submitted by the SDK as the provider), then fetchStatus with the old id: a new contract, a later expiry", async () => {
