@@ -31,7 +31,8 @@
 // Environment: SANDNET_URL, SANDNET_AUTH_SECRET (the SDK signs its own
 // tokens with it, its `self_signed` auth) and ADMIN_TOKEN (a `sandnet
 // token` for participant_admin: the script reads sandnet's ledger clock
-// with it, to set an expiry the ledger will see pass). The SDK's user is
+// with it, to set an expiry the ledger will see pass), ALICE_TOKEN (alice's,
+// for a wallet endpoint). The SDK's user is
 // participant_admin, sandnet's validator operator user (LocalNet's
 // ledger-api-user): allocating external parties needs ParticipantAdmin, and
 // the SDK renews a pre-approval as the provider. run.sh sets them.
@@ -46,8 +47,8 @@ import { assert, check, rejection, report, schemaChecker, show } from './lib.mjs
 import { collect, logAdapter, quiet, selfSigned } from './wallet-sdk-lib.mjs'
 
 const BASE = process.env.SANDNET_URL
-if (!BASE || !process.env.SANDNET_AUTH_SECRET || !process.env.ADMIN_TOKEN) {
-    console.error('set SANDNET_URL, SANDNET_AUTH_SECRET and ADMIN_TOKEN (run.sh does)')
+if (!BASE || !process.env.SANDNET_AUTH_SECRET || !process.env.ADMIN_TOKEN || !process.env.ALICE_TOKEN) {
+    console.error('set SANDNET_URL, SANDNET_AUTH_SECRET, ADMIN_TOKEN and ALICE_TOKEN (run.sh does)')
     process.exit(2)
 }
 const ROOT = BASE.replace(/\/$/, '')
@@ -537,6 +538,31 @@ await check('GAP', 'token.allocation.instruction.create (POST /registry/allocati
     await submit(alice, await token.allocation.instruction.create({ allocationSpecification, asset }))
     const p = await token.allocation.pending(alice.id)
     assert(p.length === 1, show(p, 300))
+})
+
+// The validator's own external-party flows and the wallet's token-standard
+// API, which exchanges and wallet UIs use besides the SDK (the SDK 1.4.0
+// calls neither): each GAP asks the endpoint once, as the operator or as
+// alice's wallet user, and passes once it answers 200.
+const asUser = (token) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' })
+async function answers(method, path, token, body) {
+    const r = await realFetch(`${VALIDATOR}${path}`, { method, headers: asUser(token), body: body && JSON.stringify(body) })
+    const text = await r.text()
+    assert(r.status === 200, `${r.status} ${text.slice(0, 200)}`)
+    return JSON.parse(text)
+}
+await check('GAP', "the validator's external-party pre-approval setup for bob (POST /api/validator/v0/admin/external-party/setup-proposal, then …/prepare-accept and …/submit-accept, not served yet): a proposal", async () => {
+    const r = await answers('POST', '/v0/admin/external-party/setup-proposal', process.env.ADMIN_TOKEN, { user_party_id: bob.id })
+    assert(r.contract_id, show(r, 200))
+})
+await check('GAP', "the validator's prepare-send from the treasury to alice (POST /api/validator/v0/admin/external-party/transfer-preapproval/prepare-send, then …/submit-send, not served yet): a transaction to sign", async () => {
+    const r = await answers('POST', '/v0/admin/external-party/transfer-preapproval/prepare-send', process.env.ADMIN_TOKEN,
+        { sender_party_id: treasury.id, receiver_party_id: alice.id, amount: 1, expires_at: new Date(Date.now() + 3600e3).toISOString(), nonce: 0 })
+    assert(r.transaction && r.tx_hash, show(r, 200))
+})
+await check('GAP', "the wallet's token-standard transfers as alice's user (GET /api/validator/v0/wallet/token-standard/transfers, not served yet)", async () => {
+    const r = await answers('GET', '/v0/wallet/token-standard/transfers', process.env.ALICE_TOKEN)
+    assert(Array.isArray(r.transfers), show(r, 200))
 })
 
 report('the wallet SDK token-standard flows')
