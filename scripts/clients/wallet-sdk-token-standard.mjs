@@ -57,6 +57,7 @@ const VALIDATOR = `${ROOT}/api/validator`
 const REGISTRY = new URL(`${VALIDATOR}/v0/scan-proxy`)
 const REASON = 'splice.lfdecentralizedtrust.org/reason'
 const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding'
+const TRANSFER_INSTRUCTION = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction'
 
 // The registry answers the SDK fetched (its openapi-fetch clients call the
 // global fetch with a Request) are checked against the token standard's
@@ -424,9 +425,17 @@ await check('MUST', 'amulet.preapproval.command.cancel (TransferPreapproval_Canc
 
 // ---------------------------------------------------------------- multi-step deposit
 let multiStart, multiEnd
-await check('MUST', 'multi-step deposit alice → treasury (no pre-approval now): "offer"; the treasury reads amount and reason from the pending view and accepts; its parsed TransferIn', async () => {
+await check('MUST', 'multi-step deposit alice → treasury (no pre-approval now): "offer"; the treasury sees the instruction arrive on its update stream (events.updates, TransferInstruction interface), reads amount and reason from the pending view and accepts; its parsed TransferIn', async () => {
+    const offerStart = await sdk.ledger.ledgerEnd()
     await submit(alice, await transfer(alice, treasury, '40', 'deposit-account-8'))
     assert(lastKind() === 'offer', `transferKind ${lastKind()}`)
+    // what an exchange's ingestion sees: the instruction's create, with its view
+    const ext = quiet(await sdk.extend({ events: { auth: selfSigned('participant_admin'), websocketURL: ROOT.replace(/^http/, 'ws') } }))
+    const { out } = await collect(ext.events.updates({ partyId: treasury.id, interfaceIds: [TRANSFER_INSTRUCTION], beginOffset: offerStart }), { max: 1, ms: 5000 })
+    out.forEach((m, j) => checkLedger('JsGetUpdatesResponse', m, `ws[${j}]`))
+    const tx = out.map((m) => m.update?.Transaction?.value).find(Boolean)
+    const arrived = tx?.events.map((e) => e.CreatedEvent?.interfaceViews?.find((x) => x.interfaceId.endsWith(':Splice.Api.Token.TransferInstructionV1:TransferInstruction'))?.viewValue).filter(Boolean) ?? []
+    assert(arrived.length === 1 && arrived[0].transfer.receiver === treasury.id && arrived[0].transfer.meta.values[REASON] === 'deposit-account-8', show(out, 600))
     const all = await token.transfer.pending(treasury.id)
     const mine = all.filter((c) => c.interfaceViewValue.transfer.receiver === treasury.id)
     assert(mine.length === 1, show(all, 400))
