@@ -212,8 +212,8 @@ func (p *historyParser) walk(ctx context.Context, id int32) error {
 				amount := tr.Amount
 				p.add(HistoryItem{
 					Type: HistoryTransfer, Subtype: createTransferInstructionST, EventID: eventID(p.t, id),
-					Sender:    &PartyAmount{Party: tr.Sender},
-					Receivers: []PartyAmount{{Party: tr.Receiver}},
+					Sender:                      &PartyAmount{Party: tr.Sender},
+					Receivers:                   []PartyAmount{{Party: tr.Receiver}},
 					TransferInstructionReceiver: tr.Receiver, TransferInstructionAmount: &amount,
 					TransferInstructionCid: c.ID, Description: tr.Meta.Values[splice.MetaReason],
 				})
@@ -279,17 +279,25 @@ func (p *historyParser) action(ctx context.Context, id int32, x *ledger.Exercise
 		}
 		it = HistoryItem{Type: HistoryTransfer, Subtype: HistorySubtype{Template: tmpl.Identifier, Choice: x.Choice}, Sender: &PartyAmount{Party: o.Payload.Sender}}
 	case sameTemplate(tmpl, transferPreapprovalID) && (x.Choice == "TransferPreapproval_Send" || x.Choice == "TransferPreapproval_SendV2"):
-		var arg struct {
-			Sender      daml.Party `daml:"sender"`
-			Description *string    `daml:"description"`
-		}
-		if err := daml.ToGo(x.ChoiceArgument, &arg); err != nil {
-			return false, nil
+		var sender daml.Party
+		var description *string
+		if x.Choice == "TransferPreapproval_Send" {
+			var arg splice.TransferPreapprovalSend
+			if err := daml.ToGo(x.ChoiceArgument, &arg); err != nil {
+				return false, nil
+			}
+			sender, description = arg.Sender, arg.Description
+		} else {
+			var arg splice.TransferPreapprovalSendV2
+			if err := daml.ToGo(x.ChoiceArgument, &arg); err != nil {
+				return false, nil
+			}
+			sender, description = arg.Sender, arg.Description
 		}
 		// Splice reports both versions as TransferPreapproval_Send.
-		it = HistoryItem{Type: HistoryTransfer, Subtype: HistorySubtype{Template: tmpl.Identifier, Choice: "TransferPreapproval_Send"}, Sender: &PartyAmount{Party: arg.Sender}}
-		if arg.Description != nil {
-			it.Description = *arg.Description
+		it = HistoryItem{Type: HistoryTransfer, Subtype: HistorySubtype{Template: tmpl.Identifier, Choice: "TransferPreapproval_Send"}, Sender: &PartyAmount{Party: sender}}
+		if description != nil {
+			it.Description = *description
 		}
 	case sameTemplate(tmpl, externalPartyAmuletRulesID) && x.Choice == "TransferFactory_Transfer":
 		return true, p.factoryTransfer(ctx, id, x)
@@ -353,10 +361,13 @@ func (p *historyParser) fees(it *HistoryItem, x *ledger.Exercised) {
 			if daml.ToGo(x.ExerciseResult, &r) == nil {
 				sum = &r.Summary
 			}
-		case "TransferPreapproval_Send", "TransferPreapproval_SendV2":
-			var r struct {
-				Result splice.TransferResult `daml:"result"`
+		case "TransferPreapproval_Send":
+			var r splice.TransferPreapprovalSendResult
+			if daml.ToGo(x.ExerciseResult, &r) == nil {
+				sum = &r.Result.Summary
 			}
+		case "TransferPreapproval_SendV2":
+			var r splice.TransferPreapprovalSendV2Result
 			if daml.ToGo(x.ExerciseResult, &r) == nil {
 				sum = &r.Result.Summary
 			}
