@@ -154,7 +154,8 @@ func parseEventID(id string) (updateID string, node int32, ok bool) {
 		return "", 0, false
 	}
 	n, err := strconv.ParseInt(rest[i+1:], 10, 32)
-	if err != nil || n < 0 {
+	// Only the canonical form: the ids this history hands out.
+	if err != nil || n < 0 || strconv.FormatInt(n, 10) != rest[i+1:] {
 		return "", 0, false
 	}
 	return rest[:i], int32(n), true

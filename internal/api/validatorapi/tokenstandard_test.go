@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -261,4 +263,52 @@ func TestTokenStandardFlow(t *testing.T) {
 	}
 	f.call("history after an unknown id", post("/v0/wallet/transactions", "alice", `{"page_size":10,"begin_after_id":"#nope:0"}`), http.StatusOK)
 	f.g.Finish(t, !t.Failed())
+}
+
+// tsFuzzPaths are the token-standard and history endpoints whose bodies
+// and path segments FuzzTokenStandardRequests varies ({} is the segment).
+var tsFuzzPaths = []string{
+	"/v0/wallet/token-standard/transfers", "/v2/wallet/token-standard/transfers",
+	"/v0/wallet/token-standard/transfers/{}/accept", "/v0/wallet/token-standard/transfers/{}/reject",
+	"/v2/wallet/token-standard/transfers/{}/withdraw", "/v0/wallet/transactions",
+}
+
+// FuzzTokenStandardRequests sends arbitrary bodies and contract ids to the
+// token-standard transfer and history decoders: never a panic nor a 5xx.
+func FuzzTokenStandardRequests(f *testing.F) {
+	bob := "bob::1220ab"
+	for i, body := range []string{
+		tsBody(daml.Party(bob), "1.0", 1, "t"), `{"receiver_party_id":"bob::1220ab","amount":"1e3","description":"","expires_at":-1,"tracking_id":"\u0000"}`,
+		`{"receiver_party_id":7,"amount":null}`, `{}`, `null`, `[]`, `{"expires_at":1e400}`,
+	} {
+		f.Add(uint8(i%2), body, "")
+	}
+	for _, id := range []string{"00abc", "", "..", "%2F", "00" + strings.Repeat("f", 200)} {
+		f.Add(uint8(2), "", id)
+		f.Add(uint8(4), "{}", id)
+	}
+	for _, body := range []string{`{"page_size":1}`, `{"page_size":0}`, `{"page_size":1001}`, `{"page_size":10,"begin_after_id":"#x:1"}`,
+		`{"page_size":10,"begin_after_id":"#:"}`, `{"page_size":"10"}`, `{"page_size":9223372036854775807,"begin_after_id":""}`} {
+		f.Add(uint8(5), body, "")
+	}
+	f.Fuzz(func(t *testing.T, endpoint uint8, body, segment string) {
+		fuzzEnv.once.Do(func() { fuzzEnv.e = newEnv(&fuzzTB{t}) })
+		e := fuzzEnv.e
+		if e == nil {
+			t.Skip("no network")
+		}
+		path := strings.ReplaceAll(tsFuzzPaths[int(endpoint)%len(tsFuzzPaths)], "{}", url.PathEscape(segment))
+		u, err := url.Parse(baseURL + path)
+		if err != nil {
+			return
+		}
+		req := httptest.NewRequest(http.MethodPost, baseURL+"/", strings.NewReader(body))
+		req.URL = u
+		req.Header.Set("Authorization", "Bearer "+token(t, "alice"))
+		rec := httptest.NewRecorder()
+		e.handler.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("POST %s %q: %d %s", req.URL, body, rec.Code, rec.Body)
+		}
+	})
 }
