@@ -203,6 +203,10 @@ func TestTokenStandardFlow(t *testing.T) {
 	f.call("balance of the receiver", get("/v0/wallet/balance", "bob"), http.StatusOK)
 	f.call("balance of the sender", get("/v0/wallet/balance", "alice"), http.StatusOK)
 
+	// A send through the pre-approval and a tap show in the history too.
+	f.call("pre-approval send", post("/v0/wallet/transfer-preapproval/send", "alice",
+		`{"receiver_party_id":"`+string(bob)+`","amount":"0.5","deduplication_id":"send-1","description":"tip"}`), http.StatusOK)
+	f.call("tap", post("/v0/wallet/tap", "bob", `{"amount":"1.0"}`), http.StatusOK)
 	// The histories, newest first.
 	kinds := func(items []validatorapi.TransactionItem) []string {
 		var out []string
@@ -215,6 +219,7 @@ func TestTokenStandardFlow(t *testing.T) {
 		return out
 	}
 	wantAlice := []string{
+		"transfer TransferPreapproval_Send",           // the pre-approval send
 		"transfer AmuletRules_Transfer",               // self
 		"transfer AmuletRules_Transfer",               // direct
 		"balance_change TransferInstruction_Withdraw", // offer 3 withdrawn
@@ -225,6 +230,8 @@ func TestTokenStandardFlow(t *testing.T) {
 		"transfer TransferFactory_Transfer",           // offer 1
 	}
 	wantBob := []string{
+		"balance_change AmuletRules_DevNet_Tap",       // his tap
+		"transfer TransferPreapproval_Send",           // the pre-approval send
 		"transfer TransferPreapproval_Send",           // direct, as its receiver sees it
 		"balance_change TransferInstruction_Withdraw", // offer 3 withdrawn
 		"transfer TransferFactory_Transfer",           // offer 3, its instruction's creation
