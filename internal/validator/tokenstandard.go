@@ -110,6 +110,10 @@ func (v *Validator) CreateTokenTransfer(ctx context.Context, w Wallet, r TokenTr
 		res, err = ledger.ExerciseInterface[splice.TransferInstructionResult](tx, f.FactoryID, splice.TransferFactoryInterface, "TransferFactory_Transfer", arg)
 		return err
 	})
+	if fault.Is(err, fault.AlreadyExists) {
+		// The ledger's DUPLICATE_COMMAND, worded as Splice's wallet words it.
+		return none, fault.New(fault.AlreadyExists, "CreateTokenStandardTransfer duplicate command")
+	}
 	if err != nil {
 		return none, err
 	}
