@@ -269,6 +269,20 @@ func (p *historyParser) action(ctx context.Context, id int32, x *ledger.Exercise
 			return false, nil
 		}
 		it = HistoryItem{Type: HistoryTransfer, Subtype: plainTransferST, Sender: &PartyAmount{Party: arg.Transfer.Sender}}
+		if p.t.Submission.UserID == p.v.cfg.OperatorUser && strings.HasPrefix(p.t.Submission.CommandID, mergeCommandPrefix) {
+			// The merge automation's, which Splice tags as the wallet's
+			// batch to tell it from a transfer the user made.
+			it.Subtype = walletAutomationST
+		}
+	case paymentChoices[x.Choice]:
+		// An app, subscription or name-service payment, a pre-approval's
+		// purchase or renewal, traffic: Splice names the transfer after
+		// the workflow's choice, whose sender pays through AmuletRules.
+		sender, ok := p.transferSender(x)
+		if !ok {
+			return false, nil
+		}
+		it = HistoryItem{Type: HistoryTransfer, Subtype: HistorySubtype{Template: tmpl.Identifier, Choice: x.Choice}, Sender: &PartyAmount{Party: sender}}
 	case sameTemplate(tmpl, acceptedTransferOfferID) && x.Choice == "AcceptedTransferOffer_Complete":
 		c, _, err := p.v.net.Store().Contract(ctx, x.ContractID)
 		if err != nil {
@@ -329,6 +343,43 @@ func (p *historyParser) action(ctx context.Context, id int32, x *ledger.Exercise
 	}
 	p.add(it)
 	return true, nil
+}
+
+// paymentChoices are the workflow choices whose amulet transfer Splice's
+// history names after them.
+var paymentChoices = map[string]bool{
+	"AppPaymentRequest_Accept": true, "AcceptedAppPayment_Collect": true,
+	"SubscriptionRequest_AcceptAndMakePayment": true, "SubscriptionInitialPayment_Collect": true,
+	"SubscriptionIdleState_MakePayment": true, "SubscriptionPayment_Collect": true,
+	"AnsRules_CollectInitialEntryPayment": true, "AnsRules_CollectEntryRenewalPayment": true,
+	"AmuletRules_CreateTransferPreapproval": true, "TransferPreapproval_Renew": true,
+	"AmuletRules_BuyMemberTraffic": true,
+}
+
+// mergeCommandPrefix starts the command ids of the merge automation.
+const mergeCommandPrefix = "merge-"
+
+// walletAutomationST is Splice's subtype of the wallet automation's
+// transfers.
+var walletAutomationST = HistorySubtype{Template: splice.WalletAppInstall{}.TemplateID().Identifier, Choice: "WalletAppInstall_ExecuteBatch"}
+
+// transferSender is the sender of the first amulet transfer at or under
+// x.
+func (p *historyParser) transferSender(x *ledger.Exercised) (daml.Party, bool) {
+	if x.Choice == "AmuletRules_Transfer" {
+		var arg splice.AmuletRulesTransfer
+		if daml.ToGo(x.ChoiceArgument, &arg) == nil {
+			return arg.Transfer.Sender, true
+		}
+	}
+	for _, c := range x.Children {
+		if e := p.t.Event(c); e != nil && e.Exercised != nil {
+			if s, ok := p.transferSender(e.Exercised); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
 }
 
 // fill sets a transfer's amounts: the sender's and the receivers' net

@@ -1,17 +1,21 @@
 package validatorapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/api/apitest"
 	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
 
 // tsBody is the body of a token-standard transfer.
@@ -318,4 +322,47 @@ func FuzzTokenStandardRequests(f *testing.F) {
 			t.Fatalf("POST %s %q: %d %s", req.URL, body, rec.Code, rec.Body)
 		}
 	})
+}
+
+// TestHistoryWorkflows: the history names the transfers of the wallet's
+// other workflows after them, as Splice's does: a direct transfer offer
+// completed by the automation, a name entry's subscription payment and
+// its collection by the DSO, and the merge automation's transfers.
+func TestHistoryWorkflows(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := &flow{t: t, e: e, g: apitest.OpenGolden(t, "history", *update), name: "history"}
+	seeded := map[string]bool{}
+	for _, it := range f.history("alice before", "alice") {
+		seeded[it.EventID] = true
+	}
+	cid := f.offer("offer", "3.0", e.now()+hour, "h-1")
+	f.call("accept", post("/v0/wallet/transfer-offers/"+cid+"/accept", "bob", ""), http.StatusOK)
+	e.step(t) // completes the offer
+	rec := f.call("name entry", post("/v0/entry/create", "alice", `{"name":"h.unverified.cns","url":"","description":""}`), http.StatusOK)
+	created := decode[validatorapi.CreateAnsEntryResponse](t, rec.Body.Bytes())
+	f.call("subscription accept", post("/v0/wallet/subscription-requests/"+created.SubscriptionRequestCid+"/accept", "alice", ""), http.StatusOK)
+	if res, err := splice.NewDSOAutomation(e.Network, e.Seeded, slog.New(slog.DiscardHandler)).RunOnce(context.Background()); err != nil || res.Actions == 0 {
+		t.Fatalf("DSO automation: %+v, %v", res, err)
+	}
+	f.call("tap", post("/v0/wallet/tap", "alice", `{"amount":"1.0"}`), http.StatusOK)
+	e.advance(t, time.Minute)
+	e.step(t) // merges alice's amulets, now old enough
+	var got []string
+	for _, it := range f.history("alice after", "alice") {
+		if !seeded[it.EventID] {
+			got = append(got, it.TransactionType+" "+it.TransactionSubtype.Choice)
+		}
+	}
+	want := []string{
+		"transfer WalletAppInstall_ExecuteBatch",
+		"balance_change AmuletRules_DevNet_Tap",
+		"transfer AnsRules_CollectInitialEntryPayment",
+		"transfer SubscriptionRequest_AcceptAndMakePayment",
+		"transfer AcceptedTransferOffer_Complete",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("alice's history:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	f.g.Finish(t, !t.Failed())
 }
