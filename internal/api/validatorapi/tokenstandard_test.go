@@ -127,6 +127,7 @@ func TestTokenStandardFlow(t *testing.T) {
 	f.call("create: unknown receiver", post(create, "alice", tsBody(nobody, "1.0", future, "r")), http.StatusNotFound)
 	f.call("create: expires_at now", post(create, "alice", tsBody(bob, "1.0", e.now(), "r")), http.StatusBadRequest)
 	f.call("create: expires_at out of range", post(create, "alice", tsBody(bob, "1.0", daml.MaxTimestamp+1, "r")), http.StatusBadRequest)
+	f.call("create: expires_at beyond the 90-day limit", post(create, "alice", tsBody(bob, "1.0", e.now()+91*24*hour, "r")), http.StatusConflict)
 	f.call("create: empty tracking id", post(create, "alice", tsBody(bob, "1.0", future, "")), http.StatusBadRequest)
 	f.call("create: no tracking id", post(create, "alice",
 		`{"receiver_party_id":"`+string(bob)+`","amount":"1.0","description":"d","expires_at":1}`).off(), http.StatusBadRequest)
