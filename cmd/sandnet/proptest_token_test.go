@@ -303,6 +303,12 @@ func (r *propRun) tsTransferOp(o op) error {
 			return err
 		}
 	}
+	if sender.ext == nil && receiver.ext == nil && o.step%2 == 0 {
+		// Every other one between local parties goes through the wallet,
+		// which picks the inputs and asks the registry itself; the
+		// generator is unchanged, so old seeds still replay.
+		return r.walletTSTransfer(o, sender, receiver)
+	}
 	inputs, _, err := r.inputsOf(sender)
 	if err != nil {
 		return err
@@ -402,6 +408,69 @@ func (r *propRun) tsTransferOp(o op) error {
 	return nil
 }
 
+// walletTSTransfer is tsTransferOp through the wallet's endpoint
+// (POST /v0/wallet/token-standard/transfers): a pending transfer for a
+// receiver without a pre-approval, completed at once for one with it or
+// for the sender itself; refusals as for a transfer offer.
+func (r *propRun) walletTSTransfer(o op, sender, receiver propActor) error {
+	now, err := r.now()
+	if err != nil {
+		return err
+	}
+	tracking := fmt.Sprint("wts-", o.step)
+	code, data, err := r.call("wallet ts transfer", "POST", validatorAPI+"/wallet/token-standard/transfers", sender.u.token, map[string]any{
+		"receiver_party_id": receiver.party, "amount": o.amount.lit, "description": tracking,
+		"expires_at": int64(now) + o.expiry.us, "tracking_id": tracking,
+	})
+	if err != nil {
+		return err
+	}
+	want, why := amountWant(o.amount)
+	if o.expiry.us <= 0 {
+		want, why = is4xx, "a 4xx for an expiry not in the future"
+	}
+	if err := wantCode("wallet ts transfer", code, data, want, why); err != nil || code != 200 {
+		return err
+	}
+	var res struct {
+		Output struct {
+			TransferInstructionCid string   `json:"transfer_instruction_cid"`
+			ReceiverHoldingCids    []string `json:"receiver_holding_cids"`
+		} `json:"output"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		return fail("bad JSON from wallet ts transfer", "%v: %s", err, short(string(data)))
+	}
+	direct := sender.party == receiver.party || r.preapproved[receiver.party]
+	switch {
+	case direct && len(res.Output.ReceiverHoldingCids) != 1:
+		return fail("wallet ts transfer not completed", "%s → %s (pre-approved %v): %s", sender.party, receiver.party, r.preapproved[receiver.party], short(string(data)))
+	case !direct && res.Output.TransferInstructionCid == "":
+		return fail("wallet ts transfer not pending", "%s → %s: %s", sender.party, receiver.party, short(string(data)))
+	case direct:
+		return nil
+	}
+	// Both sides list the pending transfer in their wallets.
+	for _, a := range []propActor{sender, receiver} {
+		var list struct {
+			Transfers []struct {
+				ContractID string `json:"contract_id"`
+			} `json:"transfers"`
+		}
+		if _, err := r.get("wallet ts transfers", validatorAPI+"/wallet/token-standard/transfers", a.u.token, &list); err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(list.Transfers, func(c struct {
+			ContractID string `json:"contract_id"`
+		}) bool {
+			return c.ContractID == res.Output.TransferInstructionCid
+		}) {
+			return fail("wallet lists no pending transfer", "%s does not list %s", a.party, res.Output.TransferInstructionCid)
+		}
+	}
+	return nil
+}
+
 // tsActions are the choices on a pending instruction, by operation.
 var tsActions = map[opKind]string{opTSAccept: "accept", opTSReject: "reject", opTSWithdraw: "withdraw"}
 
@@ -454,6 +523,18 @@ func (r *propRun) tsRespond(o op) error {
 	live := false
 	if exp, err := time.Parse(time.RFC3339Nano, p.view.Transfer.ExecuteBefore); err == nil {
 		live = exp.UnixMicro() > int64(now)+time.Minute.Microseconds()
+	}
+	if p.a.ext == nil && o.step%2 == 0 {
+		// The wallet's endpoint, which asks the registry itself.
+		code, data, err := r.call("wallet ts "+choice, "POST", validatorAPI+"/wallet/token-standard/transfers/"+url.PathEscape(p.cid)+"/"+choice, p.a.u.token, nil)
+		if err != nil {
+			return err
+		}
+		want, why := any2or4, "200 or a 4xx for an expired instruction"
+		if live {
+			want, why = is200, "200 for a live instruction listed a moment ago"
+		}
+		return wantCode("wallet ts "+choice, code, data, want, why)
 	}
 	code, data, err := r.call("choice-context", "POST", "/registry/transfer-instruction/v1/"+url.PathEscape(p.cid)+"/choice-contexts/"+choice, "",
 		map[string]any{"meta": map[string]any{}, "excludeDebugFields": true})

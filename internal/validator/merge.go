@@ -220,7 +220,7 @@ func (a *Automation) mergeWallet(ctx context.Context, w Wallet, now daml.Timesta
 	if a.merges.failedBefore(w.Party, key) {
 		return 0, nil
 	}
-	_, err = v.withAmulet(ctx, "merge-"+w.User, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
+	_, err = v.withAmulet(ctx, mergeCommandPrefix+w.User, []daml.Party{w.Party}, func(tx *ledger.Tx, ac splice.AmuletContext) error {
 		_, err := splice.TransferAmulet(tx, ac, w.Party, v.cfg.Party, sel.IDs)
 		return err
 	})

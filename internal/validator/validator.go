@@ -24,6 +24,12 @@ type Scan interface {
 	TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error)
 	// Invalidate drops cached contracts after a command found one stale.
 	Invalidate()
+	// TransferFactory asks the token-standard registry for the factory
+	// and context of a transfer whose choice arguments are arg.
+	TransferFactory(ctx context.Context, arg splice.TransferFactoryTransfer) (splice.RegistryFactory, error)
+	// TransferInstructionContext asks the registry for the context of a
+	// choice ("accept", "reject", "withdraw") on a transfer instruction.
+	TransferInstructionContext(ctx context.Context, id daml.ContractID, choice string) (splice.RegistryContext, error)
 }
 
 // Config describes the validator node.

@@ -71,6 +71,16 @@ func (l ledgerScan) TransferPreapprovalByParty(ctx context.Context, party daml.P
 
 func (ledgerScan) Invalidate() {}
 
+// The registry reads are not needed by these tests: the token-standard
+// wallet is tested over a real Scan (internal/api/validatorapi).
+func (ledgerScan) TransferFactory(context.Context, splice.TransferFactoryTransfer) (splice.RegistryFactory, error) {
+	return splice.RegistryFactory{}, fault.New(fault.FailedPrecondition, "no registry in this test")
+}
+
+func (ledgerScan) TransferInstructionContext(context.Context, daml.ContractID, string) (splice.RegistryContext, error) {
+	return splice.RegistryContext{}, fault.New(fault.FailedPrecondition, "no registry in this test")
+}
+
 type env struct {
 	net    *ledger.Network
 	seeded *splice.Seeded

@@ -194,6 +194,10 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		mux.Handle(method+" "+prefix+path, rt.h)
 	}
+	for _, rt := range h.tokenStandardRoutes() {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		mux.Handle(method+" "+prefix+path, rt.h)
+	}
 	mux.HandleFunc("GET "+prefix+"/openapi.yaml", serveOpenAPI)
 	mux.HandleFunc(prefix+"/", web.NotFound)
 }
