@@ -241,7 +241,9 @@ func TestTransferCommandChecks(t *testing.T) {
 		want  failure
 	}{
 		{name: "ok", edit: func(*splice.ExternalPartyAmuletRulesCreateTransferCommand) {}},
-		{name: "expired", edit: func(a *splice.ExternalPartyAmuletRulesCreateTransferCommand) { a.ExpiresAt = after(s.now(), -time.Second) },
+		{name: "expired", edit: func(a *splice.ExternalPartyAmuletRulesCreateTransferCommand) {
+			a.ExpiresAt = after(s.now(), -time.Second)
+		},
 			want: damlFailure("stdlib.daml.com/deadline-exceeded", "ExternalPartyAmuletRules_CreateTransferCommand.expiresAt")},
 		{name: "no expected DSO", edit: func(a *splice.ExternalPartyAmuletRulesCreateTransferCommand) { a.ExpectedDso = nil },
 			want: aborted("Expected DSO party not set by caller")},
