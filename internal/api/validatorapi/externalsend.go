@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
@@ -299,5 +300,41 @@ func (h *Handler) externalPartyBalance(w http.ResponseWriter, r *http.Request) e
 		AccumulatedHoldingFeesLocked: b.FeesLocked.String(), AccumulatedHoldingFeesTotal: b.FeesTotal.String(),
 		TotalAvailableCoin: b.Available.String(), ComputedAsOfRound: b.Round,
 	})
+	return nil
+}
+
+// TransferCommandCounterProxyResponse is GET
+// /v0/scan-proxy/transfer-command-counter/{party}.
+type TransferCommandCounterProxyResponse struct {
+	TransferCommandCounter *splicewire.FullContractWithState `json:"transfer_command_counter"`
+}
+
+func (h *Handler) proxyTransferCommandCounter(w http.ResponseWriter, r *http.Request) error {
+	party := r.PathValue("party")
+	c, err := h.proxy.TransferCommandCounter(r.Context(), daml.Party(party))
+	if fault.Is(err, fault.NotFound) {
+		return scanapi.NoTransferCommandCounter(party)
+	}
+	if err != nil {
+		return err
+	}
+	cws, err := splicewire.WithState[splicewire.FullContractWithState](c)
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(w, http.StatusOK, TransferCommandCounterProxyResponse{TransferCommandCounter: cws})
+	return nil
+}
+
+func (h *Handler) proxyTransferCommandStatus(w http.ResponseWriter, r *http.Request) error {
+	sender, nonce, err := scanapi.TransferCommandQuery(r)
+	if err != nil {
+		return err
+	}
+	body, err := h.proxy.TransferCommandStatus(r.Context(), sender, nonce)
+	if err != nil {
+		return err
+	}
+	web.WriteJSONBytes(w, http.StatusOK, body)
 	return nil
 }
