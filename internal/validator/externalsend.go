@@ -128,7 +128,7 @@ func (v *Validator) CreateExternalPartySetupProposal(ctx context.Context, user d
 func (v *Validator) prepare(ctx context.Context, party daml.Party, disclosed []*ledger.Contract, verbose bool, run func(tx *ledger.Tx) error) (PreparedExternal, error) {
 	p, err := v.net.Prepare(ctx, ledger.Command{
 		Participant: v.cfg.Participant, UserID: v.cfg.OperatorUser, ActAs: []daml.Party{party}, ReadAs: []daml.Party{party},
-		CommandID: splice.CommandID("prepare-external"), Disclosed: disclosed, Run: run,
+		CommandID: fmt.Sprintf("sandnet-external-%d-%d", v.net.Clock().Now(), v.prepareSeq.Add(1)), Disclosed: disclosed, Run: run,
 	}, 0)
 	if err != nil {
 		return PreparedExternal{}, err

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -52,6 +53,11 @@ type Validator struct {
 	decoded decodeCache
 	// spending serialises what spends each wallet's amulets.
 	spending walletLocks
+	// prepareSeq numbers the commands the validator prepares for external
+	// parties. A prepared command's id is in the hash the party signs, so
+	// it is made of ledger time and this number rather than random bytes:
+	// the same steps give the same hash (externalsend.go).
+	prepareSeq atomic.Int64
 }
 
 // New returns a validator over its participant's network, a Scan and its
