@@ -179,13 +179,13 @@ func (h *Handler) submitAcceptSetupProposal(w http.ResponseWriter, r *http.Reque
 // /v0/admin/external-party/transfer-preapproval/prepare-send. The amount
 // is a JSON number, kept as written.
 type PrepareTransferPreapprovalSendRequest struct {
-	SenderPartyID   *string      `json:"sender_party_id"`
-	ReceiverPartyID *string      `json:"receiver_party_id"`
-	Amount          *json.Number `json:"amount"`
-	ExpiresAt       *string      `json:"expires_at"`
-	Nonce           *int64       `json:"nonce"`
-	VerboseHashing  bool         `json:"verbose_hashing"`
-	Description     *string      `json:"description"`
+	SenderPartyID   *string         `json:"sender_party_id"`
+	ReceiverPartyID *string         `json:"receiver_party_id"`
+	Amount          json.RawMessage `json:"amount"`
+	ExpiresAt       *string         `json:"expires_at"`
+	Nonce           *int64          `json:"nonce"`
+	VerboseHashing  bool            `json:"verbose_hashing"`
+	Description     *string         `json:"description"`
 }
 
 // Spec checks the request's fields.
@@ -196,14 +196,19 @@ func (req PrepareTransferPreapprovalSendRequest) Spec() (validator.TransferComma
 		return none, missing("sender_party_id")
 	case req.ReceiverPartyID == nil:
 		return none, missing("receiver_party_id")
-	case req.Amount == nil:
+	case req.Amount == nil || string(req.Amount) == "null":
 		return none, missing("amount")
 	case req.ExpiresAt == nil:
 		return none, missing("expires_at")
 	case req.Nonce == nil:
 		return none, missing("nonce")
 	}
-	amount, err := parseDecimal(req.Amount.String())
+	// The amount is a JSON number, read as written (a float64 would round
+	// it); anything else is refused without echoing it.
+	if c := req.Amount[0]; c != '-' && (c < '0' || c > '9') {
+		return none, badRequest("Failed to decode: amount must be a JSON number")
+	}
+	amount, err := parseDecimal(string(req.Amount))
 	if err != nil {
 		return none, err
 	}

@@ -142,6 +142,7 @@ func TestExternalPartyTransferCommands(t *testing.T) {
 	f.call("prepare-send to a party without a pre-approval", post(prepareSend, op, send(e.Seeded.Validator.Party, "10.0", 0, expires)), http.StatusBadRequest)
 	f.call("prepare-send of a negative amount", post(prepareSend, op, send(bob, "-1", 0, expires)), http.StatusBadRequest)
 	f.call("prepare-send already expired", post(prepareSend, op, send(bob, "10.0", 0, time.UnixMicro(int64(e.now())-1).UTC().Format(time.RFC3339Nano))), http.StatusConflict)
+	f.call("prepare-send with the amount as a string", post(prepareSend, op, send(bob, `"10.0"`, 0, expires)).off(), http.StatusBadRequest)
 	f.call("prepare-send with a bad expiry", post(prepareSend, op, send(bob, "10.0", 0, "tomorrow")).off(), http.StatusBadRequest)
 	rec = f.call("prepare-send", post(prepareSend, op, send(bob, "10.0", 0, expires)), http.StatusOK)
 	sendPrepared := decode[validatorapi.PrepareTransferPreapprovalSendResponse](t, rec.Body.Bytes())
