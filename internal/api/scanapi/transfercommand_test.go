@@ -118,6 +118,10 @@ func TestTransferCommandGolden(t *testing.T) {
 	if _, err := n.Ingester.Step(ctx); err != nil {
 		t.Fatal(err)
 	}
+	rules, err := splice.Active[splice.ExternalPartyAmuletRules](ctx, n.Network.Store(), n.Seeded.DSOParty)
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("rules %v: %v", rules, err)
+	}
 	q := url.QueryEscape
 	status := func(nonce string) string {
 		return fmt.Sprintf("/v0/transfer-command/status?sender=%s&nonce=%s", q(string(alice)), nonce)
@@ -134,6 +138,10 @@ func TestTransferCommandGolden(t *testing.T) {
 		get("status without a nonce", "/v0/transfer-command/status?sender=x", 400).off(),
 		get("status with a bad nonce", "/v0/transfer-command/status?sender=x&nonce=zero", 400).off(),
 		post("external party amulet rules", "/v0/external-party-amulet-rules", `{}`, 200),
+		post("external party amulet rules, cached", "/v0/external-party-amulet-rules",
+			`{"cached_external_party_amulet_rules_contract_id":"`+string(rules[0].ID)+`"}`, 200),
+		post("external party amulet rules, another cached", "/v0/external-party-amulet-rules",
+			`{"cached_external_party_amulet_rules_contract_id":"00ab"}`, 200),
 		post("external party amulet rules, bad body", "/v0/external-party-amulet-rules", `[]`, 400).off(),
 	})
 }
