@@ -51,3 +51,21 @@ func (c *Client) TransferCommandStatus(ctx context.Context, sender daml.Party, n
 		return json.RawMessage(raw), nil
 	})
 }
+
+type externalPartyAmuletRulesResponse struct {
+	Update *splicewire.ContractWithState `json:"external_party_amulet_rules_update"`
+}
+
+// ExternalPartyAmuletRules returns the DSO's ExternalPartyAmuletRules,
+// decoded from its created_event_blob so that it can be disclosed to the
+// command an external party prepares. It is not cached: it is read once
+// per command prepared.
+func (c *Client) ExternalPartyAmuletRules(ctx context.Context) (*ledger.Contract, error) {
+	return first(ctx, c, "external party amulet rules", func(ctx context.Context, base string) (*ledger.Contract, error) {
+		var resp externalPartyAmuletRulesResponse
+		if err := c.call(ctx, base, http.MethodPost, "/v0/external-party-amulet-rules", nil, struct{}{}, &resp); err != nil {
+			return nil, err
+		}
+		return c.decode(resp.Update, splice.ExternalPartyAmuletRules{}.TemplateID())
+	})
+}

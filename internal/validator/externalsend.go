@@ -224,22 +224,6 @@ type TransferCommandSpec struct {
 	Verbose          bool
 }
 
-// externalPartyAmuletRules reads the DSO's ExternalPartyAmuletRules. The
-// validator reads it from the ledger store it shares with the Scans, as
-// it reads its users' contracts; Splice's validator asks Scan.
-func (v *Validator) externalPartyAmuletRules(ctx context.Context) (*ledger.Contract, error) {
-	rules, err := splice.Active[splice.ExternalPartyAmuletRules](ctx, v.net.Store(), v.cfg.DSO)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(rules) - 1; i >= 0; i-- {
-		if rules[i].Payload.DSO == v.cfg.DSO {
-			return rules[i].Contract, nil
-		}
-	}
-	return nil, fault.New(fault.NotFound, "No active ExternalPartyAmuletRules contract")
-}
-
 // PrepareTransferCommand prepares the sender's
 // ExternalPartyAmuletRules_CreateTransferCommand naming the validator as
 // delegate. A receiver without a pre-approval is refused at once (Splice's
@@ -257,7 +241,7 @@ func (v *Validator) PrepareTransferCommand(ctx context.Context, spec TransferCom
 		}
 		return PreparedExternal{}, err
 	}
-	rules, err := v.externalPartyAmuletRules(ctx)
+	rules, err := v.scan.ExternalPartyAmuletRules(ctx)
 	if err != nil {
 		return PreparedExternal{}, err
 	}

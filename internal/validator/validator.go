@@ -20,6 +20,9 @@ type Scan interface {
 	AmuletRules(ctx context.Context) (*ledger.Contract, error)
 	OpenAndIssuingRounds(ctx context.Context) (open, issuing []*ledger.Contract, err error)
 	AnsRules(ctx context.Context) (*ledger.Contract, error)
+	// ExternalPartyAmuletRules returns the DSO's ExternalPartyAmuletRules,
+	// which external parties' transfer commands are created through.
+	ExternalPartyAmuletRules(ctx context.Context) (*ledger.Contract, error)
 	// TransferPreapprovalByParty returns a party's pre-approval (the
 	// latest valid); fault.NotFound when it has none.
 	TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error)
