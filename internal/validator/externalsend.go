@@ -344,9 +344,9 @@ type ExternalBalance struct {
 }
 
 // transferCommands is Splice's TransferCommandSendTrigger: the validator
-// sends each unexpired TransferCommand it is the delegate of, whose sender
-// it hosts (the sender has a ValidatorRight for it) and has a
-// TransferCommandCounter, spending the sender's amulets through the
+// sends each unexpired TransferCommand it is the delegate of whose sender
+// is an external party it onboarded (with a ValidatorRight for it, from
+// the setup proposal) and has a TransferCommandCounter, spending the sender's amulets through the
 // receiver's pre-approval. It returns when a command next expires (0:
 // none); failures are logged and retried at the next step.
 func (a *Automation) transferCommands(ctx context.Context, now daml.Timestamp) daml.Timestamp {
@@ -378,6 +378,9 @@ var errNotReady = fault.New(fault.FailedPrecondition, "not ready")
 func (a *Automation) sendTransferCommand(ctx context.Context, c splice.Contract[splice.TransferCommand]) error {
 	v := a.v
 	sender := c.Payload.Sender
+	if _, ok, err := v.net.ExternalPartyOf(ctx, sender); err != nil || !ok {
+		return err // a local party's commands are not the validator's to send
+	}
 	rights, err := splice.Active[splice.ValidatorRight](ctx, v.net.Store(), sender)
 	if err != nil {
 		return err
