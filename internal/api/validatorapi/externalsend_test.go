@@ -103,6 +103,13 @@ func TestExternalPartyTransferCommands(t *testing.T) {
 	}
 	f.call("prepare-accept another contract", post("/v0/admin/external-party/setup-proposal/prepare-accept", op, accept("00"+strings.Repeat("1", 64), erin)), http.StatusBadRequest)
 	f.call("prepare-accept for a party without a proposal", post("/v0/admin/external-party/setup-proposal/prepare-accept", op, accept(proposal, bob)), http.StatusNotFound)
+	// With verbose hashing the answer carries the trace (not recorded: it
+	// is long, and its format is not stable).
+	verbose := e.do(t, post("/v0/admin/external-party/setup-proposal/prepare-accept", op,
+		`{"contract_id":"`+proposal+`","user_party_id":"`+string(erin)+`","verbose_hashing":true}`))
+	if d := decode[validatorapi.PreparedResponse](t, verbose.Body.Bytes()); verbose.Code != http.StatusOK || d.HashingDetails == nil || *d.HashingDetails == "" {
+		t.Errorf("verbose prepare-accept: %d, no hashing details", verbose.Code)
+	}
 	rec = f.call("prepare-accept", post("/v0/admin/external-party/setup-proposal/prepare-accept", op, accept(proposal, erin)), http.StatusOK)
 	prepared := decode[validatorapi.PreparedResponse](t, rec.Body.Bytes())
 	f.call("submit-accept signed by another key", post("/v0/admin/external-party/setup-proposal/submit-accept", op, submission(t, erin, otherKey, prepared)), http.StatusBadRequest)
