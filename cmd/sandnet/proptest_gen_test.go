@@ -39,6 +39,7 @@ const (
 	opTSReject                    // the receiver rejects one
 	opTSWithdraw                  // the sender withdraws one
 	opPreapproval                 // a user creates its transfer pre-approval through the wallet
+	opTransferCmd                 // a user's external party sends through a signed TransferCommand (proptest_transfercommand_test.go)
 )
 
 var opNames = map[opKind]string{
@@ -47,6 +48,7 @@ var opNames = map[opKind]string{
 	opLedgerTap: "ledger-tap", opLedgerForge: "ledger-forge", opLedgerArchive: "ledger-archive",
 	opExternalTap: "external-tap",
 	opTSTransfer:  "ts-transfer", opTSAccept: "ts-accept", opTSReject: "ts-reject", opTSWithdraw: "ts-withdraw", opPreapproval: "preapproval",
+	opTransferCmd: "transfer-command",
 }
 
 // amountClass is what an amount is, so that the driver knows which answer
@@ -150,6 +152,8 @@ func (o op) String() string {
 		} else {
 			fmt.Fprintf(&b, " instruction#%d", o.other)
 		}
+	case opTransferCmd:
+		fmt.Fprintf(&b, " to=user#%d amount=%s", o.other, o.amountString())
 	case opTapMany:
 		fmt.Fprintf(&b, " %d× amount=%s", o.count, o.amountString())
 	case opOffer:
@@ -278,7 +282,7 @@ var probeNames = []string{"status", "by-name", "ghost-user", "contract-id"}
 
 func (g *gen) op(step int) op {
 	o := op{step: step, user: g.r.IntN(16), other: g.r.IntN(16)}
-	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5, 6, 5, 2) {
+	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5, 6, 5, 2, 3) {
 	case 0:
 		o.kind, o.amount = opTap, g.amount()
 	case 1:
@@ -333,6 +337,8 @@ func (g *gen) op(step int) op {
 		}
 	case 18:
 		o.kind = opPreapproval
+	case 19:
+		o.kind, o.amount = opTransferCmd, g.amount()
 	case 15:
 		// One in four edits the prepared amount and re-signs it.
 		o.kind, o.amount, o.other = opExternalTap, g.amount(), 0

@@ -86,6 +86,8 @@ func (r *propRun) do(o op) error {
 		return r.tsRespond(o)
 	case opPreapproval:
 		return r.preapprove(o)
+	case opTransferCmd:
+		return r.transferCommand(o)
 	}
 	return fmt.Errorf("unknown operation %d", o.kind)
 }

@@ -23,8 +23,9 @@ const maxConcurrentSenders = 32
 // expire offers and accepted offers once ledger time is past their expiry,
 // an owner's wallet pays a subscription (a name entry's renewal) once it
 // is in its payment window, every wallet merges its amulets (merge.go),
-// and the validator accepts and renews the transfer pre-approvals its
-// operator provides (preapproval.go).
+// the validator accepts and renews the transfer pre-approvals its
+// operator provides (preapproval.go), and it sends the transfer commands
+// its external parties signed (externalsend.go).
 // It wakes at every commit, every clock advance, and the next expiry or
 // payment window, never by polling.
 type Automation struct {
@@ -174,6 +175,9 @@ func (a *Automation) Step(ctx context.Context) (next daml.Timestamp, err error) 
 		due(t)
 	}
 	if t := a.preapprovals(ctx, now); t != 0 {
+		due(t)
+	}
+	if t := a.transferCommands(ctx, now); t != 0 {
 		due(t)
 	}
 	return next, nil

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -19,6 +20,9 @@ type Scan interface {
 	AmuletRules(ctx context.Context) (*ledger.Contract, error)
 	OpenAndIssuingRounds(ctx context.Context) (open, issuing []*ledger.Contract, err error)
 	AnsRules(ctx context.Context) (*ledger.Contract, error)
+	// ExternalPartyAmuletRules returns the DSO's ExternalPartyAmuletRules,
+	// which external parties' transfer commands are created through.
+	ExternalPartyAmuletRules(ctx context.Context) (*ledger.Contract, error)
 	// TransferPreapprovalByParty returns a party's pre-approval (the
 	// latest valid); fault.NotFound when it has none.
 	TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error)
@@ -58,6 +62,11 @@ type Validator struct {
 	decoded decodeCache
 	// spending serialises what spends each wallet's amulets.
 	spending walletLocks
+	// prepareSeq numbers the commands the validator prepares for external
+	// parties. A prepared command's id is in the hash the party signs, so
+	// it is made of ledger time and this number rather than random bytes:
+	// the same steps give the same hash (externalsend.go).
+	prepareSeq atomic.Int64
 }
 
 // New returns a validator over its participant's network, a Scan and its

@@ -45,6 +45,10 @@ func (l ledgerScan) AnsRules(ctx context.Context) (*ledger.Contract, error) {
 	return l.one(ctx, splice.AnsRules{}.TemplateID())
 }
 
+func (l ledgerScan) ExternalPartyAmuletRules(ctx context.Context) (*ledger.Contract, error) {
+	return l.one(ctx, splice.ExternalPartyAmuletRules{}.TemplateID())
+}
+
 func (l ledgerScan) OpenAndIssuingRounds(ctx context.Context) (open, issuing []*ledger.Contract, err error) {
 	open, err = l.s.ActiveContracts(ctx, ledger.ContractFilter{Templates: []ledger.TemplateID{splice.OpenMiningRound{}.TemplateID()}})
 	return open, nil, err

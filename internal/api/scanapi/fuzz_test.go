@@ -13,6 +13,7 @@ var fuzzPosts = []string{
 	"/v2/updates", "/v1/updates", "/v0/backfilling/updates-before", "/v0/backfilling/migration-info",
 	"/v0/backfilling/import-updates", "/v0/transactions", "/v0/state/acs", "/v1/state/acs", "/v2/state/acs",
 	"/v0/voterequest", "/v0/amulet-rules", "/v0/open-and-issuing-mining-rounds",
+	"/v0/external-party-amulet-rules",
 }
 
 // fuzzGets are the endpoints whose query strings (and, for the ones with
@@ -22,6 +23,7 @@ var fuzzGets = []string{
 	"/v2/updates/{}", "/v1/updates/{}", "/v0/voterequests/{}", "/v0/ans-entries/by-name/{}",
 	"/v0/ans-entries/by-party/{}", "/v1/domains/{}/parties/{}/participant-id",
 	"/v0/transfer-preapprovals/by-party/{}",
+	"/v0/transfer-command-counter/{}", "/v0/transfer-command/status",
 }
 
 // FuzzRequests sends arbitrary bodies, query strings and path segments to
@@ -43,6 +45,17 @@ func FuzzRequests(f *testing.F) {
 		`null`, `[]`, `{"page_size":1e400}`, `{"page_size":-9223372036854775808}`,
 	} {
 		f.Add(uint8(i), body, "")
+	}
+	for i, p := range fuzzPosts {
+		if p == "/v0/external-party-amulet-rules" {
+			f.Add(uint8(i), `{"cached_external_party_amulet_rules_contract_id":"00","cached_external_party_amulet_rules_domain_id":7}`, "")
+		}
+	}
+	for i, p := range fuzzGets {
+		if p == "/v0/transfer-command/status" {
+			f.Add(uint8(len(fuzzPosts)+i), "", "sender=alice::1220&nonce=0")
+			f.Add(uint8(len(fuzzPosts)+i), "", "sender=&nonce=99999999999999999999")
+		}
 	}
 	for i := range fuzzGets {
 		f.Add(uint8(len(fuzzPosts)+i), "", "migration_id=0&before=2026-01-05T12:00:00Z&after=x&page_size=3&name_prefix=a&daml_value_encoding=protobuf_json")

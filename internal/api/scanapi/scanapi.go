@@ -109,6 +109,9 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/ans-entries/by-name/{name}", h.ansEntryByName},
 		{"GET /v0/ans-entries/by-party/{party}", h.ansEntryByParty},
 		{"GET /v0/transfer-preapprovals/by-party/{party}", h.transferPreapprovalByParty},
+		{"GET /v0/transfer-command-counter/{party}", h.transferCommandCounter},
+		{"GET /v0/transfer-command/status", h.transferCommandStatus},
+		{"POST /v0/external-party-amulet-rules", h.externalPartyAmuletRules},
 	}
 	for _, rt := range routes {
 		method, path, _ := strings.Cut(rt.pattern, " ")

@@ -21,6 +21,9 @@ var fuzzPosts = []string{
 	"/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory",
 	"/v0/scan-proxy/registry/transfer-instruction/v1/{}/choice-contexts/accept",
 	"/v0/scan-proxy/registry/transfer-instruction/v1/{}/choice-contexts/withdraw",
+	"/v0/admin/external-party/setup-proposal", "/v0/admin/external-party/setup-proposal/prepare-accept",
+	"/v0/admin/external-party/setup-proposal/submit-accept",
+	"/v0/admin/external-party/transfer-preapproval/prepare-send", "/v0/admin/external-party/transfer-preapproval/submit-send",
 }
 
 // fuzzGets are the endpoints whose query strings and path segments the
@@ -29,6 +32,8 @@ var fuzzGets = []string{
 	"/v0/scan-proxy/ans-entries", "/v0/scan-proxy/ans-entries/by-name/{}", "/v0/scan-proxy/ans-entries/by-party/{}",
 	"/v0/scan-proxy/transfer-preapprovals/by-party/{}",
 	"/v0/admin/transfer-preapprovals", "/v0/admin/transfer-preapprovals/by-party/{}",
+	"/v0/admin/external-party/balance", "/v0/admin/external-party/setup-proposal",
+	"/v0/scan-proxy/transfer-command-counter/{}", "/v0/scan-proxy/transfer-command/status",
 }
 
 var fuzzEnv struct {
@@ -69,9 +74,18 @@ func FuzzRequests(f *testing.F) {
 			f.Add(uint8(i), `{"receiver_party_id":7,"amount":"1e9999","deduplication_id":null}`, "")
 		}
 	}
+	for i, p := range fuzzPosts {
+		if strings.HasPrefix(p, "/v0/admin/external-party/") {
+			f.Add(uint8(i), `{"user_party_id":"bob::1220ab","contract_id":"00ab","verbose_hashing":true}`, "")
+			f.Add(uint8(i), `{"submission":{"party_id":"a::1","transaction":"CgA=","signed_tx_hash":"zz","public_key":"00"}}`, "")
+			f.Add(uint8(i), `{"sender_party_id":"a::1","receiver_party_id":"b::1","amount":1e400,"expires_at":"2026-01-05T10:00:00Z","nonce":-1}`, "")
+			f.Add(uint8(i), `{"sender_party_id":"a::1","receiver_party_id":"b::1","amount":"1.5","expires_at":3,"nonce":1.5}`, "")
+		}
+	}
 	for i := range fuzzGets {
 		f.Add(uint8(len(fuzzPosts)+i), "alice.unverified.cns", "page_size=3&name_prefix=a")
 		f.Add(uint8(len(fuzzPosts)+i), "", "page_size=-1")
+		f.Add(uint8(len(fuzzPosts)+i), "a::1", "party_id=a::1&sender=a::1&nonce=99999999999999999999")
 	}
 	f.Fuzz(func(t *testing.T, endpoint uint8, body, query string) {
 		// One network for every input: the fuzz inputs that succeed (a

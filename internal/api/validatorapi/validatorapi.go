@@ -56,6 +56,12 @@ type ScanProxy interface {
 	AnsEntryByName(ctx context.Context, name string) (scanclient.AnsEntry, error)
 	AnsEntryByParty(ctx context.Context, party daml.Party) (scanclient.AnsEntry, error)
 	TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error)
+	// TransferCommandCounter returns a sender's counter; fault.NotFound
+	// when it has none.
+	TransferCommandCounter(ctx context.Context, sender daml.Party) (*ledger.Contract, error)
+	// TransferCommandStatus returns the Scan's JSON answer to a status
+	// lookup as it came.
+	TransferCommandStatus(ctx context.Context, sender daml.Party, nonce int64) (json.RawMessage, error)
 	AmuletRules(ctx context.Context) (*ledger.Contract, error)
 	OpenAndIssuingRounds(ctx context.Context) (open, issuing []*ledger.Contract, err error)
 	DsoInfo(ctx context.Context) (*scanclient.DsoInfo, error)
@@ -148,6 +154,13 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/admin/users", h.operator(h.listUsers)},
 		{"POST /v0/admin/external-party/topology/generate", h.operator(h.generateExternalPartyTopology)},
 		{"POST /v0/admin/external-party/topology/submit", h.operator(h.submitExternalPartyTopology)},
+		{"POST /v0/admin/external-party/setup-proposal", h.operator(h.createSetupProposal)},
+		{"GET /v0/admin/external-party/setup-proposal", h.operator(h.listSetupProposals)},
+		{"POST /v0/admin/external-party/setup-proposal/prepare-accept", h.operator(h.prepareAcceptSetupProposal)},
+		{"POST /v0/admin/external-party/setup-proposal/submit-accept", h.operator(h.submitAcceptSetupProposal)},
+		{"POST /v0/admin/external-party/transfer-preapproval/prepare-send", h.operator(h.prepareTransferCommand)},
+		{"POST /v0/admin/external-party/transfer-preapproval/submit-send", h.operator(h.submitTransferCommand)},
+		{"GET /v0/admin/external-party/balance", h.operator(h.externalPartyBalance)},
 		{"GET /v0/admin/transfer-preapprovals", h.operator(h.listPreapprovals)},
 		{"GET /v0/admin/transfer-preapprovals/by-party/{receiver_party}", h.operator(h.lookupPreapproval)},
 		{"DELETE /v0/admin/transfer-preapprovals/by-party/{receiver_party}", h.operator(h.cancelPreapproval)},
@@ -177,6 +190,8 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/scan-proxy/ans-entries/by-name/{name}", h.scanProxy(h.ansEntryByName)},
 		{"GET /v0/scan-proxy/ans-entries/by-party/{party}", h.scanProxy(h.ansEntryByParty)},
 		{"GET /v0/scan-proxy/transfer-preapprovals/by-party/{party}", h.scanProxy(h.transferPreapprovalByParty)},
+		{"GET /v0/scan-proxy/transfer-command-counter/{party}", h.scanProxy(h.proxyTransferCommandCounter)},
+		{"GET /v0/scan-proxy/transfer-command/status", h.scanProxy(h.proxyTransferCommandStatus)},
 		{"GET /v0/scan-proxy/amulet-rules", h.scanProxy(h.proxyAmuletRules)},
 		{"GET /v0/scan-proxy/open-and-issuing-mining-rounds", h.scanProxy(h.proxyMiningRounds)},
 		{"GET /v0/scan-proxy/dso", h.scanProxy(h.proxyDso)},

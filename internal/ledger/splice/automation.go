@@ -52,6 +52,9 @@ type AutomationConfig struct {
 //     targetArchiveAfter has passed, replace it by one that lives two
 //     ticks (DsoRules_UpdateExternalPartyConfigStates), as Splice's
 //     UpdateExternalPartyConfigStateTrigger does;
+//   - create the TransferCommandCounter of a sender whose first
+//     TransferCommand appears (DsoRules_CreateTransferCommandCounter, the
+//     action Splice's TransferCommandCounterTrigger has the SVs confirm);
 //   - create the DSO's ExternalPartyAmuletRules and bootstrap the config
 //     states when the ledger has none (a network seeded, or forked from
 //     one, before sandnet had them), as Splice's SVs do through the
@@ -207,6 +210,9 @@ type dsoState struct {
 
 	preapprovals []Contract[TransferPreapproval]
 	transfers    []Contract[AmuletTransferInstruction]
+
+	transferCommands []Contract[TransferCommand]
+	counters         []Contract[TransferCommandCounter]
 	// locked says, for each expired transfer instruction's LockedAmulet,
 	// whether it is still active (its owner may have unlocked it once the
 	// lock expired).
@@ -244,6 +250,8 @@ func (a *Automation) load(ctx context.Context, now daml.Timestamp) (*dsoState, e
 		},
 		func() (err error) { st.preapprovals, err = Active[TransferPreapproval](ctx, s, dso); return },
 		func() (err error) { st.transfers, err = Active[AmuletTransferInstruction](ctx, s, dso); return },
+		func() (err error) { st.transferCommands, err = Active[TransferCommand](ctx, s, dso); return },
+		func() (err error) { st.counters, err = Active[TransferCommandCounter](ctx, s, dso); return },
 	}
 	for _, load := range loads {
 		if err := load(); err != nil {
@@ -402,6 +410,7 @@ func (a *Automation) plan(st *dsoState, now daml.Timestamp) ([]action, daml.Time
 
 	actions = append(actions, a.planExternalParty(st, now, due, rounds)...)
 	actions = append(actions, a.planTransferExpiries(st, now, due)...)
+	actions = append(actions, a.planTransferCommandCounters(st)...)
 
 	// Name service.
 	if len(st.ansRules) == 1 {

@@ -26,6 +26,7 @@ func Register(r *ledger.Registry) {
 	registerAns(r)
 	registerDso(r)
 	registerExternalPartyDsoRules(r)
+	registerTransferCommands(r)
 }
 
 // NewRegistry returns a registry holding the Splice templates.

@@ -65,7 +65,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 			t.Errorf("%s:%s:%s is %v (%v)", tc.pkg.Name, tc.module, tc.entity, tid, ok)
 		}
 	}
-	if got := len(reg.Templates()); got != 40 {
+	if got := len(reg.Templates()); got != 43 {
 		t.Errorf("%d templates registered", got)
 	}
 	for _, p := range splice.Packages() {
