@@ -21,6 +21,9 @@ var fuzzPosts = []string{
 	"/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory",
 	"/v0/scan-proxy/registry/transfer-instruction/v1/{}/choice-contexts/accept",
 	"/v0/scan-proxy/registry/transfer-instruction/v1/{}/choice-contexts/withdraw",
+	"/v0/scan-proxy/registry/allocation-instruction/v1/allocation-factory",
+	"/v0/scan-proxy/registry/allocations/v1/{}/choice-contexts/execute-transfer",
+	"/v0/scan-proxy/registry/allocations/v1/{}/choice-contexts/cancel",
 }
 
 // fuzzGets are the endpoints whose query strings and path segments the
