@@ -198,6 +198,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		mux.Handle(method+" "+prefix+path, rt.h)
 	}
+	h.registerAllocations(mux, prefix)
 	mux.HandleFunc("GET "+prefix+"/openapi.yaml", serveOpenAPI)
 	mux.HandleFunc(prefix+"/", web.NotFound)
 }

@@ -17,6 +17,11 @@ var AllocationInterface = PackageTokenAllocation.Identifier(moduleTokenAllocatio
 // Splice.Api.Token.AllocationInstructionV1:AllocationFactory.
 var AllocationFactoryInterface = PackageTokenAllocationInstruction.Identifier(moduleTokenAllocationInstrV1, "AllocationFactory")
 
+// AllocationRequestInterface is
+// Splice.Api.Token.AllocationRequestV1:AllocationRequest, which apps
+// implement (Amulet does not).
+var AllocationRequestInterface = PackageTokenAllocationRequest.Identifier(moduleTokenAllocationReqV1, "AllocationRequest")
+
 func allocationV1ID(entity string) daml.Identifier {
 	return PackageTokenAllocation.Identifier(moduleTokenAllocationV1, entity)
 }
