@@ -107,9 +107,16 @@ func TestTokenStandardAllocationsEndToEnd(t *testing.T) {
 	do(op{kind: opTap, user: 0, amount: amount{amtNormal, "100.0"}})
 	aliceBefore, bobBefore := held(local), held(bobActor)
 	do(op{kind: opTSAllocate, user: 0, other: 1, amount: amount{amtNormal, "5.0"}, expiry: day})
+	var end struct {
+		Offset int64 `json:"offset"`
+	}
+	if _, err := r.get("ledger end", "/v2/state/ledger-end", alice.token, &end); err != nil {
+		t.Fatal(err)
+	}
 	do(op{kind: opTSAllocExecute, user: 0, other: 0})
 	want("alice, settled", held(local), aliceBefore, "-5.0")
 	want("bob, settled", held(bobActor), bobBefore, "5.0")
+	checkExecutedThroughInterface(t, r, alice, end.Offset)
 
 	// Another allocation, cancelled by the executor with the parties.
 	aliceBefore = held(local)
@@ -120,4 +127,56 @@ func TestTokenStandardAllocationsEndToEnd(t *testing.T) {
 	if n := allocations(local); n != 0 {
 		t.Errorf("alice still sees %d allocations", n)
 	}
+}
+
+// checkExecutedThroughInterface reads the sender's updates after offset
+// with an Allocation interface filter: the settlement's consuming
+// exercise names the interface it went through and the one it
+// implements.
+func checkExecutedThroughInterface(t *testing.T, r *propRun, u *propUser, offset int64) {
+	t.Helper()
+	filter := map[string]any{"cumulative": []any{map[string]any{"identifierFilter": map[string]any{"InterfaceFilter": map[string]any{
+		"value": map[string]any{"interfaceId": allocationInterface, "includeInterfaceView": true},
+	}}}}}
+	var updates []struct {
+		Update struct {
+			Transaction *struct {
+				Value struct {
+					Events []struct {
+						ExercisedEvent *struct {
+							Choice                string   `json:"choice"`
+							InterfaceID           *string  `json:"interfaceId"`
+							ImplementedInterfaces []string `json:"implementedInterfaces"`
+						} `json:"ExercisedEvent"`
+					} `json:"events"`
+				} `json:"value"`
+			} `json:"Transaction"`
+		} `json:"update"`
+	}
+	if _, err := r.want200("updates", "POST", "/v2/updates", u.token, map[string]any{
+		"beginExclusive": offset,
+		"updateFormat": map[string]any{"includeTransactions": map[string]any{
+			"eventFormat":      map[string]any{"filtersByParty": map[string]any{u.party: filter}, "verbose": false},
+			"transactionShape": "TRANSACTION_SHAPE_LEDGER_EFFECTS",
+		}},
+	}, &updates); err != nil {
+		t.Fatal(err)
+	}
+	for _, up := range updates {
+		if up.Update.Transaction == nil {
+			continue
+		}
+		for _, ev := range up.Update.Transaction.Value.Events {
+			x := ev.ExercisedEvent
+			if x == nil || x.Choice != "Allocation_ExecuteTransfer" {
+				continue
+			}
+			suffix := ":Splice.Api.Token.AllocationV1:Allocation"
+			if x.InterfaceID == nil || !strings.HasSuffix(*x.InterfaceID, suffix) || len(x.ImplementedInterfaces) != 1 || !strings.HasSuffix(x.ImplementedInterfaces[0], suffix) {
+				t.Errorf("the settlement's exercise: interface %v, implemented %v", x.InterfaceID, x.ImplementedInterfaces)
+			}
+			return
+		}
+	}
+	t.Errorf("no Allocation_ExecuteTransfer in %s's updates after offset %d", u.party, offset)
 }
