@@ -431,3 +431,53 @@ func TestAllocationFactoryPublicFetch(t *testing.T) {
 		t.Errorf("interface view %s", enc)
 	}
 }
+
+// A settled allocation is gone: executing, cancelling or withdrawing it
+// again with the same (reused) context finds no contract, and the amount
+// moved once.
+func TestAmuletAllocationSettledOnce(t *testing.T) {
+	t.Parallel()
+	s := seedNetwork(t, splice.SeedConfig{NoAnsEntries: true, Users: []string{"alice", "bob", "carol"}})
+	alice, bob, carol := s.user(t, "alice").Party, s.user(t, "bob").Party, s.user(t, "carol").Party
+	f := s.factory(t)
+	res, _, err := s.allocate(t, f, []daml.Party{alice}, s.allocateArg(f, alice, bob, carol, "1.5", []daml.ContractID{s.biggest(t, alice)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cid := res.Output.Completed.AllocationCid
+	extra := contextOf(map[string]daml.ContractID{splice.ContextKeyExternalPartyConfigState: f.config.ID}, nil)
+	for i, tc := range []struct {
+		choice string
+		run    func(tx *ledger.Tx) error
+	}{
+		{"Allocation_ExecuteTransfer", func(tx *ledger.Tx) error {
+			_, err := ledger.ExerciseInterface[splice.AllocationExecuteTransferResult](tx, cid, splice.AllocationInterface, "Allocation_ExecuteTransfer", splice.AllocationExecuteTransfer{ExtraArgs: extra})
+			return err
+		}},
+		{"Allocation_ExecuteTransfer", func(tx *ledger.Tx) error {
+			_, err := ledger.ExerciseInterface[splice.AllocationExecuteTransferResult](tx, cid, splice.AllocationInterface, "Allocation_ExecuteTransfer", splice.AllocationExecuteTransfer{ExtraArgs: extra})
+			return err
+		}},
+		{"Allocation_Cancel", func(tx *ledger.Tx) error {
+			_, err := ledger.ExerciseInterface[splice.AllocationCancelResult](tx, cid, splice.AllocationInterface, "Allocation_Cancel", splice.AllocationCancel{ExtraArgs: extra})
+			return err
+		}},
+		{"Allocation_Withdraw", func(tx *ledger.Tx) error {
+			_, err := ledger.ExerciseInterface[splice.AllocationWithdrawResult](tx, cid, splice.AllocationInterface, "Allocation_Withdraw", splice.AllocationWithdraw{ExtraArgs: extra})
+			return err
+		}},
+	} {
+		// In order: the first settles, the others find nothing.
+		t.Run(strconv.Itoa(i)+" "+tc.choice, func(t *testing.T) {
+			err := s.conserved(t, func() error {
+				_, err := s.submit(t, []daml.Party{carol, alice, bob}, f.disclosed, tc.run)
+				return err
+			})
+			if i == 0 {
+				failure{}.check(t, err)
+				return
+			}
+			failure{code: "CONTRACT_NOT_FOUND", text: string(cid)}.check(t, err)
+		})
+	}
+}
