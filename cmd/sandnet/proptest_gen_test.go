@@ -18,28 +18,32 @@ import (
 type opKind int
 
 const (
-	opTap           opKind = iota // admin API tap, in CC
-	opWalletTap                   // wallet API tap, in USD
-	opTapMany                     // many small admin taps to one user: many amulets
-	opOffer                       // create a transfer offer
-	opAccept                      // the receiver accepts a listed offer (or a bogus id)
-	opReject                      // the receiver rejects a listed offer
-	opWithdraw                    // the sender withdraws a listed offer
-	opClock                       // move ledger time
-	opRestart                     // close and reopen the network on its data
-	opOnboard                     // onboard a user through the validator's admin API
-	opProbe                       // an odd read: unknown ids, long path segments, a user without a wallet
-	opPay                         // offer 90 % of the balance to another user, who accepts at once
-	opLedgerTap                   // the DevNet tap choice through the ledger API, rules and round disclosed
-	opLedgerForge                 // a user creates itself an amulet through the ledger API: refused
-	opLedgerArchive               // a user archives one of its amulets through the ledger API: refused
-	opExternalTap                 // a user's external party taps by prepare, sign, execute; other > 0 edits the amount and re-signs: refused
-	opTSTransfer                  // a token-standard transfer through the registry's transfer-factory (proptest_token_test.go)
-	opTSAccept                    // the receiver accepts a listed pending TransferInstruction (or asks about a bogus id)
-	opTSReject                    // the receiver rejects one
-	opTSWithdraw                  // the sender withdraws one
-	opPreapproval                 // a user creates its transfer pre-approval through the wallet
-	opTransferCmd                 // a user's external party sends through a signed TransferCommand (proptest_transfercommand_test.go)
+	opTap             opKind = iota // admin API tap, in CC
+	opWalletTap                     // wallet API tap, in USD
+	opTapMany                       // many small admin taps to one user: many amulets
+	opOffer                         // create a transfer offer
+	opAccept                        // the receiver accepts a listed offer (or a bogus id)
+	opReject                        // the receiver rejects a listed offer
+	opWithdraw                      // the sender withdraws a listed offer
+	opClock                         // move ledger time
+	opRestart                       // close and reopen the network on its data
+	opOnboard                       // onboard a user through the validator's admin API
+	opProbe                         // an odd read: unknown ids, long path segments, a user without a wallet
+	opPay                           // offer 90 % of the balance to another user, who accepts at once
+	opLedgerTap                     // the DevNet tap choice through the ledger API, rules and round disclosed
+	opLedgerForge                   // a user creates itself an amulet through the ledger API: refused
+	opLedgerArchive                 // a user archives one of its amulets through the ledger API: refused
+	opExternalTap                   // a user's external party taps by prepare, sign, execute; other > 0 edits the amount and re-signs: refused
+	opTSTransfer                    // a token-standard transfer through the registry's transfer-factory (proptest_token_test.go)
+	opTSAccept                      // the receiver accepts a listed pending TransferInstruction (or asks about a bogus id)
+	opTSReject                      // the receiver rejects one
+	opTSWithdraw                    // the sender withdraws one
+	opPreapproval                   // a user creates its transfer pre-approval through the wallet
+	opTSAllocate                    // a token-standard allocation through the registry's allocation-factory (proptest_alloc_test.go)
+	opTSAllocExecute                // the executor settles a listed allocation with its sender and receiver (or asks about a bogus id)
+	opTSAllocCancel                 // the executor cancels one with its sender and receiver
+	opTSAllocWithdraw               // the sender withdraws one
+	opTransferCmd                   // a user's external party sends through a signed TransferCommand (proptest_transfercommand_test.go)
 )
 
 var opNames = map[opKind]string{
@@ -49,6 +53,7 @@ var opNames = map[opKind]string{
 	opExternalTap: "external-tap",
 	opTSTransfer:  "ts-transfer", opTSAccept: "ts-accept", opTSReject: "ts-reject", opTSWithdraw: "ts-withdraw", opPreapproval: "preapproval",
 	opTransferCmd: "transfer-command",
+	opTSAllocate:  "ts-allocate", opTSAllocExecute: "ts-alloc-execute", opTSAllocCancel: "ts-alloc-cancel", opTSAllocWithdraw: "ts-alloc-withdraw",
 }
 
 // amountClass is what an amount is, so that the driver knows which answer
@@ -154,6 +159,14 @@ func (o op) String() string {
 		}
 	case opTransferCmd:
 		fmt.Fprintf(&b, " to=user#%d amount=%s", o.other, o.amountString())
+	case opTSAllocate:
+		fmt.Fprintf(&b, " external=%t to=user#%d amount=%s settleBefore=%s", o.count&1 != 0, o.other, o.amountString(), o.expiry)
+	case opTSAllocExecute, opTSAllocCancel, opTSAllocWithdraw:
+		if o.other < 0 {
+			fmt.Fprintf(&b, " allocation=%s", show(o.text))
+		} else {
+			fmt.Fprintf(&b, " allocation#%d", o.other)
+		}
 	case opTapMany:
 		fmt.Fprintf(&b, " %d× amount=%s", o.count, o.amountString())
 	case opOffer:
@@ -282,7 +295,7 @@ var probeNames = []string{"status", "by-name", "ghost-user", "contract-id"}
 
 func (g *gen) op(step int) op {
 	o := op{step: step, user: g.r.IntN(16), other: g.r.IntN(16)}
-	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5, 6, 5, 2, 3) {
+	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5, 6, 5, 2, 3, 5, 5) {
 	case 0:
 		o.kind, o.amount = opTap, g.amount()
 	case 1:
@@ -339,6 +352,16 @@ func (g *gen) op(step int) op {
 		o.kind = opPreapproval
 	case 19:
 		o.kind, o.amount = opTransferCmd, g.amount()
+	case 20:
+		// Mostly a day to settle; some expire at the next clock jump, a
+		// few are already past.
+		o.kind, o.amount, o.count = opTSAllocate, g.amount(), g.r.IntN(2)
+		o.expiry = expiry{us: []int64{24 * time.Hour.Microseconds(), 10 * time.Minute.Microseconds(), -time.Hour.Microseconds()}[g.pick(80, 15, 5)]}
+	case 21:
+		o.kind = []opKind{opTSAllocExecute, opTSAllocCancel, opTSAllocWithdraw}[g.pick(2, 1, 1)]
+		if o.kind != opTSAllocWithdraw && g.r.IntN(8) == 0 {
+			o.other, o.text = -1, g.oneOf("", "00", "00"+strings.Repeat("ab", 33), "no such contract")
+		}
 	case 15:
 		// One in four edits the prepared amount and re-signs it.
 		o.kind, o.amount, o.other = opExternalTap, g.amount(), 0

@@ -88,6 +88,12 @@ func (r *propRun) do(o op) error {
 		return r.preapprove(o)
 	case opTransferCmd:
 		return r.transferCommand(o)
+	case opTSAllocate:
+		return r.tsAllocate(o)
+	case opTSAllocExecute, opTSAllocCancel:
+		return r.tsAllocSettle(o)
+	case opTSAllocWithdraw:
+		return r.tsAllocWithdraw(o)
 	}
 	return fmt.Errorf("unknown operation %d", o.kind)
 }

@@ -409,6 +409,9 @@ type propRun struct {
 	// preapproved are the parties given a transfer pre-approval: a
 	// token-standard transfer to them is direct.
 	preapproved map[string]bool
+	// settlerRights are the parties the settlement app's user may act as
+	// (proptest_alloc_test.go); nil until the user is created.
+	settlerRights map[string]bool
 }
 
 func newPropRun(t *testing.T, cfg propConfig) (*propRun, error) {

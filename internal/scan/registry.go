@@ -31,6 +31,8 @@ const (
 	APITokenMetadataV1            = "splice-api-token-metadata-v1"
 	APITokenHoldingV1             = "splice-api-token-holding-v1"
 	APITokenTransferInstructionV1 = "splice-api-token-transfer-instruction-v1"
+	APITokenAllocationV1          = "splice-api-token-allocation-v1"
+	APITokenAllocationInstrV1     = "splice-api-token-allocation-instruction-v1"
 )
 
 // RegistryAPIs returns the registry-wide token-standard APIs the Scan
@@ -41,14 +43,18 @@ func RegistryAPIs() map[string]int { return map[string]int{APITokenMetadataV1: 1
 // AmuletAPIs returns the token-standard APIs Amulet supports here, each
 // with its minor version. Only what sandnet implements is listed: the
 // metadata API it serves, the Holding interface Amulet and LockedAmulet
-// implement, and transfer instructions (the registry's transfer-factory
-// and choice contexts, ExternalPartyAmuletRules as TransferFactory and
-// AmuletTransferInstruction as TransferInstruction). Splice lists the
-// allocation APIs and the v2 ones too; they join this list as they are
-// built, since a client that reads them here would call endpoints that
-// are not served.
+// implement, transfer instructions (the registry's transfer-factory and
+// choice contexts, ExternalPartyAmuletRules as TransferFactory and
+// AmuletTransferInstruction as TransferInstruction) and allocations (the
+// allocation-factory and the allocations' choice contexts,
+// ExternalPartyAmuletRules as AllocationFactory and AmuletAllocation as
+// Allocation). Splice lists the v2 APIs too; they are not built, and a
+// client that read them here would call endpoints that are not served.
 func AmuletAPIs() map[string]int {
-	return map[string]int{APITokenMetadataV1: 1, APITokenHoldingV1: 1, APITokenTransferInstructionV1: 1}
+	return map[string]int{
+		APITokenMetadataV1: 1, APITokenHoldingV1: 1, APITokenTransferInstructionV1: 1,
+		APITokenAllocationV1: 1, APITokenAllocationInstrV1: 1,
+	}
 }
 
 // Instrument is a token-standard instrument's metadata.

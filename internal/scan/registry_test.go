@@ -29,7 +29,8 @@ func TestInstruments(t *testing.T) {
 	if in.ID != "Amulet" || in.Name != "Amulet" || in.Symbol != "AMT" || in.Decimals != 10 || in.Supply != nil {
 		t.Errorf("before any snapshot: %+v", in)
 	}
-	if want := map[string]int{"splice-api-token-metadata-v1": 1, "splice-api-token-holding-v1": 1, "splice-api-token-transfer-instruction-v1": 1}; !maps.Equal(in.SupportedAPIs, want) {
+	if want := map[string]int{"splice-api-token-metadata-v1": 1, "splice-api-token-holding-v1": 1, "splice-api-token-transfer-instruction-v1": 1,
+		"splice-api-token-allocation-v1": 1, "splice-api-token-allocation-instruction-v1": 1}; !maps.Equal(in.SupportedAPIs, want) {
 		t.Errorf("supported APIs %v, want %v", in.SupportedAPIs, want)
 	}
 	for _, tc := range []struct{ id, msg string }{

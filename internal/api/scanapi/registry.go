@@ -68,6 +68,10 @@ func (h *Handler) RegisterRegistry(mux *http.ServeMux, root string) {
 	for _, c := range []scan.TransferInstructionChoice{scan.ChoiceAccept, scan.ChoiceReject, scan.ChoiceWithdraw} {
 		mux.Handle("POST "+p+"/transfer-instruction/v1/{id}/choice-contexts/"+string(c), h.serve(h.transferInstructionContext(c)))
 	}
+	mux.Handle("POST "+p+"/allocation-instruction/v1/allocation-factory", h.serve(h.allocationFactory))
+	for _, c := range scan.AllocationChoices() {
+		mux.Handle("POST "+p+"/allocations/v1/{id}/choice-contexts/"+string(c), h.serve(h.allocationContext(c)))
+	}
 	mux.HandleFunc("GET "+p+"/openapi.yaml", serveRegistryOpenAPI)
 	mux.HandleFunc(p+"/", web.NotFound)
 }

@@ -69,7 +69,8 @@ func FuzzDecodeTransferFactoryTransfer(f *testing.F) {
 }
 
 // FuzzTransferInstructionRequests sends arbitrary bodies to the
-// transfer-factory and arbitrary ids and bodies to the choice contexts:
+// transfer-factory and the allocation-factory, and arbitrary ids and
+// bodies to the transfer instructions' and allocations' choice contexts:
 // they must never panic nor answer 5xx.
 func FuzzTransferInstructionRequests(f *testing.F) {
 	for i, body := range []string{
@@ -77,14 +78,21 @@ func FuzzTransferInstructionRequests(f *testing.F) {
 		`{"choiceArguments":` + fullArgs + `}`,
 		`{"choiceArguments":{}}`, `{"choiceArguments":null}`, `{"choiceArguments":"x","excludeDebugFields":1}`,
 		`{}`, `{"meta":{"a":"b"},"excludeDebugFields":false}`, `null`, `[]`, ``,
+		`{"choiceArguments":{"expectedAdmin":"dso::1220","allocation":{}},"excludeDebugFields":true}`,
+		`{"choiceArguments":[1]}`, `{"choiceArguments":" {}"}`, `{"meta":null}`,
 	} {
 		f.Add(uint8(i), "00abc", body)
 	}
 	f.Fuzz(func(t *testing.T, endpoint uint8, id, body string) {
 		e := shared(t)
 		path := "/registry/transfer-instruction/v1/transfer-factory"
-		if choice := int(endpoint) % 4; choice > 0 {
+		switch choice := int(endpoint) % 8; {
+		case choice > 0 && choice < 4:
 			path = "/registry/transfer-instruction/v1/" + url.PathEscape(id) + "/choice-contexts/" + []string{"accept", "reject", "withdraw"}[choice-1]
+		case choice == 4:
+			path = "/registry/allocation-instruction/v1/allocation-factory"
+		case choice > 4:
+			path = "/registry/allocations/v1/" + url.PathEscape(id) + "/choice-contexts/" + []string{"execute-transfer", "withdraw", "cancel"}[choice-5]
 		}
 		u, err := url.Parse(registryRoot + path)
 		if err != nil {

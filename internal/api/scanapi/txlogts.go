@@ -20,7 +20,13 @@ import (
 //   - TransferInstruction_Accept is transfer_instruction_accept, from the
 //     sender to the holder of the receiver's new amulet;
 //   - TransferInstruction_Reject and _Withdraw are
-//     abort_transfer_instruction; _Update (the DSO's expiry) is not logged.
+//     abort_transfer_instruction; _Update (the DSO's expiry) is not logged;
+//   - AllocationFactory_Allocate is a transfer of the leg's amount from the
+//     sender to itself (the lock), and Allocation_ExecuteTransfer one from
+//     the sender (from the result's metadata) to the owner of the
+//     receiver's new amulet, both without a kind; an allocation's
+//     cancellation, withdrawal or expiry releases a lock and is not
+//     logged.
 //
 // Under the factory and the instruction choices, a transfer the children
 // report (AmuletRules_Transfer, in older Splice versions) is kept;
@@ -70,6 +76,10 @@ func (w txLogWalk) tokenStandard(e *ledger.Event) ([]*TxLogItem, bool) {
 		return []*TxLogItem{w.abort(e, abortReject)}, true
 	case isInterfaceChoice(x, splice.TransferInstructionInterface, instruction, "TransferInstruction_Withdraw"):
 		return []*TxLogItem{w.abort(e, abortWithdraw)}, true
+	case isInterfaceChoice(x, splice.AllocationFactoryInterface, factory, "AllocationFactory_Allocate"):
+		return w.allocate(e)
+	case isInterfaceChoice(x, splice.AllocationInterface, splice.AmuletAllocation{}.TemplateID(), "Allocation_ExecuteTransfer"):
+		return w.executeAllocation(e)
 	}
 	return nil, false
 }
@@ -170,6 +180,44 @@ func (w txLogWalk) accept(e *ledger.Event) ([]*TxLogItem, bool) {
 		it.Transfer.TransferKind = kindTransferInstructionAccept
 	}
 	return items, true
+}
+
+// allocate is AllocationFactory_Allocate: the sender locking the leg's
+// amount to itself, which Scan shows as a transfer to itself.
+func (w txLogWalk) allocate(e *ledger.Event) ([]*TxLogItem, bool) {
+	x := e.Exercised
+	items := w.children(x)
+	if len(transfers(items)) > 0 {
+		return items, true // an older Splice's AmuletRules_Transfer below it
+	}
+	var arg splice.AllocationFactoryAllocate
+	if daml.ToGo(x.ChoiceArgument, &arg) != nil {
+		return nil, false
+	}
+	leg := arg.Allocation.TransferLeg
+	return append(items, w.noFeeTransfer(e, leg.Sender, leg.Sender, leg.Amount, leg.Amount)), true
+}
+
+// executeAllocation is Allocation_ExecuteTransfer: the sender (from the
+// result's metadata) paying the owner of the receiver's new amulet its
+// amount.
+func (w txLogWalk) executeAllocation(e *ledger.Event) ([]*TxLogItem, bool) {
+	x := e.Exercised
+	items := w.children(x)
+	if len(transfers(items)) > 0 {
+		return items, true
+	}
+	var res splice.AllocationExecuteTransferResult
+	if daml.ToGo(x.ExerciseResult, &res) != nil || len(res.ReceiverHoldingCids) != 1 {
+		return nil, false
+	}
+	amulet, ok := w.createdAmulet(res.ReceiverHoldingCids[0])
+	sender := daml.Party(res.Meta.Values[splice.MetaSender])
+	if !ok || sender == "" {
+		return nil, false
+	}
+	amount := amulet.Amount.InitialAmount
+	return append(items, w.noFeeTransfer(e, sender, amulet.Owner, amount, amount)), true
 }
 
 // abort is a rejected or withdrawn instruction. Its lock's release is no

@@ -24,6 +24,10 @@ var fuzzPosts = []string{
 	"/v0/admin/external-party/setup-proposal", "/v0/admin/external-party/setup-proposal/prepare-accept",
 	"/v0/admin/external-party/setup-proposal/submit-accept",
 	"/v0/admin/external-party/transfer-preapproval/prepare-send", "/v0/admin/external-party/transfer-preapproval/submit-send",
+	"/v0/scan-proxy/registry/allocation-instruction/v1/allocation-factory",
+	"/v0/scan-proxy/registry/allocations/v1/{}/choice-contexts/execute-transfer",
+	"/v0/scan-proxy/registry/allocations/v1/{}/choice-contexts/cancel",
+	"/v0/allocations", "/v0/allocations/{}/withdraw",
 }
 
 // fuzzGets are the endpoints whose query strings and path segments the
@@ -34,6 +38,7 @@ var fuzzGets = []string{
 	"/v0/admin/transfer-preapprovals", "/v0/admin/transfer-preapprovals/by-party/{}",
 	"/v0/admin/external-party/balance", "/v0/admin/external-party/setup-proposal",
 	"/v0/scan-proxy/transfer-command-counter/{}", "/v0/scan-proxy/transfer-command/status",
+	"/v0/allocations", "/v0/wallet/token-standard/allocation-requests",
 }
 
 var fuzzEnv struct {
@@ -63,6 +68,8 @@ func FuzzRequests(f *testing.F) {
 		`{"public_key":"00","signed_topology_txs":[{"topology_tx":"CgA=","signed_hash":"zz"}]}`,
 		`{"receiver_party_id":"bob::1220ab","amount":"1.0","deduplication_id":"d","description":"x"}`,
 		`{"receiver_party_id":"","amount":"0.0000000001","deduplication_id":""}`,
+		`{"settlement":{"executor":"bob::1220ab","settlement_ref":{"id":"t","cid":"00"},"requested_at":1,"allocate_before":2,"settle_before":3},"transfer_leg_id":"l","transfer_leg":{"receiver":"bob::1220ab","amount":"1.0"}}`,
+		`{"settlement":{"settlement_ref":{},"requested_at":-1e30},"transfer_leg":{"meta":{"a":1}}}`,
 		`{"choiceArguments":{"expectedAdmin":"d::1","transfer":{"sender":"a::1","receiver":"a::1"}},"excludeDebugFields":true}`,
 		`{"meta":{"k":"v"},"excludeDebugFields":false}`,
 	} {

@@ -259,8 +259,8 @@ func (h *Handler) proxyRegistry(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// proxyRegistryPost answers a registry POST (the transfer-instruction
-// API's factory and choice contexts) with the Scan's answer to the same
+// proxyRegistryPost answers a registry POST (the transfer-instruction and
+// allocation APIs' factories and choice contexts) with the Scan's answer to the same
 // path and body, its JSON as it came. The body must be JSON, refused here
 // as the Scan would refuse it; the Scan checks the rest. Nothing is
 // cached: the answers name the current rounds and config states.

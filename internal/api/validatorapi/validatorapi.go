@@ -202,6 +202,10 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"POST /v0/scan-proxy/registry/transfer-instruction/v1/{id}/choice-contexts/accept", h.scanProxy(h.proxyRegistryPost)},
 		{"POST /v0/scan-proxy/registry/transfer-instruction/v1/{id}/choice-contexts/reject", h.scanProxy(h.proxyRegistryPost)},
 		{"POST /v0/scan-proxy/registry/transfer-instruction/v1/{id}/choice-contexts/withdraw", h.scanProxy(h.proxyRegistryPost)},
+		{"POST /v0/scan-proxy/registry/allocation-instruction/v1/allocation-factory", h.scanProxy(h.proxyRegistryPost)},
+		{"POST /v0/scan-proxy/registry/allocations/v1/{id}/choice-contexts/execute-transfer", h.scanProxy(h.proxyRegistryPost)},
+		{"POST /v0/scan-proxy/registry/allocations/v1/{id}/choice-contexts/withdraw", h.scanProxy(h.proxyRegistryPost)},
+		{"POST /v0/scan-proxy/registry/allocations/v1/{id}/choice-contexts/cancel", h.scanProxy(h.proxyRegistryPost)},
 		{"POST /v0/scan-proxy/holdings/summary", h.scanProxy(h.proxyHoldingsSummaryV0)},
 		{"POST /v1/scan-proxy/holdings/summary", h.scanProxy(h.proxyHoldingsSummaryV1)},
 	}
@@ -213,6 +217,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		mux.Handle(method+" "+prefix+path, rt.h)
 	}
+	h.registerAllocations(mux, prefix)
 	mux.HandleFunc("GET "+prefix+"/openapi.yaml", serveOpenAPI)
 	mux.HandleFunc(prefix+"/", web.NotFound)
 }

@@ -48,6 +48,9 @@ type AutomationConfig struct {
 //     (AmuletRules_Amulet_ExpireTransferInstructions, in batches of 100,
 //     as Splice's ExpiredAmuletTransferInstructionTrigger), unlocking the
 //     locked amulet back to the sender unless its owner already did;
+//   - expire amulet allocations whose settlement deadline has passed
+//     (ExternalPartyAmuletRules_ExpireAmuletAllocations, in batches of
+//     100, as Splice's ExpiredAmuletAllocationTrigger), likewise;
 //   - rotate the external-party config states: once the older one's
 //     targetArchiveAfter has passed, replace it by one that lives two
 //     ticks (DsoRules_UpdateExternalPartyConfigStates), as Splice's
@@ -217,6 +220,9 @@ type dsoState struct {
 	// whether it is still active (its owner may have unlocked it once the
 	// lock expired).
 	locked map[daml.ContractID]bool
+	// allocations are the DSO's AmuletAllocations; locked also says, for
+	// each expired one's LockedAmulet, whether it is still active.
+	allocations []Contract[AmuletAllocation]
 }
 
 func (a *Automation) load(ctx context.Context, now daml.Timestamp) (*dsoState, error) {
@@ -252,6 +258,7 @@ func (a *Automation) load(ctx context.Context, now daml.Timestamp) (*dsoState, e
 		func() (err error) { st.transfers, err = Active[AmuletTransferInstruction](ctx, s, dso); return },
 		func() (err error) { st.transferCommands, err = Active[TransferCommand](ctx, s, dso); return },
 		func() (err error) { st.counters, err = Active[TransferCommandCounter](ctx, s, dso); return },
+		func() (err error) { st.allocations, err = Active[AmuletAllocation](ctx, s, dso); return },
 	}
 	for _, load := range loads {
 		if err := load(); err != nil {
@@ -270,6 +277,16 @@ func (a *Automation) load(ctx context.Context, now daml.Timestamp) (*dsoState, e
 			return nil, err
 		}
 		st.locked[i.Payload.LockedAmulet] = active
+	}
+	for _, al := range st.allocations {
+		if !allocationExpired(al.Payload, now) {
+			continue
+		}
+		_, active, err := s.Contract(ctx, al.Payload.LockedAmulet)
+		if err != nil && !fault.Is(err, fault.NotFound) {
+			return nil, err
+		}
+		st.locked[al.Payload.LockedAmulet] = active
 	}
 	slices.SortFunc(st.open, func(x, y Contract[OpenMiningRound]) int {
 		return cmpInt(x.Payload.Round.Number, y.Payload.Round.Number)
@@ -411,6 +428,7 @@ func (a *Automation) plan(st *dsoState, now daml.Timestamp) ([]action, daml.Time
 	actions = append(actions, a.planExternalParty(st, now, due, rounds)...)
 	actions = append(actions, a.planTransferExpiries(st, now, due)...)
 	actions = append(actions, a.planTransferCommandCounters(st)...)
+	actions = append(actions, a.planAllocationExpiries(st, now, due)...)
 
 	// Name service.
 	if len(st.ansRules) == 1 {

@@ -96,3 +96,79 @@ func expireTransferInstructionsArgs(dso daml.Party, expired []Contract[AmuletTra
 	}
 	return out
 }
+
+// allocationExpiryBatch is how many allocations one
+// ExternalPartyAmuletRules_ExpireAmuletAllocations expires: Splice's
+// default delegatelessAutomationExpiredAmuletAllocationBatchSize.
+const allocationExpiryBatch = 100
+
+// allocationExpired says whether the DSO expires an allocation at now.
+// Splice's store dates an AmuletAllocation by its settlement's
+// settleBefore (not its earlier expiresAt) and lists it once that is
+// strictly past; by then expiresAt, which is never later, has passed too.
+func allocationExpired(a AmuletAllocation, now daml.Timestamp) bool {
+	return a.Allocation.Settlement.SettleBefore < now
+}
+
+// planAllocationExpiries plans the expiry of the DSO's amulet allocations
+// whose settlement deadline has passed, in batches, as Splice's
+// ExpiredAmuletAllocationTrigger does (through DsoRules'
+// DsoRules_ExpireAmuletAllocations, which wraps the choice sandnet's SV
+// exercises as the DSO party).
+func (a *Automation) planAllocationExpiries(st *dsoState, now daml.Timestamp, due func(daml.Timestamp)) []action {
+	dso := a.cfg.DSO
+	if len(st.externalRules) == 0 {
+		return nil
+	}
+	var expired []Contract[AmuletAllocation]
+	for _, al := range st.allocations {
+		if al.Payload.Allocation.TransferLeg.InstrumentID.Admin != dso {
+			continue
+		}
+		if !allocationExpired(al.Payload, now) {
+			due(al.Payload.Allocation.Settlement.SettleBefore + 1)
+			continue
+		}
+		expired = append(expired, al)
+	}
+	rules := st.externalRules[len(st.externalRules)-1].ID
+	var actions []action
+	for _, arg := range expireAllocationsArgs(dso, expired, st.locked) {
+		actions = append(actions, action{"expire-amulet-allocations", func(tx *ledger.Tx) error {
+			_, err := ledger.Exercise[ExternalPartyAmuletRulesExpireAmuletAllocationsResult](tx, rules,
+				"ExternalPartyAmuletRules_ExpireAmuletAllocations", arg)
+			return err
+		}})
+	}
+	return actions
+}
+
+// expireAllocationsArgs splits expired allocations into the arguments of
+// ExternalPartyAmuletRules_ExpireAmuletAllocations, a batch each. locked
+// says which allocations' LockedAmulets are still active.
+func expireAllocationsArgs(dso daml.Party, expired []Contract[AmuletAllocation], locked map[daml.ContractID]bool) []ExternalPartyAmuletRulesExpireAmuletAllocations {
+	var out []ExternalPartyAmuletRulesExpireAmuletAllocations
+	for batch := range slices.Chunk(expired, allocationExpiryBatch) {
+		arg := ExternalPartyAmuletRulesExpireAmuletAllocations{ExpectedDso: dso, Inputs: make([]ExternalPartyAmuletRulesExpireAmuletAllocationInput, 0, len(batch))}
+		// Splice tells each allocation's sender and executor (not the
+		// receiver, which the allocation does not name as a stakeholder).
+		seen := map[daml.Party]bool{}
+		observe := func(p daml.Party) {
+			if !seen[p] {
+				seen[p] = true
+				arg.Observers = append(arg.Observers, p)
+			}
+		}
+		for _, al := range batch {
+			// A lock its owner already expired is gone: Splice asks to
+			// unlock only a lock it still finds.
+			arg.Inputs = append(arg.Inputs, ExternalPartyAmuletRulesExpireAmuletAllocationInput{
+				AllocationCid: al.ID, ExpireLock: locked[al.Payload.LockedAmulet],
+			})
+			observe(al.Payload.Allocation.TransferLeg.Sender)
+			observe(al.Payload.Allocation.Settlement.Executor)
+		}
+		out = append(out, arg)
+	}
+	return out
+}

@@ -234,7 +234,7 @@ func (AmuletRulesUpdateExternalPartyConfigStatesResult) DamlIdentifier() daml.Id
 }
 
 func registerExternalParty(r *ledger.Registry) {
-	ledger.RegisterTemplate[ExternalPartyAmuletRules](r, TransferFactoryInterface)
+	ledger.RegisterTemplate[ExternalPartyAmuletRules](r, TransferFactoryInterface, AllocationFactoryInterface)
 	ledger.RegisterTemplate[ExternalPartyConfigState](r)
 }
 

@@ -21,6 +21,7 @@ func Register(r *ledger.Registry) {
 	registerExternalPartyAmuletRulesChoices(r)
 	registerTransferFactory(r)
 	registerTransferInstruction(r)
+	registerAllocations(r)
 	registerWallet(r)
 	registerSubscriptions(r)
 	registerAns(r)

@@ -58,6 +58,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 		{splice.PackageDsoGovernance, "Splice.DSO.AmuletPrice", "AmuletPriceVote"},
 		{splice.PackageDsoGovernance, "Splice.SvOnboarding", "SvOnboardingConfirmed"},
 		{splice.PackageAmulet, "Splice.AmuletTransferInstruction", "AmuletTransferInstruction"},
+		{splice.PackageAmulet, "Splice.AmuletAllocation", "AmuletAllocation"},
 	} {
 		tid, ok := reg.TemplateByName(tc.pkg.Name, tc.module, tc.entity)
 		want := daml.Identifier{PackageID: tc.pkg.ID, ModuleName: tc.module, EntityName: tc.entity}
@@ -65,7 +66,7 @@ func TestTemplatesAreRegistered(t *testing.T) {
 			t.Errorf("%s:%s:%s is %v (%v)", tc.pkg.Name, tc.module, tc.entity, tid, ok)
 		}
 	}
-	if got := len(reg.Templates()); got != 43 {
+	if got := len(reg.Templates()); got != 44 {
 		t.Errorf("%d templates registered", got)
 	}
 	for _, p := range splice.Packages() {

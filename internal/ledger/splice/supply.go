@@ -131,6 +131,8 @@ var externalPartyTransferChoices = map[string]bool{
 	"TransferFactory_Transfer":   true,
 	"TransferPreapproval_SendV2": true,
 	"TransferInstruction_Accept": true,
+	"AllocationFactory_Allocate": true,
+	"Allocation_ExecuteTransfer": true,
 }
 
 // sameTemplate compares templates by package name, module and entity, as

@@ -657,9 +657,18 @@ func FuzzTokenStandardArguments(f *testing.F) {
 		`"extraArgs":{"context":{"values":{"external-party-config-state":{"tag":"AV_ContractId","value":"00bb"},` +
 		`"n":{"tag":"AV_List","value":[{"tag":"AV_Map","value":{"k":{"tag":"AV_Bool","value":true}}},{"tag":"AV_RelTime","value":{"microseconds":"5"}}]}}},"meta":{"values":{}}}}`
 	accept := `{"extraArgs":{"context":{"values":{"expire-lock":{"tag":"AV_Bool","value":false}}},"meta":{"values":{}}}}`
+	allocate := `{"expectedAdmin":"dso::1220aa","allocation":{"settlement":{"executor":"venue::1220aa","settlementRef":{"id":"t","cid":null},` +
+		`"requestedAt":"2026-01-05T09:00:00Z","allocateBefore":"2026-01-05T10:00:00Z","settleBefore":"2026-01-06T09:00:00Z","meta":{"values":{}}},` +
+		`"transferLegId":"leg-0","transferLeg":{"sender":"alice::1220aa","receiver":"bob::1220aa","amount":"1.5",` +
+		`"instrumentId":{"admin":"dso::1220aa","id":"Amulet"},"meta":{"values":{}}}},"requestedAt":"2026-01-05T09:00:00Z",` +
+		`"inputHoldingCids":["00aa"],"extraArgs":{"context":{"values":{}},"meta":{"values":{}}}}`
 	for i, seed := range []string{transfer, accept, `{}`, `{"extraArgs":null}`, `[`} {
 		f.Add(uint8(i), []byte(seed))
 	}
+	// Targets 3 to 5 are the allocation choices.
+	f.Add(uint8(3), []byte(allocate))
+	f.Add(uint8(4), []byte(accept))
+	f.Add(uint8(5), []byte(accept))
 	type target struct {
 		iface  daml.Identifier
 		choice string
@@ -669,6 +678,9 @@ func FuzzTokenStandardArguments(f *testing.F) {
 		{splice.TransferFactoryInterface, "TransferFactory_Transfer", func() any { return new(splice.TransferFactoryTransfer) }},
 		{splice.TransferInstructionInterface, "TransferInstruction_Accept", func() any { return new(splice.TransferInstructionAccept) }},
 		{splice.TransferInstructionInterface, "TransferInstruction_Update", func() any { return new(splice.TransferInstructionUpdate) }},
+		{splice.AllocationFactoryInterface, "AllocationFactory_Allocate", func() any { return new(splice.AllocationFactoryAllocate) }},
+		{splice.AllocationInterface, "Allocation_ExecuteTransfer", func() any { return new(splice.AllocationExecuteTransfer) }},
+		{splice.AllocationInterface, "Allocation_Withdraw", func() any { return new(splice.AllocationWithdraw) }},
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		tg := targets[int(which)%len(targets)]

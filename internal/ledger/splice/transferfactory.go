@@ -353,15 +353,20 @@ func transferFactoryTransfer(tx *ledger.Tx, _ daml.ContractID, rules ExternalPar
 	}
 }
 
-// twoStepTransfer is Splice.Amulet.TwoStepTransfer's TwoStepTransfer, as
-// standardTransferToTwoStepTransfer builds it for a transfer instruction:
-// unfeatured, the sender serving as its own provider.
+// twoStepTransfer is Splice.Amulet.TwoStepTransfer's TwoStepTransfer. A
+// transfer instruction's (standardTransferToTwoStepTransfer) is
+// unfeatured, the sender serving as its own provider; an allocation's
+// has the executor as provider and may be featured.
 type twoStepTransfer struct {
 	dso, sender, receiver, provider daml.Party
 	amount                          daml.Numeric
 	lockContext                     string
 	transferBefore                  daml.Timestamp
 	transferBeforeDeadline          string
+	// allowFeaturing lets the second step read a featured app right of
+	// the provider from the context, and app-reward beneficiaries from
+	// the choice's metadata.
+	allowFeaturing bool
 }
 
 func twoStepTransferOf(t TokenTransfer) twoStepTransfer {
@@ -402,15 +407,21 @@ func prepareTwoStepTransfer(tx *ledger.Tx, s twoStepTransfer, requestedAt daml.T
 	return *result.CreatedAmulets[0].TransferResultLockedAmulet, changeCids(result.SenderChangeAmulet), metaOrEmpty(result.Meta), nil
 }
 
-// executeTwoStepTransfer is Splice's executeTwoStepTransfer for an
-// unfeatured transfer: unlock the LockedAmulet and transfer it to the
-// receiver. It returns the sender's change, the receiver's holdings and
-// the metadata.
+// executeTwoStepTransfer is Splice's executeTwoStepTransfer: unlock the
+// LockedAmulet and transfer it to the receiver. It returns the sender's
+// change, the receiver's holdings and the metadata.
 func executeTwoStepTransfer(tx *ledger.Tx, s twoStepTransfer, locked daml.ContractID, transferMeta Metadata, extra ExtraArgs) ([]daml.ContractID, []daml.ContractID, Metadata, error) {
 	if err := assertWithinDeadline(tx, s.transferBeforeDeadline, s.transferBefore); err != nil {
 		return nil, nil, Metadata{}, err
 	}
-	ctx, err := transferContextFromChoiceContext(tx, s.dso, extra.Context, false)
+	var beneficiaries *[]AppRewardBeneficiary
+	if s.allowFeaturing {
+		var err error
+		if beneficiaries, err = beneficiariesFromMetadata(extra.Meta); err != nil {
+			return nil, nil, Metadata{}, err
+		}
+	}
+	ctx, err := transferContextFromChoiceContext(tx, s.dso, extra.Context, s.allowFeaturing)
 	if err != nil {
 		return nil, nil, Metadata{}, err
 	}
@@ -420,7 +431,8 @@ func executeTwoStepTransfer(tx *ledger.Tx, s twoStepTransfer, locked daml.Contra
 	}
 	result, err := executeExternalPartyTransfer(tx, s.dso, ctx, Transfer{
 		Sender: s.sender, Provider: s.provider, Inputs: []TransferInput{{InputAmulet: ptr(unlocked.AmuletCid)}},
-		Outputs: []TransferOutput{{Receiver: s.receiver, Amount: s.amount, ReceiverFeeRatio: zero, Meta: &transferMeta}},
+		Outputs:       []TransferOutput{{Receiver: s.receiver, Amount: s.amount, ReceiverFeeRatio: zero, Meta: &transferMeta}},
+		Beneficiaries: beneficiaries,
 	})
 	if err != nil {
 		return nil, nil, Metadata{}, err
