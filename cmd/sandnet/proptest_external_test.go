@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/interactive"
@@ -86,6 +88,24 @@ func (x *propExternal) signature(data []byte) map[string]string {
 // o.other > 0 cheats: the prepared amulet's amount is doubled and the
 // transaction re-signed, which must be refused.
 func (r *propRun) externalTap(o op) error {
+	// As for a ledger tap (ledgerTap), the round Scan names may close
+	// between the read and the execution: read it again and retry.
+	for attempt := 1; ; attempt++ {
+		err := r.externalTapOnce(o, attempt)
+		if err != errStaleContract || attempt == 10 {
+			if err == errStaleContract {
+				return fail("external tap", "a contract of the tap's context was archived 10 times in a row")
+			}
+			return err
+		}
+		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
+	}
+}
+
+// errStaleContract is an attempt that raced an archival (staleContract).
+var errStaleContract = errors.New("a contract of the command was archived meanwhile")
+
+func (r *propRun) externalTapOnce(o op, attempt int) error {
 	u := r.user(o.user)
 	x, err := r.externalOf(u)
 	if err != nil {
@@ -100,11 +120,14 @@ func (r *propRun) externalTap(o op) error {
 		"choiceArgument": map[string]any{"receiver": x.party, "amount": o.amount.lit, "openRound": round.ContractID},
 	}}
 	code, data, err := r.call("external prepare", "POST", "/v2/interactive-submission/prepare", u.token, map[string]any{
-		"commands": []any{cmd}, "commandId": fmt.Sprint("prop-ext-tap-", o.step), "actAs": []string{x.party},
+		"commands": []any{cmd}, "commandId": fmt.Sprintf("prop-ext-tap-%d-%d", o.step, attempt), "actAs": []string{x.party},
 		"disclosedContracts": []disclosedContract{rules, round},
 	})
 	if err != nil {
 		return err
+	}
+	if staleContract(code, data) {
+		return errStaleContract
 	}
 	want, why := amountWant(o.amount)
 	if o.amount.class == amtMalformed {
@@ -147,10 +170,13 @@ func (r *propRun) externalTap(o op) error {
 		"partySignatures": map[string]any{"signatures": []any{map[string]any{
 			"party": x.party, "signatures": []any{x.signature(h.Final[:])},
 		}}},
-		"submissionId": fmt.Sprint("prop-ext-", o.step), "hashingSchemeVersion": "HASHING_SCHEME_VERSION_V2",
+		"submissionId": fmt.Sprintf("prop-ext-%d-%d", o.step, attempt), "hashingSchemeVersion": "HASHING_SCHEME_VERSION_V2",
 	})
 	if err != nil {
 		return err
+	}
+	if staleContract(code, data) {
+		return errStaleContract
 	}
 	if !cheat {
 		return wantCode("external execute", code, data, is200, "200 for a tap prepared and signed as it is")
