@@ -177,18 +177,66 @@ func (r *propRun) transferCommand(o op) error {
 	}
 	// The Scan ingests in the background: the command shows up shortly.
 	status := fmt.Sprintf("%s/scan-proxy/transfer-command/status?sender=%s&nonce=%d", validatorAPI, url.QueryEscape(x.party), nonce)
+	// The validator's automation sends the command at once, or, when the
+	// sender lacks the funds, retries until it expires, as Splice's does.
+	// A pending command would spend the sender's holdings whenever they
+	// next suffice, under the inputs a later step picked for that party:
+	// the sender withdraws it instead, as a client whose transfer cannot
+	// go through does.
+	withdrawAt := time.Now().Add(2 * time.Second)
 	deadline := time.Now().Add(10 * time.Second)
+	withdrawn := false
 	for {
 		code, data, err := r.call("transfer command status", "GET", status, r.admin, nil)
 		if err != nil {
 			return err
 		}
-		if code == 200 && strings.Contains(string(data), `"`+prep.Prefix) {
+		cid, st := commandStatus(data, prep.Prefix)
+		if code == 200 && st != "" && st != "created" {
 			return nil
 		}
 		if code != 200 && code != 404 || time.Now().After(deadline) {
-			return fail("transfer command status", "the Scan does not report the command %s: %d %s", prep.Prefix, code, short(string(data)))
+			return fail("transfer command status", "the Scan does not report the command %s sent or failed: %d %s", prep.Prefix, code, short(string(data)))
+		}
+		if cid != "" && !withdrawn && time.Now().After(withdrawAt) {
+			cmd := map[string]any{"ExerciseCommand": map[string]any{
+				"templateId": transferCommandTemplate, "contractId": cid, "choice": "TransferCommand_Withdraw", "choiceArgument": map[string]any{},
+			}}
+			code, data, err := r.submitAs("transfer command withdraw", propActor{u: u, party: x.party, ext: x}, fmt.Sprint("tc-withdraw-", o.step), []any{cmd}, nil)
+			if err != nil {
+				return err
+			}
+			// It may have been sent meanwhile: the status says which.
+			if code != 200 && code != 404 && !staleContract(code, data) {
+				return fail("transfer command withdraw", "withdrawing a pending command answered %d: %s", code, short(string(data)))
+			}
+			withdrawn = true
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// transferCommandTemplate is the template of a TransferCommand.
+const transferCommandTemplate = "#splice-amulet:Splice.ExternalPartyAmuletRules:TransferCommand"
+
+// commandStatus finds, in a transfer-command status answer, the command
+// whose contract id starts with prefix: its id and status ("" if absent).
+func commandStatus(data []byte, prefix string) (cid, status string) {
+	var st struct {
+		Commands map[string]struct {
+			Status struct {
+				Status string `json:"status"`
+			} `json:"status"`
+		} `json:"transfer_commands_by_contract_id"`
+	}
+	if json.Unmarshal(data, &st) != nil {
+		return "", ""
+	}
+	for id, c := range st.Commands {
+		if strings.HasPrefix(id, prefix) {
+			return id, c.Status.Status
+		}
+	}
+	return "", ""
+}
+
