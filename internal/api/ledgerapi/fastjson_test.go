@@ -2,6 +2,7 @@ package ledgerapi
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -94,4 +95,35 @@ func (o iotestOneByte) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	return o.r.Read(p[:1])
+}
+
+// TestMarshalPrepared checks that the prepare answer built by hand is
+// byte for byte what writeJSON writes.
+func TestMarshalPrepared(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		prepared, hash []byte
+		cost           *CostEstimation
+	}{
+		{nil, nil, nil},
+		{[]byte("\x00\xff\x10 some bytes"), []byte{1, 2, 3}, &CostEstimation{EstimationTimestamp: "2026-01-02T03:04:05.123456Z"}},
+		{bytes.Repeat([]byte{0xfb, 0xef}, 5000), make([]byte, 32), nil},
+	} {
+		got, err := marshalPrepared(tc.prepared, tc.hash, tc.cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := marshal(JsPrepareSubmissionResponse{
+			PreparedTransaction:     base64.StdEncoding.EncodeToString(tc.prepared),
+			PreparedTransactionHash: base64.StdEncoding.EncodeToString(tc.hash),
+			HashingSchemeVersion:    hashingV2,
+			CostEstimation:          tc.cost,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("marshalPrepared:\n%s\nwant\n%s", got, want)
+		}
+	}
 }
