@@ -813,8 +813,6 @@ func (n *Network) sequence() {
 	}
 }
 
-// commit orders and stores a batch. A transaction whose inputs are no longer
-// active is rejected alone; a database failure fails the whole batch.
 // ContractEpoch counts the commits of this process that changed a stored
 // contract other than by archiving it: a reassignment rewrites the
 // contract's synchronizer and reassignment counter. A cache of stored
@@ -823,6 +821,8 @@ func (n *Network) sequence() {
 // epoch is unchanged.
 func (n *Network) ContractEpoch() uint64 { return n.contractEpoch.Load() }
 
+// commit orders and stores a batch. A transaction whose inputs are no longer
+// active is rejected alone; a database failure fails the whole batch.
 func (n *Network) commit(batch []*pending) {
 	ctx := context.Background()
 	start := time.Now()
