@@ -136,8 +136,17 @@ type encoder struct {
 }
 
 func newEncoder(tr *strings.Builder, indent int) *encoder {
-	// 256 bytes hold a small node's encoding without growing.
-	return &encoder{buf: make([]byte, 0, 256), tr: tr, indent: indent}
+	return reusingEncoder(tr, indent, nil)
+}
+
+// reusingEncoder is newEncoder appending to spare, emptied, when it has
+// room.
+func reusingEncoder(tr *strings.Builder, indent int, spare []byte) *encoder {
+	if cap(spare) == 0 {
+		// 256 bytes hold a small node's encoding without growing.
+		spare = make([]byte, 0, 256)
+	}
+	return &encoder{buf: spare[:0], tr: tr, indent: indent}
 }
 
 func (e *encoder) tracing() bool { return e.tr != nil }
@@ -593,6 +602,10 @@ type txHasher struct {
 	tr     *strings.Builder
 	// encodings, when not nil, receives every node's encoding (for tests).
 	encodings map[string][]byte
+	// spare is the last node's encoding buffer, emptied: nodes are
+	// encoded one at a time (children hashed first), so one buffer grown
+	// to the largest node serves them all.
+	spare []byte
 }
 
 func hashTransaction(tx *DamlTransaction, s Scheme, tr *strings.Builder) ([32]byte, error) {
@@ -697,6 +710,8 @@ func (h *txHasher) nodeHash(id string) ([32]byte, error) {
 		h.memo[top.id] = d
 		if h.encodings != nil {
 			h.encodings[top.id] = e.buf
+		} else {
+			h.spare = e.buf[:0]
 		}
 		delete(open, top.id)
 		stack = stack[:len(stack)-1]
@@ -721,7 +736,8 @@ func (h *txHasher) encodeNode(n *Node) (*encoder, error) {
 	if kind == "" {
 		return nil, errors.New("the node is neither a create, fetch, exercise nor rollback node")
 	}
-	e := newEncoder(h.tr, 1)
+	e := reusingEncoder(h.tr, 1, h.spare)
+	h.spare = nil
 	if e.tracing() {
 		e.line("node " + strconv.Quote(n.NodeID) + " (" + kind + ")")
 	}
@@ -916,11 +932,13 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 	if tr != nil && len(inputs) > 0 {
 		tr.WriteString("input contracts\n")
 	}
+	// One buffer for every input contract's encoding, in turn.
+	var spare []byte
 	for i, ic := range md.InputContracts {
 		if ic.Create == nil {
 			return nil, fmt.Errorf("input contract %d has no contract", i)
 		}
-		e := newEncoder(tr, 1)
+		e := reusingEncoder(tr, 1, spare)
 		if e.tracing() {
 			e.line("input contract " + string(ic.Create.ContractID) + " (create)")
 		}
@@ -929,6 +947,7 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		}
 		inputs[i] = sha256.Sum256(e.buf)
 		e.result(inputs[i], "node hash")
+		spare = e.buf[:0]
 	}
 	e := newEncoder(tr, 0)
 	e.line("metadata")

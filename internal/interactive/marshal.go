@@ -1,6 +1,9 @@
 package interactive
 
 import (
+	"bytes"
+	"sync"
+
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -156,18 +159,33 @@ const (
 // representation of its parts: a nil daml.Value inside a record, list or
 // map becomes a Value message with no case set, which [Unmarshal] refuses.
 func Marshal(pt *PreparedTransaction) []byte {
-	if pt == nil {
+	if pt == nil || (pt.Transaction == nil && pt.Metadata == nil) {
 		return nil
 	}
-	var b []byte
+	// Appended to a scratch buffer kept from earlier calls and copied out
+	// once: a prepared transaction is tens of kilobytes, which growing a
+	// fresh slice would allocate about twice over.
+	scratch := marshalScratch.Get().(*[]byte)
+	b := (*scratch)[:0]
 	if pt.Transaction != nil {
 		b = pbwire.AppendMessage(b, fPTTransaction, func(b []byte) []byte { return appendDamlTransaction(b, pt.Transaction) })
 	}
 	if pt.Metadata != nil {
 		b = pbwire.AppendMessage(b, fPTMetadata, func(b []byte) []byte { return appendMetadata(b, pt.Metadata) })
 	}
-	return b
+	out := bytes.Clone(b)
+	if cap(b) <= maxMarshalScratch {
+		*scratch = b
+		marshalScratch.Put(scratch)
+	}
+	return out
 }
+
+// marshalScratch holds Marshal's scratch buffers; one grown past
+// maxMarshalScratch (an outsized transaction) is left to the collector.
+var marshalScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxMarshalScratch = 1 << 20
 
 // appendStringAlways appends a string field even when empty (a oneof case).
 func appendStringAlways(b []byte, num protowire.Number, s string) []byte {

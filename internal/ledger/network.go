@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -62,6 +63,10 @@ type Network struct {
 	stop        chan struct{}
 	stopped     chan struct{}
 	closeOnce   sync.Once
+
+	// contractEpoch counts this process's commits that rewrote stored
+	// contracts (see ContractEpoch).
+	contractEpoch atomic.Uint64
 
 	mu       sync.RWMutex
 	hostings map[daml.Party][]Hosting
@@ -808,6 +813,14 @@ func (n *Network) sequence() {
 	}
 }
 
+// ContractEpoch counts the commits of this process that changed a stored
+// contract other than by archiving it: a reassignment rewrites the
+// contract's synchronizer and reassignment counter. A cache of stored
+// contracts that reads the epoch before it reads a contract knows its copy
+// is still the stored one (as far as this process's writes go) while the
+// epoch is unchanged.
+func (n *Network) ContractEpoch() uint64 { return n.contractEpoch.Load() }
+
 // commit orders and stores a batch. A transaction whose inputs are no longer
 // active is rejected alone; a database failure fails the whole batch.
 func (n *Network) commit(batch []*pending) {
@@ -820,6 +833,7 @@ func (n *Network) commit(batch []*pending) {
 	// submissions of the batch see them.
 	var applied []hostingChange
 	var sequence int64
+	reassigning := slices.ContainsFunc(batch, func(p *pending) bool { return p.reassign != nil })
 	err := n.store.Write(ctx, func(w WriteTx) error {
 		clear(errs)
 		applied = nil
@@ -920,6 +934,12 @@ func (n *Network) commit(batch []*pending) {
 		}
 		return nil
 	})
+	if reassigning {
+		// Before anyone learns of the reassignment, committed or not: a
+		// cache that noted the epoch before reading a contract the batch
+		// moved must miss.
+		n.contractEpoch.Add(1)
+	}
 	for _, p := range batch {
 		// Decided: committed, rejected, or (err) not recorded at all.
 		n.releaseFlight(p.flight)

@@ -32,10 +32,15 @@ func TestReassign(t *testing.T) {
 	}
 	cid := b.issue(t, b.bob, "10") // bank on p1, bob on p2
 	head, _ := st.Head(ctx)
+	epoch := b.net.ContractEpoch()
 
 	un, as, err := b.net.Reassign(ctx, ledger.ReassignSpec{Contract: cid, Target: other.ID, CommandID: "move-1"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A cache of stored contracts must see that this one changed.
+	if b.net.ContractEpoch() == epoch {
+		t.Errorf("ContractEpoch() is still %d after a reassignment", epoch)
 	}
 	if un.Kind != ledger.Unassigned || as.Kind != ledger.Assigned {
 		t.Fatalf("kinds %d, %d", un.Kind, as.Kind)

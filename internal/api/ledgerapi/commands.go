@@ -381,10 +381,32 @@ func union(a, b []daml.Party) []daml.Party {
 // ledger, unchanged; disclosure gives visibility, never authority.
 func (h *Handler) disclosed(r *http.Request, ds []jsDisclosed) ([]*ledger.Contract, error) {
 	var out []*ledger.Contract
+	// The epoch is read before the store is (see disclosedCache).
+	epocher, cached := h.cfg.Ledger.(contractEpocher)
+	var epoch uint64
+	var now time.Time
+	if cached && len(ds) > 0 {
+		epoch, now = epocher.ContractEpoch(), time.Now()
+	}
 	for i, d := range ds {
 		field := fmt.Sprintf("disclosed_contracts[%d]", i)
 		if d.Blob == "" {
 			return nil, missingField("created_event_blob")
+		}
+		if cached {
+			if stored := h.disclosedCache.get(d.Blob, epoch, now); stored != nil {
+				// The blob decoded to this contract before: the same
+				// checks of the ids it is given with, with the same
+				// answers.
+				if d.ContractID != "" && d.ContractID != string(stored.ID) {
+					return nil, invalidArgument("Mismatch between DisclosedContract.contract_id (%s) and contract_id from decoded DisclosedContract.created_event_blob (%s)", fault.Quote(d.ContractID), stored.ID)
+				}
+				if d.TemplateID != "" && d.TemplateID != stored.Template.Identifier.String() {
+					return nil, invalidArgument("Mismatch between DisclosedContract.template_id (%s) and template_id from decoded DisclosedContract.created_event_blob (%s)", fault.Quote(d.TemplateID), stored.Template.Identifier)
+				}
+				out = append(out, stored)
+				continue
+			}
 		}
 		c, err := decodeBlob(d.Blob)
 		if err != nil {
@@ -402,6 +424,9 @@ func (h *Handler) disclosed(r *http.Request, ds []jsDisclosed) ([]*ledger.Contra
 		}
 		if stored == nil || !sameContract(stored, c) {
 			return nil, invalidField(field+".created_event_blob", "the blob is not a contract of this ledger: %s", c.ID)
+		}
+		if cached {
+			h.disclosedCache.put(d.Blob, stored, epoch, now)
 		}
 		out = append(out, stored)
 	}

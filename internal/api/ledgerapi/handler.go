@@ -220,6 +220,8 @@ type Config struct {
 // Handler serves one participant's ledger API.
 type Handler struct {
 	cfg Config
+	// disclosedCache remembers checked disclosed contracts.
+	disclosedCache disclosedCache
 }
 
 // New returns a handler. Ledger, Registry and Auth are required.

@@ -126,18 +126,53 @@ func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) error {
 			return ledger.FailedToPrepare("%v", err)
 		}
 	}
-	resp := JsPrepareSubmissionResponse{
+	var cost *CostEstimation
+	if !costDisabled {
+		cost = &CostEstimation{EstimationTimestamp: daml.Timestamp(pt.Metadata.PreparationTime).String()}
+	}
+	if !verbose {
+		b, err := marshalPrepared(interactive.Marshal(pt), hashes.Final[:], cost)
+		if err != nil {
+			return err
+		}
+		writeBody(w, http.StatusOK, b)
+		return nil
+	}
+	return writeJSON(w, JsPrepareSubmissionResponse{
 		PreparedTransaction:     base64.StdEncoding.EncodeToString(interactive.Marshal(pt)),
 		PreparedTransactionHash: base64.StdEncoding.EncodeToString(hashes.Final[:]),
 		HashingSchemeVersion:    hashingV2,
+		HashingDetails:          &trace,
+		CostEstimation:          cost,
+	})
+}
+
+// marshalPrepared is the JSON of a JsPrepareSubmissionResponse without
+// hashing details, as writeJSON would write it, built directly: the
+// prepared transaction is tens of kilobytes of base64, which encoding/json
+// would first copy into a string and then check byte by byte for
+// characters to escape (base64 has none).
+func marshalPrepared(prepared, hash []byte, cost *CostEstimation) ([]byte, error) {
+	const (
+		head = `{"preparedTransaction":"`
+		mid  = `","preparedTransactionHash":"`
+		tail = `","hashingSchemeVersion":"` + hashingV2 + `"`
+	)
+	enc := base64.StdEncoding
+	b := make([]byte, 0, len(head)+enc.EncodedLen(len(prepared))+len(mid)+enc.EncodedLen(len(hash))+len(tail)+256)
+	b = append(b, head...)
+	b = enc.AppendEncode(b, prepared)
+	b = append(b, mid...)
+	b = enc.AppendEncode(b, hash)
+	b = append(b, tail...)
+	if cost != nil {
+		c, err := marshal(cost)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"costEstimation":`...), c...)
 	}
-	if verbose {
-		resp.HashingDetails = &trace
-	}
-	if !costDisabled {
-		resp.CostEstimation = &CostEstimation{EstimationTimestamp: daml.Timestamp(pt.Metadata.PreparationTime).String()}
-	}
-	return writeJSON(w, resp)
+	return append(b, '}'), nil
 }
 
 // executeRequest is a decoded JsExecuteSubmissionRequest (and its

@@ -132,7 +132,7 @@ func parseListParams(q url.Values) (listParams, error) {
 
 // readBody reads a request body of at most maxBodyBytes.
 func readBody(r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	b, err := readAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes), r.ContentLength)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, undecodable("Invalid value for: body (the body is larger than %d bytes)", maxBodyBytes)
@@ -160,6 +160,9 @@ func decodeGetUpdatesRequest(body []byte) (*getUpdatesRequest, error) {
 // parseJSON parses one JSON value into maps, slices, strings, json.Number,
 // bools and nils.
 func parseJSON(body []byte) (any, error) {
+	if v, ok := fastParseJSON(body); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any

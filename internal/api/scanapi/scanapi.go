@@ -56,6 +56,8 @@ type Handler struct {
 	reg *ledger.Registry
 	log *slog.Logger
 	cfg Config
+	// blobs caches the created-event blobs the registry discloses.
+	blobs blobCache
 }
 
 // New returns a Scan API handler.

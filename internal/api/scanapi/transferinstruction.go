@@ -206,7 +206,7 @@ func (h *Handler) transferFactory(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	cc, err := choiceContextOf(f.Context, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
+	cc, err := choiceContextOf(&h.blobs, f.Context, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func (h *Handler) transferInstructionContext(choice scan.TransferInstructionChoi
 		if err != nil {
 			return err
 		}
-		cc, err := choiceContextOf(c, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
+		cc, err := choiceContextOf(&h.blobs, c, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
 		if err != nil {
 			return err
 		}
@@ -239,7 +239,7 @@ func (h *Handler) transferInstructionContext(choice scan.TransferInstructionChoi
 // choiceContextOf renders a choice context: the entries as the Daml JSON
 // of a MetadataV1 ChoiceContext, in the order Splice adds them, and the
 // contracts on the DSO's active synchronizer.
-func choiceContextOf(c scan.ChoiceContext, excludeDebug bool) (ChoiceContext, error) {
+func choiceContextOf(blobs *blobCache, c scan.ChoiceContext, excludeDebug bool) (ChoiceContext, error) {
 	data := []byte(`{"values":{`)
 	for i, e := range c.Entries {
 		if i > 0 {
@@ -264,7 +264,7 @@ func choiceContextOf(c scan.ChoiceContext, excludeDebug bool) (ChoiceContext, er
 	data = append(data, "}}"...)
 	out := ChoiceContext{ChoiceContextData: data, DisclosedContracts: make([]DisclosedContract, 0, len(c.Disclosed))}
 	for _, k := range c.Disclosed {
-		d, err := disclosedContractOf(k, c.Synchronizer, excludeDebug)
+		d, err := disclosedContractOf(blobs, k, c.Synchronizer, excludeDebug)
 		if err != nil {
 			return ChoiceContext{}, err
 		}
@@ -277,14 +277,14 @@ func choiceContextOf(c scan.ChoiceContext, excludeDebug bool) (ChoiceContext, er
 // package-id form and its created-event blob as the ledger API's
 // createdEventBlob, with (unless excluded) its package name, create
 // arguments and creation time.
-func disclosedContractOf(c *ledger.Contract, synchronizer string, excludeDebug bool) (DisclosedContract, error) {
-	blob, err := ledger.EncodeContract(c)
+func disclosedContractOf(blobs *blobCache, c *ledger.Contract, synchronizer string, excludeDebug bool) (DisclosedContract, error) {
+	blob, err := blobs.blob(c)
 	if err != nil {
-		return DisclosedContract{}, fault.Wrap(fault.Internal, err, "encode contract %s", c.ID)
+		return DisclosedContract{}, err
 	}
 	d := DisclosedContract{
 		TemplateID: c.Template.Identifier.String(), ContractID: string(c.ID),
-		CreatedEventBlob: base64.StdEncoding.EncodeToString(blob), SynchronizerID: synchronizer,
+		CreatedEventBlob: blob, SynchronizerID: synchronizer,
 	}
 	if excludeDebug {
 		return d, nil
@@ -298,4 +298,52 @@ func disclosedContractOf(c *ledger.Contract, synchronizer string, excludeDebug b
 	}
 	d.DebugPackageName, d.DebugCreatedAt = c.Template.PackageName, c.CreatedAt.String()
 	return d, nil
+}
+
+// blobCache remembers the created-event blobs (base64) of the contracts
+// the registry discloses: every transfer discloses the same few DSO
+// contracts, and encoding the AmuletRules, with its whole configuration
+// schedule, is most of rendering a transfer factory's answer.
+//
+// A blob encodes the whole contract. Of a contract of one ledger, the id
+// fixes the template, argument, parties and creation; what a reassignment
+// or a migration changes is in the key too.
+type blobCache struct {
+	mu sync.Mutex
+	m  map[blobKey]string
+}
+
+type blobKey struct {
+	id                 daml.ContractID
+	synchronizer       ledger.SynchronizerID
+	createdBy          string
+	createdAt          daml.Timestamp
+	migration, counter int64
+}
+
+// blobCacheSize bounds the cache; when full it starts over.
+const blobCacheSize = 256
+
+// blob returns the contract's created-event blob in base64.
+func (bc *blobCache) blob(c *ledger.Contract) (string, error) {
+	k := blobKey{id: c.ID, synchronizer: c.Synchronizer, createdBy: c.CreatedBy, createdAt: c.CreatedAt,
+		migration: c.MigrationID, counter: c.ReassignmentCounter}
+	bc.mu.Lock()
+	s, ok := bc.m[k]
+	bc.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	b, err := ledger.EncodeContract(c)
+	if err != nil {
+		return "", fault.Wrap(fault.Internal, err, "encode contract %s", c.ID)
+	}
+	s = base64.StdEncoding.EncodeToString(b)
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	if bc.m == nil || len(bc.m) >= blobCacheSize {
+		bc.m = make(map[blobKey]string, 16)
+	}
+	bc.m[k] = s
+	return s, nil
 }
