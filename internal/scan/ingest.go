@@ -42,12 +42,7 @@ const ImportWorkflowPrefix = "canton-network-acs-import-"
 // Step ingests what the source has now, one batch after another, until a
 // read finds nothing new (and its checkpoint has moved the watermark to
 // the source's time). It returns the cursor it stored last.
-func (g *Ingester) Step(ctx context.Context) (Cursor, error) { return g.step(ctx, true) }
-
-// step is Step; unless settle, it stops as soon as a batch with updates
-// reaches the source's end, its watermark the last record time there (see
-// Run).
-func (g *Ingester) step(ctx context.Context, settle bool) (Cursor, error) {
+func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 	size := g.BatchSize
 	if size <= 0 {
 		size = DefaultBatchSize
@@ -106,10 +101,9 @@ func (g *Ingester) step(ctx context.Context, settle bool) (Cursor, error) {
 				g.Ingested.Notify()
 			}
 		}
-		if b.Checkpoint.RecordTime != 0 && (b.End == prev || (!settle && len(b.Updates) > 0)) {
+		if b.Checkpoint.RecordTime != 0 && b.End == prev {
 			// Nothing was left: the checkpoint is the source's current
-			// time, which moves the watermark on an idle network. Or the
-			// batch reached the source's end with updates.
+			// time, which moves the watermark on an idle network.
 			return cur, nil
 		}
 	}
@@ -256,11 +250,7 @@ func (g *Ingester) Run(ctx context.Context, wake func(Cursor) daml.Timestamp) er
 		log = slog.Default()
 	}
 	for ctx.Err() == nil {
-		// Unsettled: after a batch that reached the source's end, another
-		// read would find nothing under load, and cost a read of the head
-		// and a store transaction only to move the watermark by the time
-		// since. The next step, at the next commit or wake, moves it.
-		cur, err := g.step(ctx, false)
+		cur, err := g.Step(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("scan ingestion failed; retrying", "err", err)
