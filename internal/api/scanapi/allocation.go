@@ -51,7 +51,7 @@ func (h *Handler) allocationFactory(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	cc, err := choiceContextOf(f.Context, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
+	cc, err := choiceContextOf(&h.blobs, f.Context, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (h *Handler) allocationContext(choice scan.AllocationChoice) handlerFunc {
 		if err != nil {
 			return err
 		}
-		cc, err := choiceContextOf(c, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
+		cc, err := choiceContextOf(&h.blobs, c, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
 		if err != nil {
 			return err
 		}
