@@ -239,4 +239,3 @@ func commandStatus(data []byte, prefix string) (cid, status string) {
 	}
 	return "", ""
 }
-
