@@ -22,7 +22,15 @@
 //   the reason the sender gave) and the SDK's update stream, and a
 //   multi-step deposit accepted;
 // - every party's whole history parsed by the SDK, adding up to its
-//   holdings; the README's wallet-SDK example run as written.
+//   holdings; the README's wallet-SDK example run as written;
+// - allocations (token.allocation.*): one made by alice for a trade bob
+//   settles, listed pending and withdrawn, and self allocations executed
+//   and cancelled;
+// - the validator's external-party API: bob's pre-approval set up
+//   (setup-proposal, prepare-accept, signed, submit-accept) and a send
+//   from him (prepare-send, signed, submit-send) that the validator's
+//   automation completes, followed on Scan's transfer-command status;
+// - the wallet's token-standard transfers, listed as the sender's user.
 //
 // The registry's transferKind is not handed back by the SDK (it keeps only
 // the choice context): the script records the transfer-factory answers the
@@ -67,6 +75,9 @@ const TRANSFER_INSTRUCTION = '#splice-api-token-transfer-instruction-v1:Splice.A
 // ledger's answers to executeAndWait against core-ledger-client-types.
 const checkRegistry = schemaChecker('@canton-network/core-token-standard', 'splice-api-token-transfer-instruction-v1/transfer-instruction-v1.d.ts', 'ti')
 const checkLedger = schemaChecker('@canton-network/core-ledger-client-types', 'openapi-3.5.1.d.ts', 'ledger')
+const checkAllocationFactory = schemaChecker('@canton-network/core-token-standard', 'splice-api-token-allocation-instruction-v1/allocation-instruction-v1.d.ts', 'ai')
+const checkAllocation = schemaChecker('@canton-network/core-token-standard', 'splice-api-token-allocation-v1/allocation-v1.d.ts', 'alloc')
+let allocationAnswers = 0
 const factoryAnswers = []
 let contextAnswers = 0
 const realFetch = globalThis.fetch
@@ -81,6 +92,12 @@ globalThis.fetch = async (input, init) => {
     } else if (/\/registry\/transfer-instruction\/v1\/[^/]+\/choice-contexts\/(accept|reject|withdraw)$/.test(url)) {
         checkRegistry('ChoiceContext', await res.clone().json(), url.replace(/.*\/v1\/[^/]+/, 'v1/{id}'))
         contextAnswers++
+    } else if (url.endsWith('/registry/allocation-instruction/v1/allocation-factory')) {
+        checkAllocationFactory('FactoryWithChoiceContext', await res.clone().json(), 'allocation-factory')
+        allocationAnswers++
+    } else if (/\/registry\/allocations\/v1\/[^/]+\/choice-contexts\/(execute-transfer|withdraw|cancel)$/.test(url)) {
+        checkAllocation('ChoiceContext', await res.clone().json(), url.replace(/.*\/v1\/[^/]+/, 'allocations/{id}'))
+        allocationAnswers++
     } else if (url.endsWith('/v2/interactive-submission/executeAndWait')) {
         checkLedger('ExecuteSubmissionAndWaitResponse', await res.clone().json(), 'executeAndWait')
     }
@@ -600,6 +617,22 @@ await check('MUST', 'a self allocation (alice sender, receiver and executor) cre
     const a = await balance(alice)
     assert(a.eq(a0) && (await lockedOf(alice)).length === 0, `alice ${a0} → ${a}`)
     return `alice ${a0} → ${a}`
+})
+
+await check('MUST', "another self allocation cancelled (token.allocation.cancel: choice-contexts/cancel, Allocation_Cancel) signed by alice: gone, the 2 unlocked back; the registry's allocation answers were the token standard's types", async () => {
+    const a0 = await balance(alice)
+    const ref = `cancelled-trade-${Date.now()}`
+    await submit(alice, await token.allocation.instruction.create({ allocationSpecification: allocationSpec(alice, alice, alice, '2', ref), asset }))
+    const [p] = await allocationsOf(alice, ref)
+    assert(p && (await balance(alice)).eq(a0.minus(2)), 'not allocated')
+    await submit(alice, await token.allocation.cancel({ allocationCid: p.contractId, asset }))
+    assert((await allocationsOf(alice, ref)).length === 0, 'still pending')
+    const a = await balance(alice)
+    assert(a.eq(a0) && (await lockedOf(alice)).length === 0, `alice ${a0} → ${a}`)
+    // three factories; the withdraw context twice (context.withdraw, then
+    // withdraw), execute-transfer and cancel once each
+    assert(allocationAnswers === 7, `${allocationAnswers} allocation registry answers`)
+    return `alice ${a0} → ${a}, ${allocationAnswers} registry answers`
 })
 
 // ---------------------------------------------------------------- the validator's external-party API
