@@ -576,7 +576,7 @@ const allocationsOf = async (who, ref) => (await token.allocation.pending(who.id
 const lockedOf = async (who) => (await token.utxos.list({ partyId: who.id, includeLocked: true })).filter((h) => h.interfaceViewValue.lock)
 
 let allocation
-await check('MUST', 'token.allocation.instruction.create (POST /registry/allocation-instruction/v1/allocation-factory, AllocationFactory_Allocate) alice → bob, executor bob, signed by alice: her allocation pending (token.allocation.pending), the 3 locked', async () => {
+await check('MUST', 'token.allocation.instruction.create (POST /registry/allocation-instruction/v1/allocation-factory, AllocationFactory_Allocate) alice → bob, executor bob, signed by alice: her allocation pending (token.allocation.pending), for bob, the executor, too; the 3 locked', async () => {
     asset = await (await sdk.extend({ asset: { auth: selfSigned('participant_admin'), registries: [REGISTRY] } })).asset.find('Amulet', REGISTRY)
     const a0 = await balance(alice)
     const ref = `trade-${Date.now()}`
@@ -585,6 +585,8 @@ await check('MUST', 'token.allocation.instruction.create (POST /registry/allocat
     assert(p.length === 1, show(await token.allocation.pending(alice.id), 400))
     const v = p[0].interfaceViewValue.allocation
     assert(v.transferLeg.sender === alice.id && v.transferLeg.receiver === bob.id && new Decimal(v.transferLeg.amount).eq(3) && v.settlement.executor === bob.id, show(v, 400))
+    // the executor observes it (AmuletAllocation's observer), to settle it
+    assert((await allocationsOf(bob, ref)).some((c) => c.contractId === p[0].contractId), 'not visible to bob, the executor')
     const a = await balance(alice)
     assert(a0.minus(a).eq(3), `alice ${a0} → ${a}`)
     const locked = await lockedOf(alice)
