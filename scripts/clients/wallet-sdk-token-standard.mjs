@@ -579,6 +579,7 @@ let allocation
 await check('MUST', 'token.allocation.instruction.create (POST /registry/allocation-instruction/v1/allocation-factory, AllocationFactory_Allocate) alice → bob, executor bob, signed by alice: her allocation pending (token.allocation.pending), for bob, the executor, too; the 3 locked', async () => {
     asset = await (await sdk.extend({ asset: { auth: selfSigned('participant_admin'), registries: [REGISTRY] } })).asset.find('Amulet', REGISTRY)
     const a0 = await balance(alice)
+    const allocStart = await sdk.ledger.ledgerEnd()
     const ref = `trade-${Date.now()}`
     await submit(alice, await token.allocation.instruction.create({ allocationSpecification: allocationSpec(alice, bob, bob, '3', ref), asset }))
     const p = await allocationsOf(alice, ref)
@@ -591,11 +592,11 @@ await check('MUST', 'token.allocation.instruction.create (POST /registry/allocat
     assert(a0.minus(a).eq(3), `alice ${a0} → ${a}`)
     const locked = await lockedOf(alice)
     assert(locked.length === 1 && new Decimal(locked[0].interfaceViewValue.amount).eq(3), show(locked, 400))
-    allocation = { cid: p[0].contractId, ref, a0 }
+    allocation = { cid: p[0].contractId, ref, a0, start: allocStart }
     return `${allocation.cid.slice(0, 16)}…, alice ${a0} → ${a}`
 })
 
-await check('MUST', "token.allocation.withdraw (the registry's choice-contexts/withdraw, Allocation_Withdraw) signed by alice, the sender: no longer pending, her 3 unlocked back, nothing locked", async () => {
+await check('MUST', "token.allocation.withdraw (the registry's choice-contexts/withdraw, Allocation_Withdraw) signed by alice, the sender: no longer pending, her 3 unlocked back, nothing locked; the SDK's parser reads the allocation as a MergeSplit and the withdrawal as an Unlock", async () => {
     assert(allocation, 'no allocation')
     const ctx = await token.allocation.context.withdraw({ allocationCid: allocation.cid, registryUrl: REGISTRY })
     assert(ctx.disclosedContracts.length > 0, show(ctx, 300))
@@ -604,7 +605,13 @@ await check('MUST', "token.allocation.withdraw (the registry's choice-contexts/w
     const a = await balance(alice)
     assert(a.eq(allocation.a0), `alice ${allocation.a0} → ${a}`)
     assert((await lockedOf(alice)).length === 0, show(await lockedOf(alice), 300))
-    return `alice ${a}`
+    const end = await sdk.ledger.ledgerEnd()
+    // the SDK's parser (by the results' tx-kind): the allocation a
+    // MergeSplit locking the 3, the withdrawal an Unlock handing it back
+    const got = summary(await parsed(alice, allocation.start, end))
+    const want = [['MergeSplit', null, '3', '-3'], ['Unlock', 'holders released lock', '-3', '3']]
+    assert(show(got.map((g) => [g.type, g.reason, g.locked, g.unlocked])) === show(want), show(got, 1000))
+    return `alice ${a}; parsed ${got.map((g) => g.type).join(', ')}`
 })
 
 await check('MUST', 'a self allocation (alice sender, receiver and executor) created, then token.allocation.execute (choice-contexts/execute-transfer, Allocation_ExecuteTransfer) signed by alice: settled, her balance whole, nothing locked or pending', async () => {
