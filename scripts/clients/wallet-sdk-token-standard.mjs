@@ -614,14 +614,19 @@ await check('MUST', "token.allocation.withdraw (the registry's choice-contexts/w
     return `alice ${a}; parsed ${got.map((g) => g.type).join(', ')}`
 })
 
-await check('MUST', 'a self allocation (alice sender, receiver and executor) created, then token.allocation.execute (choice-contexts/execute-transfer, Allocation_ExecuteTransfer) signed by alice: settled, her balance whole, nothing locked or pending', async () => {
+await check('MUST', 'a self allocation (alice sender, receiver and executor) created, then token.allocation.execute (choice-contexts/execute-transfer, Allocation_ExecuteTransfer) signed by alice: settled, her balance whole, nothing locked or pending; parsed by the SDK as a MergeSplit out of the lock', async () => {
     const a0 = await balance(alice)
     const ref = `self-trade-${Date.now()}`
     await submit(alice, await token.allocation.instruction.create({ allocationSpecification: allocationSpec(alice, alice, alice, '4', ref), asset }))
     const [p] = await allocationsOf(alice, ref)
     assert(p, 'not pending')
     assert((await balance(alice)).eq(a0.minus(4)), 'not locked')
+    const xs = await sdk.ledger.ledgerEnd()
     await submit(alice, await token.allocation.execute({ allocationCid: p.contractId, asset }))
+    // a self transfer out of the lock, which the SDK's parser reads as a
+    // MergeSplit: the 4 leave the lock and come back unlocked
+    const got = summary(await parsed(alice, xs, await sdk.ledger.ledgerEnd()))
+    assert(got.length === 1 && got[0].type === 'MergeSplit' && got[0].locked === '-4' && got[0].unlocked === '4', show(got, 1000))
     assert((await allocationsOf(alice, ref)).length === 0, 'still pending')
     const a = await balance(alice)
     assert(a.eq(a0) && (await lockedOf(alice)).length === 0, `alice ${a0} → ${a}`)
