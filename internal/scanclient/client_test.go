@@ -197,6 +197,10 @@ var reads = []struct {
 		return err
 	}},
 	{"DsoInfo", func(ctx context.Context, c *scanclient.Client) error { _, err := c.DsoInfo(ctx); return err }},
+	{"FeaturedAppRight", func(ctx context.Context, c *scanclient.Client) error {
+		_, err := c.FeaturedAppRight(ctx, "alice::1220")
+		return err
+	}},
 	{"TransferPreapprovalByParty", func(ctx context.Context, c *scanclient.Client) error {
 		_, err := c.TransferPreapprovalByParty(ctx, "alice::1220")
 		return err

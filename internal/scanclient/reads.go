@@ -166,3 +166,25 @@ func (c *Client) TransferPreapprovalByParty(ctx context.Context, party daml.Part
 	}
 	return c.decode(resp.TransferPreapproval, splice.TransferPreapproval{}.TemplateID())
 }
+
+type featuredAppRightResponse struct {
+	FeaturedAppRight *splicewire.Contract `json:"featured_app_right"`
+}
+
+// FeaturedAppRight returns the provider's FeaturedAppRight as the Scans
+// agree on it, or nil when they answer that it has none.
+func (c *Client) FeaturedAppRight(ctx context.Context, provider daml.Party) (*ledger.Contract, error) {
+	path := "/v0/featured-apps/" + url.PathEscape(string(provider))
+	resp, err := bft(ctx, c, "featured app right "+path, func(ctx context.Context, base string) (featuredAppRightResponse, error) {
+		var resp featuredAppRightResponse
+		err := c.call(ctx, base, http.MethodGet, path, nil, nil, &resp)
+		return resp, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if resp.FeaturedAppRight == nil {
+		return nil, nil
+	}
+	return c.decode(&splicewire.ContractWithState{Contract: resp.FeaturedAppRight}, splice.FeaturedAppRight{}.TemplateID())
+}

@@ -13,7 +13,9 @@
 # external parties it makes — offers accepted, rejected and withdrawn,
 # a transfer pre-approval created, renewed and cancelled, self transfers,
 # an exchange's deposits and withdrawal read back with its transaction
-# parser; validator-client.mjs:
+# parser, allocations made, withdrawn, executed and cancelled, the
+# validator's external-party pre-approval setup and send, the wallet's
+# token-standard transfers; validator-client.mjs:
 # Splice's ValidatorInternalClient and ScanProxyClient on /api/validator, last, as it
 # advances the ledger clock), and always stops it. Exit status is non-zero
 # when any fails; all always run.

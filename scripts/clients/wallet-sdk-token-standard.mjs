@@ -22,7 +22,15 @@
 //   the reason the sender gave) and the SDK's update stream, and a
 //   multi-step deposit accepted;
 // - every party's whole history parsed by the SDK, adding up to its
-//   holdings; the README's wallet-SDK example run as written.
+//   holdings; the README's wallet-SDK example run as written;
+// - allocations (token.allocation.*): one made by alice for a trade bob
+//   settles, listed pending and withdrawn, and self allocations executed
+//   and cancelled;
+// - the validator's external-party API: bob's pre-approval set up
+//   (setup-proposal, prepare-accept, signed, submit-accept) and a send
+//   from him (prepare-send, signed, submit-send) that the validator's
+//   automation completes, followed on Scan's transfer-command status;
+// - the wallet's token-standard transfers, listed as the sender's user.
 //
 // The registry's transferKind is not handed back by the SDK (it keeps only
 // the choice context): the script records the transfer-factory answers the
@@ -36,9 +44,10 @@
 // participant_admin, sandnet's validator operator user (LocalNet's
 // ledger-api-user): allocating external parties needs ParticipantAdmin, and
 // the SDK renews a pre-approval as the provider. run.sh sets them.
-// Each check is MUST, or GAP naming an endpoint sandnet does not serve yet.
+// Each check is MUST (a GAP would name an endpoint sandnet does not serve
+// yet; there are none now).
 
-import { SDK } from '@canton-network/wallet-sdk'
+import { SDK, signTransactionHash } from '@canton-network/wallet-sdk'
 import Decimal from 'decimal.js'
 import { execFile } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -66,6 +75,9 @@ const TRANSFER_INSTRUCTION = '#splice-api-token-transfer-instruction-v1:Splice.A
 // ledger's answers to executeAndWait against core-ledger-client-types.
 const checkRegistry = schemaChecker('@canton-network/core-token-standard', 'splice-api-token-transfer-instruction-v1/transfer-instruction-v1.d.ts', 'ti')
 const checkLedger = schemaChecker('@canton-network/core-ledger-client-types', 'openapi-3.5.1.d.ts', 'ledger')
+const checkAllocationFactory = schemaChecker('@canton-network/core-token-standard', 'splice-api-token-allocation-instruction-v1/allocation-instruction-v1.d.ts', 'ai')
+const checkAllocation = schemaChecker('@canton-network/core-token-standard', 'splice-api-token-allocation-v1/allocation-v1.d.ts', 'alloc')
+let allocationAnswers = 0
 const factoryAnswers = []
 let contextAnswers = 0
 const realFetch = globalThis.fetch
@@ -80,6 +92,12 @@ globalThis.fetch = async (input, init) => {
     } else if (/\/registry\/transfer-instruction\/v1\/[^/]+\/choice-contexts\/(accept|reject|withdraw)$/.test(url)) {
         checkRegistry('ChoiceContext', await res.clone().json(), url.replace(/.*\/v1\/[^/]+/, 'v1/{id}'))
         contextAnswers++
+    } else if (url.endsWith('/registry/allocation-instruction/v1/allocation-factory')) {
+        checkAllocationFactory('FactoryWithChoiceContext', await res.clone().json(), 'allocation-factory')
+        allocationAnswers++
+    } else if (/\/registry\/allocations\/v1\/[^/]+\/choice-contexts\/(execute-transfer|withdraw|cancel)$/.test(url)) {
+        checkAllocation('ChoiceContext', await res.clone().json(), url.replace(/.*\/v1\/[^/]+/, 'allocations/{id}'))
+        allocationAnswers++
     } else if (url.endsWith('/v2/interactive-submission/executeAndWait')) {
         checkLedger('ExecuteSubmissionAndWaitResponse', await res.clone().json(), 'executeAndWait')
     }
@@ -529,50 +547,213 @@ await check('MUST', "the README's wallet-SDK token-standard example, run as writ
     }
 })
 
-// ---------------------------------------------------------------- what other endpoints would add
-await check('GAP', 'token.allocation.instruction.create (POST /registry/allocation-instruction/v1/allocation-factory, not served yet) signed by alice: her allocation pending (token.allocation.pending)', async () => {
-    const asset = await (await sdk.extend({ asset: { auth: selfSigned('participant_admin'), registries: [REGISTRY] } })).asset.find('Amulet', REGISTRY)
+// ---------------------------------------------------------------- allocations
+// The SDK's allocation flows (token.allocation.*) through the registry's
+// allocation-factory and allocation choice contexts: an allocation for a
+// trade settled by an executor, made by an external sender, listed pending
+// and withdrawn. Executing or cancelling one needs the executor, the sender
+// and the receiver (the token standard's allocationControllers) in one
+// submission; the SDK's prepare takes one party, so an external party can
+// execute only an allocation in which it is all three: a self allocation,
+// executed below.
+let asset
+function allocationSpec(sender, receiver, executor, amount, ref) {
     const now = Date.now()
-    const allocationSpecification = {
+    return {
         settlement: {
-            executor: bob.id,
-            settlementRef: { id: `trade-${now}`, cid: null },
+            executor: executor.id,
+            settlementRef: { id: ref, cid: null },
             requestedAt: new Date(now - 60e3).toISOString(),
             allocateBefore: new Date(now + 3600e3).toISOString(),
             settleBefore: new Date(now + 7200e3).toISOString(),
             meta: { values: {} },
         },
         transferLegId: 'leg-0',
-        transferLeg: { sender: alice.id, receiver: bob.id, amount: '3', instrumentId: { admin: asset.admin, id: asset.id }, meta: { values: {} } },
+        transferLeg: { sender: sender.id, receiver: receiver.id, amount, instrumentId: { admin: asset.admin, id: asset.id }, meta: { values: {} } },
     }
-    await submit(alice, await token.allocation.instruction.create({ allocationSpecification, asset }))
-    const p = await token.allocation.pending(alice.id)
-    assert(p.length === 1, show(p, 300))
+}
+const allocationsOf = async (who, ref) => (await token.allocation.pending(who.id)).filter((c) => c.interfaceViewValue.allocation.settlement.settlementRef.id === ref)
+const lockedOf = async (who) => (await token.utxos.list({ partyId: who.id, includeLocked: true })).filter((h) => h.interfaceViewValue.lock)
+
+let allocation
+await check('MUST', 'token.allocation.instruction.create (POST /registry/allocation-instruction/v1/allocation-factory, AllocationFactory_Allocate) alice → bob, executor bob, signed by alice: her allocation pending (token.allocation.pending), for bob, the executor, too; the 3 locked', async () => {
+    asset = await (await sdk.extend({ asset: { auth: selfSigned('participant_admin'), registries: [REGISTRY] } })).asset.find('Amulet', REGISTRY)
+    const a0 = await balance(alice)
+    const allocStart = await sdk.ledger.ledgerEnd()
+    const ref = `trade-${Date.now()}`
+    await submit(alice, await token.allocation.instruction.create({ allocationSpecification: allocationSpec(alice, bob, bob, '3', ref), asset }))
+    const p = await allocationsOf(alice, ref)
+    assert(p.length === 1, show(await token.allocation.pending(alice.id), 400))
+    const v = p[0].interfaceViewValue.allocation
+    assert(v.transferLeg.sender === alice.id && v.transferLeg.receiver === bob.id && new Decimal(v.transferLeg.amount).eq(3) && v.settlement.executor === bob.id, show(v, 400))
+    // the executor observes it (AmuletAllocation's observer), to settle it
+    assert((await allocationsOf(bob, ref)).some((c) => c.contractId === p[0].contractId), 'not visible to bob, the executor')
+    const a = await balance(alice)
+    assert(a0.minus(a).eq(3), `alice ${a0} → ${a}`)
+    const locked = await lockedOf(alice)
+    assert(locked.length === 1 && new Decimal(locked[0].interfaceViewValue.amount).eq(3), show(locked, 400))
+    allocation = { cid: p[0].contractId, ref, a0, start: allocStart }
+    return `${allocation.cid.slice(0, 16)}…, alice ${a0} → ${a}`
 })
 
-// The validator's own external-party flows and the wallet's token-standard
-// API, which exchanges and wallet UIs use besides the SDK (the SDK 1.4.0
-// calls neither): each GAP asks the endpoint once, as the operator or as
-// alice's wallet user, and passes once it answers 200.
+await check('MUST', "token.allocation.withdraw (the registry's choice-contexts/withdraw, Allocation_Withdraw) signed by alice, the sender: no longer pending, her 3 unlocked back, nothing locked; the SDK's parser reads the allocation as a MergeSplit and the withdrawal as an Unlock", async () => {
+    assert(allocation, 'no allocation')
+    const ctx = await token.allocation.context.withdraw({ allocationCid: allocation.cid, registryUrl: REGISTRY })
+    assert(ctx.disclosedContracts.length > 0, show(ctx, 300))
+    await submit(alice, await token.allocation.withdraw({ allocationCid: allocation.cid, asset }))
+    assert((await allocationsOf(alice, allocation.ref)).length === 0, 'still pending')
+    const a = await balance(alice)
+    assert(a.eq(allocation.a0), `alice ${allocation.a0} → ${a}`)
+    assert((await lockedOf(alice)).length === 0, show(await lockedOf(alice), 300))
+    const end = await sdk.ledger.ledgerEnd()
+    // the SDK's parser (by the results' tx-kind): the allocation a
+    // MergeSplit locking the 3, the withdrawal an Unlock handing it back
+    const got = summary(await parsed(alice, allocation.start, end))
+    const want = [['MergeSplit', null, '3', '-3'], ['Unlock', 'holders released lock', '-3', '3']]
+    assert(show(got.map((g) => [g.type, g.reason, g.locked, g.unlocked])) === show(want), show(got, 1000))
+    return `alice ${a}; parsed ${got.map((g) => g.type).join(', ')}`
+})
+
+await check('MUST', 'a self allocation (alice sender, receiver and executor) created, then token.allocation.execute (choice-contexts/execute-transfer, Allocation_ExecuteTransfer) signed by alice: settled, her balance whole, nothing locked or pending; parsed by the SDK as a MergeSplit out of the lock', async () => {
+    const a0 = await balance(alice)
+    const ref = `self-trade-${Date.now()}`
+    await submit(alice, await token.allocation.instruction.create({ allocationSpecification: allocationSpec(alice, alice, alice, '4', ref), asset }))
+    const [p] = await allocationsOf(alice, ref)
+    assert(p, 'not pending')
+    assert((await balance(alice)).eq(a0.minus(4)), 'not locked')
+    const xs = await sdk.ledger.ledgerEnd()
+    await submit(alice, await token.allocation.execute({ allocationCid: p.contractId, asset }))
+    // a self transfer out of the lock, which the SDK's parser reads as a
+    // MergeSplit: the 4 leave the lock and come back unlocked
+    const got = summary(await parsed(alice, xs, await sdk.ledger.ledgerEnd()))
+    assert(got.length === 1 && got[0].type === 'MergeSplit' && got[0].locked === '-4' && got[0].unlocked === '4', show(got, 1000))
+    assert((await allocationsOf(alice, ref)).length === 0, 'still pending')
+    const a = await balance(alice)
+    assert(a.eq(a0) && (await lockedOf(alice)).length === 0, `alice ${a0} → ${a}`)
+    return `alice ${a0} → ${a}`
+})
+
+await check('MUST', "another self allocation cancelled (token.allocation.cancel: choice-contexts/cancel, Allocation_Cancel) signed by alice: gone, the 2 unlocked back; the registry's allocation answers were the token standard's types", async () => {
+    const a0 = await balance(alice)
+    const ref = `cancelled-trade-${Date.now()}`
+    await submit(alice, await token.allocation.instruction.create({ allocationSpecification: allocationSpec(alice, alice, alice, '2', ref), asset }))
+    const [p] = await allocationsOf(alice, ref)
+    assert(p && (await balance(alice)).eq(a0.minus(2)), 'not allocated')
+    await submit(alice, await token.allocation.cancel({ allocationCid: p.contractId, asset }))
+    assert((await allocationsOf(alice, ref)).length === 0, 'still pending')
+    const a = await balance(alice)
+    assert(a.eq(a0) && (await lockedOf(alice)).length === 0, `alice ${a0} → ${a}`)
+    // three factories; the withdraw context twice (context.withdraw, then
+    // withdraw), execute-transfer and cancel once each
+    assert(allocationAnswers === 7, `${allocationAnswers} allocation registry answers`)
+    return `alice ${a0} → ${a}, ${allocationAnswers} registry answers`
+})
+
+// ---------------------------------------------------------------- the validator's external-party API
+// The validator's own external-party flows (Splice's
+// /v0/admin/external-party/…, which exchanges use besides the SDK; the
+// SDK 1.4.0 calls none of them): the validator prepares, the party signs
+// the hash with the SDK's signing utils, the validator submits.
 const asUser = (token) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' })
-async function answers(method, path, token, body) {
-    const r = await realFetch(`${VALIDATOR}${path}`, { method, headers: asUser(token), body: body && JSON.stringify(body) })
+async function answers(method, path, token, body, base = VALIDATOR) {
+    const r = await realFetch(`${base}${path}`, { method, headers: asUser(token), body: body && JSON.stringify(body) })
     const text = await r.text()
-    assert(r.status === 200, `${r.status} ${text.slice(0, 200)}`)
+    assert(r.status === 200, `${method} ${path}: ${r.status} ${text.slice(0, 300)}`)
     return JSON.parse(text)
 }
-await check('GAP', "the validator's external-party pre-approval setup for bob (POST /api/validator/v0/admin/external-party/setup-proposal, then …/prepare-accept and …/submit-accept, not served yet): a proposal", async () => {
-    const r = await answers('POST', '/v0/admin/external-party/setup-proposal', process.env.ADMIN_TOKEN, { user_party_id: bob.id })
-    assert(r.contract_id, show(r, 200))
+// a prepared transaction signed by who: the submission the submit
+// endpoints take (hex signature and public key, as Splice's API has them)
+function signed(who, prepared) {
+    assert(/^[0-9a-f]{64}$/.test(prepared.tx_hash) && prepared.transaction, show(prepared, 300))
+    const sig = signTransactionHash(Buffer.from(prepared.tx_hash, 'hex').toString('base64'), who.keys.privateKey)
+    return {
+        submission: {
+            party_id: who.id, transaction: prepared.transaction,
+            signed_tx_hash: Buffer.from(sig, 'base64').toString('hex'),
+            public_key: Buffer.from(who.keys.publicKey, 'base64').toString('hex'),
+        },
+    }
+}
+
+let bobPreapproval
+await check('MUST', "the validator's pre-approval setup for bob: setup-proposal (the operator's ExternalPartySetupProposal), prepare-accept, the tx_hash signed with bob's key (signTransactionHash), submit-accept: his TransferPreapproval, which the scan-proxy's by-party finds (amulet.preapproval.fetchStatus)", async () => {
+    const admin = process.env.ADMIN_TOKEN
+    const { contract_id } = await answers('POST', '/v0/admin/external-party/setup-proposal', admin, { user_party_id: bob.id })
+    assert(contract_id, 'no proposal')
+    const listed = await answers('GET', '/v0/admin/external-party/setup-proposal', admin)
+    assert(listed.contracts.some((c) => c.contract.contract_id === contract_id), show(listed, 300))
+    const prepared = await answers('POST', '/v0/admin/external-party/setup-proposal/prepare-accept', admin, { contract_id, user_party_id: bob.id })
+    const r = await answers('POST', '/v0/admin/external-party/setup-proposal/submit-accept', admin, signed(bob, prepared))
+    assert(r.transfer_preapproval_contract_id && r.update_id, show(r, 300))
+    bobPreapproval = await amulet.preapproval.fetchStatus(bob.id, { intervalMs: 250, timeoutMs: 30000 })
+    assert(bobPreapproval?.contractId === r.transfer_preapproval_contract_id, show(bobPreapproval, 300))
+    const after = await answers('GET', '/v0/admin/external-party/setup-proposal', admin)
+    assert(!after.contracts.some((c) => c.contract.contract_id === contract_id), 'the proposal is still listed')
+    return `${r.transfer_preapproval_contract_id.slice(0, 16)}…, expires ${bobPreapproval.expiresAt.toISOString()}`
 })
-await check('GAP', "the validator's prepare-send from the treasury to alice (POST /api/validator/v0/admin/external-party/transfer-preapproval/prepare-send, then …/submit-send, not served yet): a transaction to sign", async () => {
-    const r = await answers('POST', '/v0/admin/external-party/transfer-preapproval/prepare-send', process.env.ADMIN_TOKEN,
-        { sender_party_id: treasury.id, receiver_party_id: alice.id, amount: 1, expires_at: new Date(Date.now() + 3600e3).toISOString(), nonce: 0 })
-    assert(r.transaction && r.tx_hash, show(r, 200))
+
+// The validator's automation sends the commands of the parties it set up
+// (a ValidatorRight from the setup proposal, as Splice's
+// TransferCommandSendTrigger): bob, now; the receiver needs a pre-approval
+// (alice's, from the withdrawal above).
+await check('MUST', "the validator's prepare-send bob → alice (a TransferCommand, nonce from the scan-proxy's transfer-command-counter), signed by bob, submit-send; Scan's transfer-command/status polled until sent; alice +6, bob's counter's next nonce one more, his balance (GET …/external-party/balance) down 6", async () => {
+    assert(bobPreapproval, 'bob was not set up')
+    const admin = process.env.ADMIN_TOKEN
+    const counter = async () => {
+        const r = await realFetch(`${VALIDATOR}/v0/scan-proxy/transfer-command-counter/${encodeURIComponent(bob.id)}`)
+        const text = await r.text()
+        if (r.status === 404) return 0
+        assert(r.ok, `${r.status} ${text}`)
+        return Number(JSON.parse(text).transfer_command_counter.contract.payload.nextNonce)
+    }
+    const nonce = await counter()
+    const [r0, s0] = [await balance(alice), await balance(bob)]
+    const prepared = await answers('POST', '/v0/admin/external-party/transfer-preapproval/prepare-send', admin,
+        { sender_party_id: bob.id, receiver_party_id: alice.id, amount: 6, expires_at: new Date(Date.now() + 3600e3).toISOString(), nonce, description: 'external send' })
+    assert(prepared.transfer_command_contract_id_prefix, show(prepared, 300))
+    const sent = await answers('POST', '/v0/admin/external-party/transfer-preapproval/submit-send', admin, signed(bob, prepared))
+    assert(sent.update_id, show(sent, 200))
+    const t1 = Date.now()
+    let status
+    for (;;) {
+        const r = await realFetch(`${ROOT}/api/scan/v0/transfer-command/status?sender=${encodeURIComponent(bob.id)}&nonce=${nonce}`)
+        if (r.ok) {
+            const cmds = Object.values((await r.json()).transfer_commands_by_contract_id)
+            assert(cmds.length === 1, show(cmds, 400))
+            status = cmds[0].status
+            if (status.status !== 'created') break
+        }
+        assert(Date.now() - t1 < 30000, `not sent 30 s after submit-send: ${show(status, 200)}`)
+        await sleep(250)
+    }
+    assert(status.status === 'sent', show(status, 300))
+    const [r, sb] = [await balance(alice), await balance(bob)]
+    assert(r.minus(r0).eq(6) && s0.minus(sb).eq(6), `alice ${r0} → ${r}, bob ${s0} → ${sb}`)
+    assert((await counter()) === nonce + 1, `next nonce ${await counter()}, was ${nonce}`)
+    const bal = await answers('GET', `/v0/admin/external-party/balance?party_id=${encodeURIComponent(bob.id)}`, admin)
+    assert(new Decimal(bal.total_unlocked_coin).eq(sb), show(bal, 300))
+    return `sent in ${Date.now() - t1} ms; alice ${r0} → ${r}, bob ${s0} → ${sb}, nonce ${nonce} → ${nonce + 1}`
 })
-await check('GAP', "the wallet's token-standard transfers as alice's user (GET /api/validator/v0/wallet/token-standard/transfers, not served yet)", async () => {
-    const r = await answers('GET', '/v0/wallet/token-standard/transfers', process.env.ALICE_TOKEN)
-    assert(Array.isArray(r.transfers), show(r, 200))
+
+// ---------------------------------------------------------------- the wallet's token-standard API
+await check('MUST', "the wallet's token-standard transfer as alice's user (POST /api/validator/v0/wallet/token-standard/transfers) to the treasury (no pre-approval now): pending; GET …/transfers lists it, the treasury's token.transfer.pending too; withdrawn (…/{cid}/withdraw), gone from both", async () => {
+    const alice = process.env.ALICE_TOKEN
+    const trackingId = `wallet-ts-${Date.now()}`
+    const r = await answers('POST', '/v0/wallet/token-standard/transfers', alice,
+        { receiver_party_id: treasury.id, amount: '2.5', description: 'wallet transfer', expires_at: (Date.now() + 3600e3) * 1000, tracking_id: trackingId })
+    const cid = r.output?.transfer_instruction_cid
+    assert(cid, show(r, 300))
+    const listed = await answers('GET', '/v0/wallet/token-standard/transfers', alice)
+    const mine = listed.transfers.filter((c) => c.contract_id === cid)
+    assert(mine.length === 1, show(listed, 400))
+    const t = mine[0].payload.transfer
+    assert(t.receiver === treasury.id && new Decimal(t.amount).eq(2.5) && t.meta.values[REASON] === 'wallet transfer', show(t, 400))
+    assert((await token.transfer.pending(treasury.id)).some((c) => c.contractId === cid), 'not pending for the treasury')
+    await answers('POST', `/v0/wallet/token-standard/transfers/${encodeURIComponent(cid)}/withdraw`, alice, {})
+    const after = await answers('GET', '/v0/wallet/token-standard/transfers', alice)
+    assert(!after.transfers.some((c) => c.contract_id === cid), show(after, 300))
+    assert(!(await token.transfer.pending(treasury.id)).some((c) => c.contractId === cid), 'still pending for the treasury')
+    return `${listed.transfers.length} listed, ${cid.slice(0, 16)}…`
 })
 
 report('the wallet SDK token-standard flows')

@@ -11,9 +11,8 @@
 // ALICE_TOKEN (from `sandnet token`, for its `static` auth). run.sh sets them.
 //
 // Each check is MUST (the run fails when it fails) or GAP: a call needing an
-// endpoint sandnet does not serve yet (the token-standard registry, Scan's
-// traffic status, the scan proxy's featured apps: each GAP names its
-// endpoint), reported as FAIL GAP without failing the run.
+// endpoint sandnet does not serve yet (each GAP names its endpoint),
+// reported as FAIL GAP without failing the run; there are none now.
 // A GAP check that starts passing says the gap is closed: make it MUST.
 // The external-party flow (keys, topology, interactive submission) is
 // wallet-sdk-external.mjs's; here, its two first calls as a user without
@@ -329,8 +328,8 @@ await check('MUST', 'ledger.internal.submit of an unknown choice rejects with a 
     return e.cause.slice(0, 80)
 })
 
-// ---------------------------------------------------------------- known gaps
-// Each names the endpoint sandnet does not serve yet.
+// ---------------------------------------------------------------- more of the SDK
+// (once known gaps, each now served)
 await check('MUST', 'ledger.dar.check of a built-in package (GET /v2/packages)', async () => {
     const ok = await sdk.ledger.dar.check('dbeda50efee6c5e53959638ef5422116723a9a6137fcdd4d2d82544291726a88')
     return String(ok)
@@ -349,13 +348,30 @@ await check('MUST', 'amulet.tap builds the DevNet tap with the registry (the ins
     assert(text.includes('createdEventBlob'), `no disclosed contract in ${show(cmd, 200)}`)
     return show(cmd, 100)
 })
-await check('GAP', 'amulet.traffic.status (Scan GET /v0/domains/{domain}/members/{member}/traffic-status, not served)', async () => {
+await check('MUST', "amulet.traffic.status (Scan GET /v0/domains/{domain}/members/PAR::{participant}/traffic-status, the participant from GET /v2/parties/participant-id): no extra traffic bought or used (sandnet's synchronizer has no traffic control)", async () => {
     const r = await amulet.traffic.status()
-    return show(r, 100)
+    const t = r?.traffic_status
+    assert(t && t.actual.total_consumed === 0 && t.actual.total_limit === 0 && t.target.total_purchased === 0, show(r, 300))
+    const other = await amulet.traffic.status({ memberId: 'MED::mediator::1220ab' })
+    assert(other?.traffic_status?.target?.total_purchased === 0, show(other, 300))
+    return show(r, 120)
 })
-await check('GAP', 'amulet.featuredApp.rights (GET /api/validator/v0/scan-proxy/featured-apps/{party}, not served)', async () => {
-    const r = await amulet.featuredApp.rights({ partyId: alice, maxRetries: 1, delayMs: 0 })
-    return show(r, 100)
+await check('MUST', 'amulet.featuredApp.rights(alice) (GET /api/validator/v0/scan-proxy/featured-apps/{party}): none, an empty answer; Scan\'s GET /v0/featured-apps/{party} the same', async () => {
+    const none = await amulet.featuredApp.rights({ partyId: alice, maxRetries: 1, delayMs: 0 })
+    assert(none === undefined, show(none, 300))
+    const scan = await (await fetch(`${ROOT}/api/scan/v0/featured-apps/${encodeURIComponent(alice)}`)).json()
+    assert(scan.featured_app_right == null, show(scan, 300))
+})
+// The SDK's grant looks the right up first, 20 times a second apart (its
+// fixed retries), before it self-grants: this check takes 20 s.
+await check('MUST', 'amulet.featuredApp.grant({validatorParty: alice}) (AmuletRules_DevNet_FeatureApp, submitted as alice), then rights(alice): her FeaturedAppRight, the one Scan\'s lookup answers', async () => {
+    const r = await amulet.featuredApp.grant({ validatorParty: alice, maxRetries: 10, delayMs: 250 })
+    assert(r?.contract_id && r.template_id.endsWith(':Splice.Amulet:FeaturedAppRight') && r.payload.provider === alice && r.created_event_blob, show(r, 300))
+    const again = await amulet.featuredApp.rights({ partyId: alice, maxRetries: 1, delayMs: 0 })
+    assert(again?.contract_id === r.contract_id, show(again, 300))
+    const scan = await (await fetch(`${ROOT}/api/scan/v0/featured-apps/${encodeURIComponent(alice)}`)).json()
+    assert(scan.featured_app_right?.contract_id === r.contract_id, show(scan, 300))
+    return `${r.contract_id.slice(0, 16)}…`
 })
 await check('MUST', 'amulet.preapproval.fetchQuick(alice): none (GET .../scan-proxy/transfer-preapprovals/by-party is not served; its 404 reads as none)', async () => {
     const r = await amulet.preapproval.fetchQuick(alice)

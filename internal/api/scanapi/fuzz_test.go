@@ -24,6 +24,7 @@ var fuzzGets = []string{
 	"/v0/ans-entries/by-party/{}", "/v1/domains/{}/parties/{}/participant-id",
 	"/v0/transfer-preapprovals/by-party/{}",
 	"/v0/transfer-command-counter/{}", "/v0/transfer-command/status",
+	"/v0/featured-apps/{}", "/v0/domains/global-domain::1220ab/members/{}/traffic-status",
 }
 
 // FuzzRequests sends arbitrary bodies, query strings and path segments to
@@ -55,6 +56,13 @@ func FuzzRequests(f *testing.F) {
 		if p == "/v0/transfer-command/status" {
 			f.Add(uint8(len(fuzzPosts)+i), "", "sender=alice::1220&nonce=0")
 			f.Add(uint8(len(fuzzPosts)+i), "", "sender=&nonce=99999999999999999999")
+		}
+	}
+	for i, p := range fuzzGets {
+		if strings.Contains(p, "/traffic-status") {
+			f.Add(uint8(len(fuzzPosts)+i), "PAR::p::1220ab", "")
+			f.Add(uint8(len(fuzzPosts)+i), "MED::", "")
+			f.Add(uint8(len(fuzzPosts)+i), "SEQ::a::b::c", "")
 		}
 	}
 	for i := range fuzzGets {

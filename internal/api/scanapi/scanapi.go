@@ -102,6 +102,8 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/sv-bft-sequencers", h.bftSequencers},
 		{"GET /v0/domains/{domain_id}/parties/{party_id}/participant-id", h.participantIDV0},
 		{"GET /v1/domains/{domain_id}/parties/{party_id}/participant-id", h.participantIDV1},
+		{"GET /v0/domains/{domain_id}/members/{member_id}/traffic-status", h.memberTrafficStatus},
+		{"GET /v0/featured-apps/{provider_party_id}", h.featuredAppRight},
 		{"GET /v0/dso-party-id", h.dsoPartyID},
 		{"GET /v0/dso", h.dso},
 		{"POST /v0/amulet-rules", h.amuletRules},

@@ -34,7 +34,7 @@ var fuzzPosts = []string{
 // fuzz target varies.
 var fuzzGets = []string{
 	"/v0/scan-proxy/ans-entries", "/v0/scan-proxy/ans-entries/by-name/{}", "/v0/scan-proxy/ans-entries/by-party/{}",
-	"/v0/scan-proxy/transfer-preapprovals/by-party/{}",
+	"/v0/scan-proxy/transfer-preapprovals/by-party/{}", "/v0/scan-proxy/featured-apps/{}",
 	"/v0/admin/transfer-preapprovals", "/v0/admin/transfer-preapprovals/by-party/{}",
 	"/v0/admin/external-party/balance", "/v0/admin/external-party/setup-proposal",
 	"/v0/scan-proxy/transfer-command-counter/{}", "/v0/scan-proxy/transfer-command/status",

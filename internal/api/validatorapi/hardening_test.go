@@ -49,6 +49,7 @@ func TestErrorsQuoteAShortPrefix(t *testing.T) {
 		{"scan-proxy: by-name", get("/v0/scan-proxy/ans-entries/by-name/"+big, "")},
 		{"scan-proxy: by-party", get("/v0/scan-proxy/ans-entries/by-party/"+big, "")},
 		{"scan-proxy: transfer pre-approval by party", get("/v0/scan-proxy/transfer-preapprovals/by-party/"+big, "")},
+		{"scan-proxy: featured apps", get("/v0/scan-proxy/featured-apps/"+big, "")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,10 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/scanclient"
 )
 
@@ -278,5 +280,28 @@ func (h *Handler) proxyRegistryPost(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	web.WriteJSON(w, http.StatusOK, ans)
+	return nil
+}
+
+// proxyFeaturedAppRight answers GET
+// /v0/scan-proxy/featured-apps/{provider_party_id} with the Scans'
+// answer: the provider's FeaturedAppRight, or an empty answer when it has
+// none (a 200, as Splice's scan-proxy passes the Scan's on).
+func (h *Handler) proxyFeaturedAppRight(w http.ResponseWriter, r *http.Request) error {
+	party := r.PathValue("provider_party_id")
+	if !ledger.ValidPartyID(party) {
+		return fault.New(fault.InvalidArgument, "Could not decode party ID: %s is not of the form <identifier>::<namespace>", fault.Quote(party))
+	}
+	c, err := h.proxy.FeaturedAppRight(r.Context(), daml.Party(party))
+	if err != nil {
+		return err
+	}
+	var out scanapi.FeaturedAppRightResponse
+	if c != nil {
+		if out.FeaturedAppRight, err = splicewire.ContractOf(c); err != nil {
+			return err
+		}
+	}
+	web.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

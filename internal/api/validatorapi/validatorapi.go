@@ -56,6 +56,9 @@ type ScanProxy interface {
 	AnsEntryByName(ctx context.Context, name string) (scanclient.AnsEntry, error)
 	AnsEntryByParty(ctx context.Context, party daml.Party) (scanclient.AnsEntry, error)
 	TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error)
+	// FeaturedAppRight returns the provider's FeaturedAppRight, nil when
+	// it has none.
+	FeaturedAppRight(ctx context.Context, provider daml.Party) (*ledger.Contract, error)
 	// TransferCommandCounter returns a sender's counter; fault.NotFound
 	// when it has none.
 	TransferCommandCounter(ctx context.Context, sender daml.Party) (*ledger.Contract, error)
@@ -190,6 +193,7 @@ func (h *Handler) Register(mux *http.ServeMux, prefix string) {
 		{"GET /v0/scan-proxy/ans-entries/by-name/{name}", h.scanProxy(h.ansEntryByName)},
 		{"GET /v0/scan-proxy/ans-entries/by-party/{party}", h.scanProxy(h.ansEntryByParty)},
 		{"GET /v0/scan-proxy/transfer-preapprovals/by-party/{party}", h.scanProxy(h.transferPreapprovalByParty)},
+		{"GET /v0/scan-proxy/featured-apps/{provider_party_id}", h.scanProxy(h.proxyFeaturedAppRight)},
 		{"GET /v0/scan-proxy/transfer-command-counter/{party}", h.scanProxy(h.proxyTransferCommandCounter)},
 		{"GET /v0/scan-proxy/transfer-command/status", h.scanProxy(h.proxyTransferCommandStatus)},
 		{"GET /v0/scan-proxy/amulet-rules", h.scanProxy(h.proxyAmuletRules)},
