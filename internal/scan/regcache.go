@@ -35,9 +35,11 @@ type IngestObserver interface {
 // label on; any other batch, a failed one, or one that does not start at
 // the label (another process stored the batches in between) drops it,
 // and the next read builds it again. While a batch is being stored the
-// cache is not used, so no read sees the cache older than the store. It
-// is built only once the Scan's history is complete: backfilling writes
-// the past into the active contract set without moving the cursor.
+// cache is used only after one small read has found the store's cursor
+// still where the build was made (the batch is not visible yet), so no
+// read sees the cache older than the store. It is built only once the
+// Scan's history is complete: backfilling writes the past into the
+// active contract set without moving the cursor.
 //
 // A Scan whose store other processes write too (a shared PostgreSQL
 // database) sets Shared: every read then compares the store's cursor with
@@ -250,15 +252,20 @@ func (s *Service) registry(ctx context.Context) (*registryState, error) {
 		return st, nil
 	}
 	c.mu.Lock()
-	gen, pending := c.gen, c.pending
+	gen, pending, held := c.gen, c.pending, c.held
 	c.mu.Unlock()
-	if pending {
-		// The store may or may not hold the batch yet: read it.
-		return readRegistryState(ctx, s)
-	}
 	cur, err := s.Store.Cursor(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if pending {
+		// A batch is being stored. The store moves its cursor in the
+		// batch's transaction: while the cursor is still the build's,
+		// the batch is not visible and the build is the store's state.
+		if held != nil && held.cursor == cur.Offset {
+			return held, nil
+		}
+		return readRegistryState(ctx, s)
 	}
 	if st != nil && st.cursor == cur.Offset {
 		return st, nil
