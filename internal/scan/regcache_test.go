@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -367,5 +368,101 @@ func TestRegistryCacheBatches(t *testing.T) {
 				t.Errorf("builds: %d, want %d", c.Builds(), tc.wantBuilds)
 			}
 		})
+	}
+}
+
+// TestRegistryCacheConcurrent answers from the cache while the Scan
+// ingests in the background (Ingester.Run) and the ledger creates and
+// archives a pre-approval and moves rounds on: every answer succeeds, and
+// once ingestion has stopped and caught up the cache answers as the store.
+// Run with -race.
+func TestRegistryCacheConcurrent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	cfg := scan.Config{DSO: e.seeded.DSOParty}
+	cache := scan.NewRegistryCache()
+	cached := &scan.Service{Config: cfg, Store: e.store, Source: e.src, Registry: cache}
+	uncached := &scan.Service{Config: cfg, Store: e.store, Source: e.src}
+	e.ing.Observer = cache
+	auto := splice.NewDSOAutomation(e.net, e.seeded, nil)
+	if _, err := auto.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	alice, bob := e.seeded.Users[0].Party, e.seeded.Users[1].Party
+	v := e.seeded.Validator
+
+	runCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	// Before the env closes its stores, on failure too.
+	t.Cleanup(func() { stop(); wg.Wait() })
+	wg.Go(func() { _ = e.ing.Run(runCtx, nil) })
+	var answers atomic.Int64
+	for range 2 {
+		wg.Go(func() {
+			for runCtx.Err() == nil {
+				tf, err := cached.TransferFactory(ctx, alice, bob)
+				if err != nil && !fault.Is(err, fault.NotFound) { // nothing ingested yet
+					t.Errorf("transfer factory: %v", err)
+					return
+				}
+				if err == nil && tf.Kind != scan.TransferOffer && tf.Kind != scan.TransferDirect {
+					t.Errorf("kind %s", tf.Kind)
+				}
+				answers.Add(1)
+			}
+		})
+	}
+	for i := range 3 {
+		ac, err := splice.LoadAmuletContext(ctx, e.net.Store(), e.seeded.DSOParty, e.net.Clock().Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.net.Submit(ctx, ledger.Command{
+			Participant: v.Participant, UserID: v.OperatorUser, ActAs: []daml.Party{bob, v.Party}, Disclosed: ac.Disclosed(),
+			CommandID: splice.CommandID("preapprove"),
+			Run: func(tx *ledger.Tx) error {
+				_, err := ledger.Exercise[splice.AmuletRulesCreateTransferPreapprovalResult](tx, ac.AmuletRules.ID, "AmuletRules_CreateTransferPreapproval",
+					splice.AmuletRulesCreateTransferPreapproval{
+						Context: ac.PaymentContext(), Receiver: bob, Provider: v.Party, ExpectedDso: &e.seeded.DSOParty,
+						ExpiresAt: e.net.Clock().Now() + daml.Timestamp((24 * time.Hour).Microseconds()),
+					})
+				return err
+			},
+		}); err != nil {
+			t.Fatalf("pre-approve %d: %v", i, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		pres, err := splice.Active[splice.TransferPreapproval](ctx, e.net.Store(), e.seeded.DSOParty)
+		if err != nil || len(pres) != 1 {
+			t.Fatalf("pre-approvals: %d (%v), want 1", len(pres), err)
+		}
+		pre := pres[0].ID
+		if _, err := e.net.Submit(ctx, ledger.Command{
+			Participant: v.Participant, UserID: v.OperatorUser, ActAs: []daml.Party{bob}, CommandID: splice.CommandID("cancel"),
+			Run: func(tx *ledger.Tx) error {
+				_, err := ledger.Exercise[splice.TransferPreapprovalCancelResult](tx, pre, "TransferPreapproval_Cancel", splice.TransferPreapprovalCancel{P: bob})
+				return err
+			},
+		}); err != nil {
+			t.Fatalf("cancel %d: %v", i, err)
+		}
+		if _, err := e.net.AdvanceClock(ctx, splice.DefaultTickDuration); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := auto.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	wg.Wait()
+	e.step(t)
+	want := registryAnswers(ctx, uncached, alice, []daml.Party{bob}, []daml.Party{v.Party})
+	if got := registryAnswers(ctx, cached, alice, []daml.Party{bob}, []daml.Party{v.Party}); got != want {
+		t.Errorf("after ingestion stopped (-store +cached):\n%s", cmp.Diff(want, got))
+	}
+	if answers.Load() == 0 {
+		t.Error("no answers while ingesting")
 	}
 }
