@@ -466,3 +466,35 @@ func TestRegistryCacheConcurrent(t *testing.T) {
 		t.Error("no answers while ingesting")
 	}
 }
+
+// TestRegistryCacheShared checks a cache over a store that other
+// processes ingest into: a batch stored elsewhere, which this process's
+// ingester never sees, is in the next answer.
+func TestRegistryCacheShared(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, _ := instructionEnv(t, false)
+	st := svc.Store.(*fakeStore)
+	st.cursor = 7
+	c := scan.NewRegistryCache()
+	c.Shared = true
+	svc.Registry = c
+	factory := func() daml.ContractID {
+		t.Helper()
+		tf, err := svc.TransferFactory(ctx, "alice::1", "carol::1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tf.Factory.ID
+	}
+	if got := factory(); got != "00epar" {
+		t.Fatalf("first factory %s", got)
+	}
+	if got := factory(); got != "00epar" || c.Builds() != 1 {
+		t.Fatalf("second factory %s, %d builds, want the first build", got, c.Builds())
+	}
+	st.ingest(8, dsoContract(t, "00epar2", splice.ExternalPartyAmuletRules{DSO: "dso::1220"}))
+	if got := factory(); got != "00epar2" || c.Builds() != 2 {
+		t.Errorf("after another process's batch: factory %s, %d builds, want 00epar2 from a second build", got, c.Builds())
+	}
+}
