@@ -86,10 +86,17 @@ func newScanNode(st scan.Store, src scan.Source, cfg scan.Config, k int, period 
 		return 0
 	})
 	reg.MustRegister(snapshotSeconds, snapshotContracts, backfilled, complete)
+	// The registry's cache follows this process's ingester; on PostgreSQL
+	// other processes may ingest into the same schema, so it also checks
+	// the store's cursor.
+	registry := scan.NewRegistryCache()
+	_, registry.Shared = st.(*pgstore.Scan)
 	return &scanNode{
-		store:    st,
-		service:  &scan.Service{Config: cfg, Store: st, Source: src},
-		ingester: &scan.Ingester{Source: src, Store: st, Logger: log, Ingested: ingested, DSO: cfg.DSO, SV: cfg.SV},
+		store:   st,
+		service: &scan.Service{Config: cfg, Store: st, Source: src, Registry: registry},
+		ingester: &scan.Ingester{
+			Source: src, Store: st, Logger: log, Ingested: ingested, DSO: cfg.DSO, SV: cfg.SV, Observer: registry,
+		},
 		backfiller: &scan.Backfiller{
 			Store: st, DSO: cfg.DSO, Logger: log, Ingested: ingested,
 			Stored: func(updates, imports int) {

@@ -51,11 +51,15 @@ type AllocationFactory struct {
 // disclosed without a key. The choice's arguments are not read: the
 // ledger checks them when the choice runs.
 func (s *Service) AllocationFactory(ctx context.Context) (AllocationFactory, error) {
-	factory, err := s.latest(ctx, KeyOfTemplate[splice.ExternalPartyAmuletRules](), "ExternalPartyAmuletRules")
+	st, err := s.registry(ctx)
 	if err != nil {
 		return AllocationFactory{}, err
 	}
-	cc, err := s.amuletRulesContext(ctx)
+	factory, err := st.externalPartyAmuletRules()
+	if err != nil {
+		return AllocationFactory{}, err
+	}
+	cc, err := s.amuletRulesContext(ctx, st)
 	if err != nil {
 		return AllocationFactory{}, err
 	}
@@ -89,16 +93,18 @@ func (s *Service) AllocationContext(ctx context.Context, id daml.ContractID, cho
 	if err != nil {
 		return ChoiceContext{}, err
 	}
-	cc, err := s.amuletRulesContext(ctx)
+	st, err := s.registry(ctx)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	cc, err := s.amuletRulesContext(ctx, st)
 	if err != nil {
 		return ChoiceContext{}, err
 	}
 	var featured *ledger.Contract
 	if choice == ChoiceExecuteTransfer {
 		// Only a settlement may be featured, its executor the provider.
-		if featured, err = s.featuredAppRight(ctx, settlement.Executor); err != nil {
-			return ChoiceContext{}, err
-		}
+		featured = st.featured[settlement.Executor]
 	}
 	if !lockActive {
 		if choice == ChoiceExecuteTransfer {

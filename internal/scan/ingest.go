@@ -33,6 +33,9 @@ type Ingester struct {
 	// SV is the Scan's own SV party: a history that starts with its
 	// joining transaction is backfilled from peers.
 	SV daml.Party
+	// Observer, when set, is told of every batch as it is stored (the
+	// Scan's RegistryCache).
+	Observer IngestObserver
 }
 
 // ImportWorkflowPrefix starts the workflow id of an ACS import update,
@@ -86,7 +89,7 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 			next.Watermark = max(next.Watermark, b.Checkpoint.RecordTime)
 		}
 		if next != cur {
-			if err := g.Store.Ingest(ctx, cur, next, b.Updates); fault.Is(err, fault.Aborted) {
+			if err := g.ingest(ctx, cur, next, b.Updates); fault.Is(err, fault.Aborted) {
 				// Another ingester stored this batch (several processes
 				// share one database): carry on from where it got to.
 				if cur, err = g.Store.Cursor(ctx); err != nil {
@@ -107,6 +110,17 @@ func (g *Ingester) Step(ctx context.Context) (Cursor, error) {
 			return cur, nil
 		}
 	}
+}
+
+// ingest stores a batch, telling the Observer before and after.
+func (g *Ingester) ingest(ctx context.Context, prev, next Cursor, updates []Update) error {
+	if g.Observer == nil {
+		return g.Store.Ingest(ctx, prev, next, updates)
+	}
+	g.Observer.BeginIngest()
+	err := g.Store.Ingest(ctx, prev, next, updates)
+	g.Observer.EndIngest(prev, next, updates, err)
+	return err
 }
 
 // begin reads the participant's stream from its start up to the update the

@@ -39,6 +39,10 @@ type Service struct {
 	Config Config
 	Store  Store
 	Source Source
+	// Registry, when set, caches what the token-standard registry reads;
+	// the Ingester that fills Store must have it as its Observer. Nil
+	// reads the store on every request.
+	Registry *RegistryCache
 
 	// supply caches TotalSupply's sum of the latest snapshot.
 	supply supplyCache

@@ -1,9 +1,7 @@
 package scan
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -108,11 +106,15 @@ var AmuletTransferInstructionKey = TemplateKey{
 // TransferPreapproval (expired or not), else offer. Nothing else about the
 // transfer is checked here; the ledger checks it when the choice runs.
 func (s *Service) TransferFactory(ctx context.Context, sender, receiver daml.Party) (TransferFactory, error) {
-	cc, err := s.amuletRulesContext(ctx)
+	st, err := s.registry(ctx)
 	if err != nil {
 		return TransferFactory{}, err
 	}
-	factory, err := s.latest(ctx, KeyOfTemplate[splice.ExternalPartyAmuletRules](), "ExternalPartyAmuletRules")
+	cc, err := s.amuletRulesContext(ctx, st)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	factory, err := st.externalPartyAmuletRules()
 	if err != nil {
 		return TransferFactory{}, err
 	}
@@ -121,18 +123,10 @@ func (s *Service) TransferFactory(ctx context.Context, sender, receiver daml.Par
 	if sender == receiver {
 		// A self-transfer needs no pre-approval.
 		out.Kind = TransferSelf
-	} else {
-		p, err := s.TransferPreapproval(ctx, receiver)
-		if err != nil {
-			return TransferFactory{}, err
-		}
-		if p != nil {
-			out.Kind = TransferDirect
-			preapproval = p.Contract
-			if featured, err = s.featuredAppRight(ctx, p.Payload.Provider); err != nil {
-				return TransferFactory{}, err
-			}
-		}
+	} else if p := st.preapprovals[receiver]; p != nil {
+		out.Kind = TransferDirect
+		preapproval = p.Contract
+		featured = st.featured[p.Payload.Provider]
 	}
 	if featured != nil {
 		cc.add(ContextKeyFeaturedAppRight, featured)
@@ -176,7 +170,11 @@ func (s *Service) TransferInstructionContext(ctx context.Context, id daml.Contra
 	if err != nil {
 		return ChoiceContext{}, err
 	}
-	cc, err := s.amuletRulesContext(ctx)
+	st, err := s.registry(ctx)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	cc, err := s.amuletRulesContext(ctx, st)
 	if err != nil {
 		return ChoiceContext{}, err
 	}
@@ -225,33 +223,25 @@ func transferInstructionFields(c *ledger.Contract) (daml.ContractID, daml.Timest
 // the AmuletRules and the latest usable open round (Splice still sends
 // both, though splice-amulet 0.1.22's transfers ignore them), then the
 // newer of the two external-party config states when there are exactly
-// two, the only entry 0.1.22 reads.
-func (s *Service) amuletRulesContext(ctx context.Context) (ChoiceContext, error) {
+// two, the only entry 0.1.22 reads. What depends on the time (the round,
+// the synchronizer) is chosen now, from the state.
+func (s *Service) amuletRulesContext(ctx context.Context, st *registryState) (ChoiceContext, error) {
 	now, err := s.Now(ctx)
 	if err != nil {
 		return ChoiceContext{}, err
 	}
-	rulesC, err := s.latest(ctx, KeyOfTemplate[splice.AmuletRules](), "AmuletRules")
+	if st.rules == nil {
+		return ChoiceContext{}, fault.New(fault.NotFound, "No active %s contract", "AmuletRules")
+	}
+	round, err := st.latestUsableOpenRound(now)
 	if err != nil {
 		return ChoiceContext{}, err
 	}
-	rules, err := splice.Decode[splice.AmuletRules](rulesC)
-	if err != nil {
-		return ChoiceContext{}, fault.Wrap(fault.Internal, err, "decode %s", rulesC.ID)
-	}
-	round, err := s.latestUsableOpenRound(ctx, now)
-	if err != nil {
-		return ChoiceContext{}, err
-	}
-	cc := ChoiceContext{Synchronizer: activeSynchronizer(rules.Payload, now)}
-	cc.add(ContextKeyAmuletRules, rulesC)
+	cc := ChoiceContext{Synchronizer: activeSynchronizer(st.rulesValue, now)}
+	cc.add(ContextKeyAmuletRules, st.rules)
 	cc.add(ContextKeyOpenRound, round)
-	state, err := s.latestExternalPartyConfigState(ctx)
-	if err != nil {
-		return ChoiceContext{}, err
-	}
-	if state != nil {
-		cc.add(ContextKeyExternalPartyConfigState, state)
+	if st.configState != nil {
+		cc.add(ContextKeyExternalPartyConfigState, st.configState)
 	}
 	return cc, nil
 }
@@ -269,70 +259,49 @@ func activeSynchronizer(r splice.AmuletRules, now daml.Timestamp) string {
 }
 
 // latestUsableOpenRound is the open round with the highest number that has
-// opened by now; none is Splice's fault.NotFound.
-func (s *Service) latestUsableOpenRound(ctx context.Context, now daml.Timestamp) (*ledger.Contract, error) {
-	rounds, err := ActiveDecoded[splice.OpenMiningRound](ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	var best *splice.Contract[splice.OpenMiningRound]
-	for i := range rounds {
-		r := &rounds[i]
-		if r.Payload.OpensAt <= now && (best == nil || r.Payload.Round.Number > best.Payload.Round.Number) {
+// opened by now (the first created on a tie); none is Splice's
+// fault.NotFound.
+func (st *registryState) latestUsableOpenRound(now daml.Timestamp) (*ledger.Contract, error) {
+	var best *round
+	for i := range st.rounds {
+		r := &st.rounds[i]
+		if r.opensAt <= now && (best == nil || r.number > best.number) {
 			best = r
 		}
 	}
 	if best == nil {
 		return nil, fault.New(fault.NotFound, "No open usable OpenMiningRound found.")
 	}
-	return best.Contract, nil
+	return best.contract, nil
 }
 
-// latestExternalPartyConfigState is the one of the two config states with
-// the later targetArchiveAfter, or nil unless there are exactly two, as
-// Splice's store pairs them.
-func (s *Service) latestExternalPartyConfigState(ctx context.Context) (*ledger.Contract, error) {
-	states, err := ActiveDecoded[splice.ExternalPartyConfigState](ctx, s)
-	if err != nil || len(states) != 2 {
-		return nil, err
+// externalPartyAmuletRules is the last created ExternalPartyAmuletRules;
+// none is a fault.NotFound.
+func (st *registryState) externalPartyAmuletRules() (*ledger.Contract, error) {
+	if st.factory == nil {
+		return nil, fault.New(fault.NotFound, "No active %s contract", "ExternalPartyAmuletRules")
 	}
-	// A stable sort, as Splice's: on a tie the later created is the newer.
-	slices.SortStableFunc(states, func(a, b splice.Contract[splice.ExternalPartyConfigState]) int {
-		return cmp.Compare(a.Payload.TargetArchiveAfter, b.Payload.TargetArchiveAfter)
-	})
-	return states[1].Contract, nil
+	return st.factory, nil
 }
 
 // TransferPreapproval is the receiver's pre-approval with the latest
 // validFrom (the later created on a tie), expired or not, or nil: the one
 // Splice's Scan answers and its transfer factory uses.
 func (s *Service) TransferPreapproval(ctx context.Context, receiver daml.Party) (*splice.Contract[splice.TransferPreapproval], error) {
-	all, err := ActiveDecoded[splice.TransferPreapproval](ctx, s)
+	st, err := s.registry(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var best *splice.Contract[splice.TransferPreapproval]
-	for i := range all {
-		p := &all[i]
-		if p.Payload.Receiver == receiver && (best == nil || p.Payload.ValidFrom >= best.Payload.ValidFrom) {
-			best = p
-		}
-	}
-	return best, nil
+	return st.preapprovals[receiver], nil
 }
 
 // featuredAppRight is the provider's first FeaturedAppRight, or nil.
 func (s *Service) featuredAppRight(ctx context.Context, provider daml.Party) (*ledger.Contract, error) {
-	rights, err := ActiveDecoded[splice.FeaturedAppRight](ctx, s)
+	st, err := s.registry(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rights {
-		if r.Payload.Provider == provider {
-			return r.Contract, nil
-		}
-	}
-	return nil, nil
+	return st.featured[provider], nil
 }
 
 // latest is the last created active contract of a template; none is a

@@ -65,11 +65,12 @@ func Open(ctx context.Context, dir string) (*Net, error) {
 	}
 	sv := n.Seeded.SVs[0]
 	src := &scan.NetworkSource{Network: n.Network, Participant: sv.Participant, DSO: n.Seeded.DSOParty}
+	registry := scan.NewRegistryCache()
 	n.Scan = &scan.Service{
 		Config: scan.Config{DSO: n.Seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: n.Seeded.AnsAcronym},
-		Store:  n.ScanStore, Source: src,
+		Store:  n.ScanStore, Source: src, Registry: registry,
 	}
-	n.Ingester = &scan.Ingester{Source: src, Store: n.ScanStore, DSO: n.Seeded.DSOParty}
+	n.Ingester = &scan.Ingester{Source: src, Store: n.ScanStore, DSO: n.Seeded.DSOParty, Observer: registry}
 	mux := http.NewServeMux()
 	api := scanapi.New(scanapi.Config{Service: n.Scan, Registry: n.Network.Registry(), Logger: slog.New(slog.DiscardHandler), SVUser: sv.OperatorUser})
 	api.Register(mux, scanapi.Prefix)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -279,11 +280,20 @@ func startScan(b *testing.B, e *env) (*httptest.Server, func()) {
 	}
 	sv := e.seeded.SVs[0]
 	src := &scan.NetworkSource{Network: e.net, Participant: sv.Participant, DSO: e.seeded.DSOParty}
+	// The registry's cache, as sandnet start has it;
+	// SANDNET_BENCH_UNCACHED_REGISTRY=1 leaves it out, to compare.
+	var registry *scan.RegistryCache
+	if os.Getenv("SANDNET_BENCH_UNCACHED_REGISTRY") != "1" {
+		registry = scan.NewRegistryCache()
+	}
 	svc := &scan.Service{
 		Config: scan.Config{DSO: e.seeded.DSOParty, SV: sv.Party, SVName: sv.Name, AnsAcronym: e.seeded.AnsAcronym},
-		Store:  st, Source: src,
+		Store:  st, Source: src, Registry: registry,
 	}
 	ing := &scan.Ingester{Source: src, Store: st, DSO: e.seeded.DSOParty, SV: sv.Party, Logger: discard}
+	if registry != nil {
+		ing.Observer = registry
+	}
 	if _, err := ing.Step(ctx); err != nil {
 		b.Fatal(err)
 	}
