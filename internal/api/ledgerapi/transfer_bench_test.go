@@ -51,7 +51,7 @@ const transferFactoryInterface = "#splice-api-token-transfer-instruction-v1:Spli
 // submit-and-wait with 16 clients (as BenchmarkSubmitAndWait's http
 // case) and reports the ratio as ratio-to-submit-and-wait.
 //
-//	go test -run '^$' -bench BenchmarkTokenStandardTransfer -benchtime 400x ./internal/api/ledgerapi/
+//	go test -run '^$' -bench BenchmarkTokenStandardTransfer -benchtime 1000x ./internal/api/ledgerapi/
 func BenchmarkTokenStandardTransfer(b *testing.B) {
 	const senders = 16
 	batches := &batchCounter{}
