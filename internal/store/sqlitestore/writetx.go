@@ -29,6 +29,15 @@ VALUES (?, ?, ?, ?)`
 	// (a JSON array) in one participant's stream.
 	sqlInsertUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
 SELECT ?1, value, ?2 FROM json_each(?3)`
+	// sqlInsertHostedUpdateParties is sqlInsertUpdateParties for a
+	// transaction: only the informees the participant (?4) hosts are
+	// indexed, as only those a stream's party filter can name (see
+	// [ledger.UpdateQuery.Parties]). A transfer's informees are mostly
+	// hosted on one participant each, so this writes about a third of the
+	// rows, each a leaf page of its own in the commit.
+	sqlInsertHostedUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
+SELECT ?1, value, ?2 FROM json_each(?3)
+WHERE EXISTS (SELECT 1 FROM hostings WHERE party = value AND participant_id = ?4)`
 	sqlInsertContract = `INSERT INTO contracts
 (contract_id, package_name, module, entity, migration_id, created_update_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
 RETURNING seq`
@@ -43,7 +52,7 @@ WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS 
 // hotStatements are prepared at open.
 var hotStatements = append([]string{
 	sqlHead, sqlHeadOffsets, sqlAdvanceHead, sqlInsertTransaction, sqlAdvanceOffset,
-	sqlInsertParticipantUpdate, sqlInsertUpdateParties, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
+	sqlInsertParticipantUpdate, sqlInsertUpdateParties, sqlInsertHostedUpdateParties, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
 	sqlDeleteStakeholders, sqlInactive,
 }, completions.Statements()...)
 
@@ -99,10 +108,8 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 	if err != nil {
 		return err
 	}
-	// Every informee is indexed in each stream: the participants in offsets
-	// are those that host some informee, and rows for the informees a
-	// participant does not host are harmless (a filter names hosted parties).
-	return w.appendUpdate(ctx, tx, body, tx.Informees(), offsets, func() error {
+	// Each stream indexes the informees its participant hosts.
+	return w.appendUpdate(ctx, tx, body, tx.Informees(), true, offsets, func() error {
 		for i := range tx.Events {
 			e := &tx.Events[i]
 			switch {
@@ -131,7 +138,7 @@ func (w *writeTx) AppendTopology(ctx context.Context, t *ledger.TopologyTransact
 	}
 	head := &ledger.Transaction{UpdateID: t.UpdateID, Synchronizer: t.Synchronizer, MigrationID: t.MigrationID,
 		RecordTime: t.RecordTime, EffectiveAt: t.RecordTime}
-	return w.appendUpdate(ctx, head, body, t.Parties(), offsets, nil)
+	return w.appendUpdate(ctx, head, body, t.Parties(), false, offsets, nil)
 }
 
 // AppendReassignment advances the head, stores one half of a
@@ -164,13 +171,17 @@ func (w *writeTx) AppendReassignment(ctx context.Context, r *ledger.Reassignment
 			return nil
 		}
 	}
-	return w.appendUpdate(ctx, head, body, r.Parties(), offsets, apply)
+	return w.appendUpdate(ctx, head, body, r.Parties(), false, offsets, apply)
 }
 
 // appendUpdate is the common part of both appends: tx carries the update's
-// columns, body its blob, parties the index entries of every stream, and
-// apply (when set) its effect on the active contract set.
-func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body []byte, inf []daml.Party,
+// columns, body its blob, parties the index entries of every stream (with
+// hostedOnly, only those the stream's participant hosts: a topology
+// transaction's parties and a reassignment's stakeholders are indexed
+// whatever the hostings, as a revocation's party is no longer hosted when
+// it is appended), and apply (when set) its effect on the active contract
+// set.
+func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body []byte, inf []daml.Party, hostedOnly bool,
 	offsets map[ledger.ParticipantID]ledger.Offset, apply func() error) error {
 	// Check and advance in one statement: the record time must increase
 	// within a migration, and migrations never go back.
@@ -228,7 +239,12 @@ func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body
 		if len(inf) == 0 {
 			continue // json.Marshal made null
 		}
-		if _, err := w.ExecContext(ctx, sqlInsertUpdateParties, ordinal, int64(po.Offset), string(informees)); err != nil {
+		if hostedOnly {
+			_, err = w.ExecContext(ctx, sqlInsertHostedUpdateParties, ordinal, int64(po.Offset), string(informees), string(po.Participant))
+		} else {
+			_, err = w.ExecContext(ctx, sqlInsertUpdateParties, ordinal, int64(po.Offset), string(informees))
+		}
+		if err != nil {
 			return interpret(err)
 		}
 	}
