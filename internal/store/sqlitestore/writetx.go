@@ -29,15 +29,19 @@ VALUES (?, ?, ?, ?)`
 	// (a JSON array) in one participant's stream.
 	sqlInsertUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
 SELECT ?1, value, ?2 FROM json_each(?3)`
-	// sqlInsertHostedUpdateParties is sqlInsertUpdateParties for a
-	// transaction: only the informees the participant (?4) hosts are
-	// indexed, as only those a stream's party filter can name (see
+	// sqlInsertHostedUpdateParties indexes a transaction in every stream
+	// it goes to (?1, a JSON array of participant ids, whose last offsets
+	// the statements before moved to the transaction's) under the
+	// informees (?2, a JSON array) that the stream's participant hosts, as
+	// only those a stream's party filter can name (see
 	// [ledger.UpdateQuery.Parties]). A transfer's informees are mostly
 	// hosted on one participant each, so this writes about a third of the
-	// rows, each a leaf page of its own in the commit.
+	// rows of indexing every informee in every stream, each a leaf page of
+	// its own in the commit, and in one statement for all the streams.
 	sqlInsertHostedUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
-SELECT ?1, value, ?2 FROM json_each(?3)
-WHERE EXISTS (SELECT 1 FROM hostings WHERE party = value AND participant_id = ?4)`
+SELECT DISTINCT p.ordinal, h.party, p.last_offset
+FROM json_each(?2) AS i JOIN hostings AS h ON h.party = i.value JOIN participants AS p ON p.id = h.participant_id
+WHERE p.id IN (SELECT value FROM json_each(?1))`
 	sqlInsertContract = `INSERT INTO contracts
 (contract_id, package_name, module, entity, migration_id, created_update_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
 RETURNING seq`
@@ -236,17 +240,26 @@ func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body
 		if err != nil {
 			return interpret(err)
 		}
-		if len(inf) == 0 {
-			continue // json.Marshal made null
+		if len(inf) == 0 || hostedOnly {
+			continue // json.Marshal made null; or below
 		}
-		if hostedOnly {
-			_, err = w.ExecContext(ctx, sqlInsertHostedUpdateParties, ordinal, int64(po.Offset), string(informees), string(po.Participant))
-		} else {
-			_, err = w.ExecContext(ctx, sqlInsertUpdateParties, ordinal, int64(po.Offset), string(informees))
-		}
-		if err != nil {
+		if _, err := w.ExecContext(ctx, sqlInsertUpdateParties, ordinal, int64(po.Offset), string(informees)); err != nil {
 			return interpret(err)
 		}
+	}
+	if len(inf) == 0 || !hostedOnly || len(offsets) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(offsets))
+	for p := range offsets {
+		ids = append(ids, string(p))
+	}
+	participants, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	if _, err := w.ExecContext(ctx, sqlInsertHostedUpdateParties, string(participants), string(informees)); err != nil {
+		return interpret(err)
 	}
 	return nil
 }
