@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -70,13 +71,31 @@ func BenchmarkAppend(b *testing.B, s ledger.Store, goroutines int) {
 // transfer's transaction, one writer: it archives the last one's change
 // and creates the receiver's amulet and the sender's change (stakeholders
 // the DSO and the owner, the receiver observing the change), in the
-// streams of both participants, so that every per-participant,
-// per-informee and per-stakeholder row of the write path is written
-// several times. It reports transactions per second as "tx/s".
+// streams of five participants as on a network of four SVs (three more
+// hosting the DSO), so that every per-participant, per-informee and
+// per-stakeholder row of the write path is written several times. It
+// reports transactions per second as "tx/s".
 func BenchmarkAppendTransfer(b *testing.B, s ledger.Store) {
 	ctx := context.Background()
 	setupNetwork(b, s)
-	both := []ledger.ParticipantID{par1.ID, par2.ID}
+	all := []ledger.ParticipantID{par1.ID, par2.ID}
+	err := s.Write(ctx, func(w ledger.WriteTx) error {
+		for i := range 3 {
+			p := ledger.Participant{ID: ledger.NewParticipantID(fmt.Sprintf("sv%d", i+2), ledger.Fingerprint("storetest", fmt.Sprintf("sv%d", i+2))), Name: "sv"}
+			if err := w.PutParticipant(ctx, p); err != nil {
+				return err
+			}
+			if err := w.PutHosting(ctx, ledger.Hosting{Party: dso, Participant: p.ID, Synchronizer: sync1.ID, Permission: ledger.PermissionConfirmation}); err != nil {
+				return err
+			}
+			all = append(all, p.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	both := all
 	cur := mustAppend(b, s, spec{creates: []create{{tmpl: amulet, sig: []daml.Party{dso, alice}}}, on: both}).Created()[0].ID
 	b.ReportAllocs()
 	for b.Loop() {
