@@ -39,9 +39,9 @@ SELECT ?1, value, ?2 FROM json_each(?3)`
 	// rows of indexing every informee in every stream, each a leaf page of
 	// its own in the commit, and in one statement for all the streams.
 	sqlInsertHostedUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
-SELECT DISTINCT p.ordinal, h.party, p.last_offset
-FROM json_each(?2) AS i JOIN hostings AS h ON h.party = i.value JOIN participants AS p ON p.id = h.participant_id
-WHERE p.id IN (SELECT value FROM json_each(?1))`
+SELECT p.ordinal, i.value, p.last_offset FROM json_each(?2) AS i, participants AS p
+WHERE p.id IN (SELECT value FROM json_each(?1))
+  AND EXISTS (SELECT 1 FROM hostings AS h WHERE h.party = i.value AND h.participant_id = p.id)`
 	sqlInsertContract = `INSERT INTO contracts
 (contract_id, package_name, module, entity, migration_id, created_update_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
 RETURNING seq`
