@@ -23,8 +23,11 @@ RETURNING sequence`
 (sequence, update_id, migration_id, record_time, effective_at, synchronizer_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	sqlAdvanceOffset = `UPDATE participants SET last_offset = ?2 WHERE id = ?1 AND last_offset < ?2
 RETURNING ordinal`
-	sqlInsertParticipantUpdate = `INSERT INTO participant_updates (participant, ledger_offset, sequence, migration_id)
-VALUES (?, ?, ?, ?)`
+	// sqlInsertParticipantUpdates records the update in every stream it
+	// goes to (?1, a JSON array of participant ids, whose last offsets the
+	// statements before moved to the update's offset in each).
+	sqlInsertParticipantUpdates = `INSERT INTO participant_updates (participant, ledger_offset, sequence, migration_id)
+SELECT ordinal, last_offset, ?2, ?3 FROM participants WHERE id IN (SELECT value FROM json_each(?1))`
 	// sqlInsertUpdateParties indexes an update under each of its informees
 	// (a JSON array) in one participant's stream.
 	sqlInsertUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
@@ -56,7 +59,7 @@ WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS 
 // hotStatements are prepared at open.
 var hotStatements = append([]string{
 	sqlHead, sqlHeadOffsets, sqlAdvanceHead, sqlInsertTransaction, sqlAdvanceOffset,
-	sqlInsertParticipantUpdate, sqlInsertUpdateParties, sqlInsertHostedUpdateParties, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
+	sqlInsertParticipantUpdates, sqlInsertUpdateParties, sqlInsertHostedUpdateParties, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
 	sqlDeleteStakeholders, sqlInactive,
 }, completions.Statements()...)
 
@@ -236,10 +239,6 @@ func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body
 		if err != nil {
 			return interpret(err)
 		}
-		_, err = w.ExecContext(ctx, sqlInsertParticipantUpdate, ordinal, int64(po.Offset), seq, tx.MigrationID)
-		if err != nil {
-			return interpret(err)
-		}
 		if len(inf) == 0 || hostedOnly {
 			continue // json.Marshal made null; or below
 		}
@@ -247,9 +246,12 @@ func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body
 			return interpret(err)
 		}
 	}
-	if len(inf) == 0 || !hostedOnly || len(offsets) == 0 {
+	if len(offsets) == 0 {
 		return nil
 	}
+	// The streams' entries and (for a transaction) its index rows, one
+	// statement each for all the streams: each participant's last offset
+	// is now the update's offset in its stream.
 	ids := make([]string, 0, len(offsets))
 	for p := range offsets {
 		ids = append(ids, string(p))
@@ -257,6 +259,12 @@ func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body
 	participants, err := json.Marshal(ids)
 	if err != nil {
 		return err
+	}
+	if _, err := w.ExecContext(ctx, sqlInsertParticipantUpdates, string(participants), seq, tx.MigrationID); err != nil {
+		return interpret(err)
+	}
+	if len(inf) == 0 || !hostedOnly {
+		return nil
 	}
 	if _, err := w.ExecContext(ctx, sqlInsertHostedUpdateParties, string(participants), string(informees)); err != nil {
 		return interpret(err)
