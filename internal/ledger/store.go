@@ -103,7 +103,10 @@ type UpdateQuery struct {
 	// topology transaction's [TopologyTransaction.Parties]). The store answers it from a per-party
 	// index, in offset order and with the same After, Until and Limit, and
 	// returns an update once however many of the parties see it. Parties
-	// the participant does not host simply match nothing.
+	// the participant does not host simply match nothing: a transaction is
+	// indexed in a stream only under the informees the participant hosted
+	// when it was committed (a topology transaction or a reassignment under
+	// all its parties).
 	Parties []daml.Party
 }
 

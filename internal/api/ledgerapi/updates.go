@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -275,10 +276,24 @@ type lister struct {
 	partiesSet bool
 }
 
-// witnessFilter is the plan's witnessFilter, computed once.
+// witnessFilter is the plan's witnessFilter, computed once, or nil when
+// it names a party the participant does not host: the store indexes a
+// transaction in a participant's stream only under the informees the
+// participant hosts (see ledger.UpdateQuery.Parties), and such a request
+// (an admin's read of a party hosted elsewhere, rare) reads the whole
+// stream instead, so that it still sees what the party witnesses there.
 func (l *lister) witnessFilter() []daml.Party {
 	if !l.partiesSet {
 		l.parties, l.partiesSet = l.plan.witnessFilter(), true
+		if len(l.parties) > 0 {
+			hosted := l.h.cfg.Ledger.HostedParties(l.h.cfg.Participant)
+			for _, p := range l.parties {
+				if _, ok := slices.BinarySearch(hosted, p); !ok {
+					l.parties = nil
+					break
+				}
+			}
+		}
 	}
 	return l.parties
 }

@@ -88,6 +88,11 @@ func BenchmarkAppendTransactionParallel(b *testing.B) {
 	storetest.BenchmarkAppend(b, openSchema(b, url, schema), 16)
 }
 
+func BenchmarkAppendTransfer(b *testing.B) {
+	url, schema := pgstore.NewTestSchema(b)
+	storetest.BenchmarkAppendTransfer(b, openSchema(b, url, schema))
+}
+
 func TestUserExists(t *testing.T) {
 	url, absentSchema := pgstore.NewTestSchema(t) // never created
 	storetest.ExerciseUserExists(t,

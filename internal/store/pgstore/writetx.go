@@ -90,10 +90,11 @@ SELECT count(*) FROM a`
 	// appendOffset moves a participant's last offset forward and records
 	// the update at that offset. It returns the participant's previous
 	// offset (NULL: unknown participant) and whether it moved. It also
-	// indexes the update under each informee ($4) in the stream: the
-	// participants in the offsets are those that host some informee, and
-	// rows for the informees a participant does not host are harmless (a
-	// filter names hosted parties).
+	// indexes the update under each party of $4 in the stream, with $5
+	// (a transaction's informees) only under those the participant hosts,
+	// as only those a stream's party filter can name (see
+	// [ledger.UpdateQuery.Parties]): a transfer's informees are mostly
+	// hosted on one participant each.
 	appendOffset = `WITH p AS (SELECT ordinal, last_offset FROM participants WHERE id = $1),
 u AS (
   UPDATE participants SET last_offset = $2 FROM p
@@ -103,7 +104,8 @@ i AS (
   SELECT u.ordinal, $2, (SELECT sequence FROM head WHERE id = 1), $3::bigint FROM u),
 j AS (
   INSERT INTO participant_update_parties (participant, party, ledger_offset)
-  SELECT u.ordinal, x, $2 FROM u, unnest($4::text[]) AS x)
+  SELECT u.ordinal, x, $2 FROM u, unnest($4::text[]) AS x
+  WHERE NOT $5::boolean OR EXISTS (SELECT 1 FROM hostings h WHERE h.party = x AND h.participant_id = $1))
 SELECT (SELECT last_offset FROM p), EXISTS (SELECT 1 FROM u)`
 )
 
@@ -158,7 +160,7 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 			})
 		}
 	}
-	return w.sendAppend(ctx, b, checks, tx, tx.Informees(), offsets)
+	return w.sendAppend(ctx, b, checks, tx, tx.Informees(), true, offsets)
 }
 
 // AppendTopology sends a topology transaction's append as one batch:
@@ -175,7 +177,7 @@ func (w *writeTx) AppendTopology(ctx context.Context, t *ledger.TopologyTransact
 	b.Queue(appendTransaction, t.UpdateID, t.MigrationID, int64(t.RecordTime), int64(t.RecordTime),
 		string(t.Synchronizer), body)
 	head := &ledger.Transaction{UpdateID: t.UpdateID, MigrationID: t.MigrationID, RecordTime: t.RecordTime}
-	return w.sendAppend(ctx, b, nil, head, t.Parties(), offsets)
+	return w.sendAppend(ctx, b, nil, head, t.Parties(), false, offsets)
 }
 
 // AppendReassignment sends one half of a reassignment as one batch:
@@ -211,20 +213,24 @@ func (w *writeTx) AppendReassignment(ctx context.Context, r *ledger.Reassignment
 		})
 	}
 	head := &ledger.Transaction{UpdateID: r.UpdateID, MigrationID: r.MigrationID, RecordTime: r.RecordTime}
-	return w.sendAppend(ctx, b, checks, head, r.Parties(), offsets)
+	return w.sendAppend(ctx, b, checks, head, r.Parties(), false, offsets)
 }
 
 // sendAppend queues the participants' offsets after the head, update and
 // checks statements already in b, sends the batch and checks the results
-// in order. tx carries the update's id, migration and record time.
+// in order. tx carries the update's id, migration and record time; inf
+// are the parties each stream indexes the update under (with hostedOnly,
+// only those its participant hosts: a topology transaction's parties and
+// a reassignment's stakeholders are indexed whatever the hostings, as a
+// revocation's party is no longer hosted when it is appended).
 func (w *writeTx) sendAppend(ctx context.Context, b *pgx.Batch, checks []func(pgx.BatchResults) error,
-	tx *ledger.Transaction, inf []daml.Party, offsets map[ledger.ParticipantID]ledger.Offset) error {
+	tx *ledger.Transaction, inf []daml.Party, hostedOnly bool, offsets map[ledger.ParticipantID]ledger.Offset) error {
 	informees := make([]string, len(inf))
 	for i, p := range inf {
 		informees[i] = string(p)
 	}
 	for _, po := range store.SortedOffsets(offsets) {
-		b.Queue(appendOffset, string(po.Participant), int64(po.Offset), tx.MigrationID, informees)
+		b.Queue(appendOffset, string(po.Participant), int64(po.Offset), tx.MigrationID, informees, hostedOnly)
 		checks = append(checks, func(br pgx.BatchResults) error {
 			var last *int64
 			var moved bool

@@ -108,7 +108,7 @@ func (l *Ledger) Write(ctx context.Context, fn func(ledger.WriteTx) error) (err 
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(&writeTx{runner{db: l.w, tx: tx, cache: l.wc}}); err != nil {
+	if err := fn(&writeTx{writeRunner(l.w, tx, l.wc)}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

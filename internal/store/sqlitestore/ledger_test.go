@@ -152,3 +152,7 @@ func TestUserExistsAfterClose(t *testing.T) {
 		t.Errorf("UserExists on an empty file = %v, %v; want a fault.NotFound", got, err)
 	}
 }
+
+func BenchmarkAppendTransfer(b *testing.B) {
+	storetest.BenchmarkAppendTransfer(b, openAt(b, filepath.Join(b.TempDir(), "ledger.db")))
+}

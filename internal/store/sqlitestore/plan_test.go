@@ -124,6 +124,10 @@ WHERE pu.participant = ? AND pu.ledger_offset > ? AND pu.ledger_offset <= ? ORDE
 			[]any{"u", "00ab"}, byID),
 		stmt("unindex stakeholders", `DELETE FROM contract_stakeholders WHERE seq = ?`, []any{1},
 			"SEARCH contract_stakeholders USING ", "INDEX contract_stakeholders_seq (seq=?)"),
+		stmt("record an update in its streams", sqlInsertParticipantUpdates, []any{`["p"]`, 1, 0},
+			"SEARCH participants USING INDEX sqlite_autoindex_participants_1 (id=?)"),
+		stmt("index a transaction under hosted informees", sqlInsertHostedUpdateParties, []any{`["p"]`, `["dso::1220"]`},
+			"SEARCH p USING INDEX sqlite_autoindex_participants_1 (id=?)", "SEARCH h EXISTS USING PRIMARY KEY (party=? AND participant_id=?)"),
 		stmt("inactive", `SELECT contract_id FROM contracts
 WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS NULL`, []any{`["00ab"]`}, byID),
 		stmt("count active", sqlCountActive, nil,

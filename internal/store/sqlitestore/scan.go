@@ -75,7 +75,7 @@ func (s *Scan) write(ctx context.Context, fn func(w runner) error) error {
 		return interpret(err)
 	}
 	defer tx.Rollback()
-	if err := fn(runner{db: s.w, tx: tx, cache: s.wc}); err != nil {
+	if err := fn(writeRunner(s.w, tx, s.wc)); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -83,6 +83,17 @@ type runner struct {
 	db    *sql.DB
 	tx    *sql.Tx // nil: on db
 	cache *stmtCache
+	// txStmts, when set (a write transaction, used by one goroutine),
+	// keeps the transaction's handles of the cached statements, so that
+	// a statement run once per node or participant is bound to the
+	// transaction once (database/sql's Tx.StmtContext allocates a handle
+	// and registers it for closing on every call).
+	txStmts map[*sql.Stmt]*sql.Stmt
+}
+
+// writeRunner is the runner of a write transaction on db.
+func writeRunner(db *sql.DB, tx *sql.Tx, cache *stmtCache) runner {
+	return runner{db: db, tx: tx, cache: cache, txStmts: map[*sql.Stmt]*sql.Stmt{}}
 }
 
 func (r runner) stmt(ctx context.Context, q string) *sql.Stmt {
@@ -93,9 +104,16 @@ func (r runner) stmt(ctx context.Context, q string) *sql.Stmt {
 	// next read outside a transaction caches it.
 	st := r.cache.get(ctx, q, r.tx == nil)
 	if st != nil && r.tx != nil {
+		if bound := r.txStmts[st]; bound != nil {
+			return bound
+		}
 		// Reuses the statement already prepared on the transaction's
 		// connection; closed with the transaction.
-		st = r.tx.StmtContext(ctx, st)
+		bound := r.tx.StmtContext(ctx, st)
+		if r.txStmts != nil {
+			r.txStmts[st] = bound
+		}
+		st = bound
 	}
 	return st
 }

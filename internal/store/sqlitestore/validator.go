@@ -104,7 +104,7 @@ func (s *Validator) Ingest(ctx context.Context, prev, next ledger.Offset, events
 		return interpret(err)
 	}
 	defer tx.Rollback()
-	w := runner{db: s.w, tx: tx, cache: s.wc}
+	w := writeRunner(s.w, tx, s.wc)
 	var last int64
 	err = w.QueryRowContext(ctx, sqlValAdvance, int64(next), int64(prev), int64(len(events))).Scan(&last)
 	if errors.Is(err, sql.ErrNoRows) {

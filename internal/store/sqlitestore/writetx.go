@@ -23,12 +23,28 @@ RETURNING sequence`
 (sequence, update_id, migration_id, record_time, effective_at, synchronizer_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	sqlAdvanceOffset = `UPDATE participants SET last_offset = ?2 WHERE id = ?1 AND last_offset < ?2
 RETURNING ordinal`
-	sqlInsertParticipantUpdate = `INSERT INTO participant_updates (participant, ledger_offset, sequence, migration_id)
-VALUES (?, ?, ?, ?)`
+	// sqlInsertParticipantUpdates records the update in every stream it
+	// goes to (?1, a JSON array of participant ids, whose last offsets the
+	// statements before moved to the update's offset in each).
+	sqlInsertParticipantUpdates = `INSERT INTO participant_updates (participant, ledger_offset, sequence, migration_id)
+SELECT ordinal, last_offset, ?2, ?3 FROM participants WHERE id IN (SELECT value FROM json_each(?1))`
 	// sqlInsertUpdateParties indexes an update under each of its informees
 	// (a JSON array) in one participant's stream.
 	sqlInsertUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
 SELECT ?1, value, ?2 FROM json_each(?3)`
+	// sqlInsertHostedUpdateParties indexes a transaction in every stream
+	// it goes to (?1, a JSON array of participant ids, whose last offsets
+	// the statements before moved to the transaction's) under the
+	// informees (?2, a JSON array) that the stream's participant hosts, as
+	// only those a stream's party filter can name (see
+	// [ledger.UpdateQuery.Parties]). A transfer's informees are mostly
+	// hosted on one participant each, so this writes about a third of the
+	// rows of indexing every informee in every stream, each a leaf page of
+	// its own in the commit, and in one statement for all the streams.
+	sqlInsertHostedUpdateParties = `INSERT INTO participant_update_parties (participant, party, ledger_offset)
+SELECT p.ordinal, i.value, p.last_offset FROM json_each(?2) AS i, participants AS p
+WHERE p.id IN (SELECT value FROM json_each(?1))
+  AND EXISTS (SELECT 1 FROM hostings AS h WHERE h.party = i.value AND h.participant_id = p.id)`
 	sqlInsertContract = `INSERT INTO contracts
 (contract_id, package_name, module, entity, migration_id, created_update_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
 RETURNING seq`
@@ -43,7 +59,7 @@ WHERE contract_id IN (SELECT value FROM json_each(?)) AND archived_update_id IS 
 // hotStatements are prepared at open.
 var hotStatements = append([]string{
 	sqlHead, sqlHeadOffsets, sqlAdvanceHead, sqlInsertTransaction, sqlAdvanceOffset,
-	sqlInsertParticipantUpdate, sqlInsertUpdateParties, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
+	sqlInsertParticipantUpdates, sqlInsertUpdateParties, sqlInsertHostedUpdateParties, sqlInsertContract, sqlInsertStakeholder, sqlConsume,
 	sqlDeleteStakeholders, sqlInactive,
 }, completions.Statements()...)
 
@@ -99,10 +115,8 @@ func (w *writeTx) AppendTransaction(ctx context.Context, tx *ledger.Transaction,
 	if err != nil {
 		return err
 	}
-	// Every informee is indexed in each stream: the participants in offsets
-	// are those that host some informee, and rows for the informees a
-	// participant does not host are harmless (a filter names hosted parties).
-	return w.appendUpdate(ctx, tx, body, tx.Informees(), offsets, func() error {
+	// Each stream indexes the informees its participant hosts.
+	return w.appendUpdate(ctx, tx, body, tx.Informees(), true, offsets, func() error {
 		for i := range tx.Events {
 			e := &tx.Events[i]
 			switch {
@@ -131,7 +145,7 @@ func (w *writeTx) AppendTopology(ctx context.Context, t *ledger.TopologyTransact
 	}
 	head := &ledger.Transaction{UpdateID: t.UpdateID, Synchronizer: t.Synchronizer, MigrationID: t.MigrationID,
 		RecordTime: t.RecordTime, EffectiveAt: t.RecordTime}
-	return w.appendUpdate(ctx, head, body, t.Parties(), offsets, nil)
+	return w.appendUpdate(ctx, head, body, t.Parties(), false, offsets, nil)
 }
 
 // AppendReassignment advances the head, stores one half of a
@@ -164,13 +178,17 @@ func (w *writeTx) AppendReassignment(ctx context.Context, r *ledger.Reassignment
 			return nil
 		}
 	}
-	return w.appendUpdate(ctx, head, body, r.Parties(), offsets, apply)
+	return w.appendUpdate(ctx, head, body, r.Parties(), false, offsets, apply)
 }
 
 // appendUpdate is the common part of both appends: tx carries the update's
-// columns, body its blob, parties the index entries of every stream, and
-// apply (when set) its effect on the active contract set.
-func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body []byte, inf []daml.Party,
+// columns, body its blob, parties the index entries of every stream (with
+// hostedOnly, only those the stream's participant hosts: a topology
+// transaction's parties and a reassignment's stakeholders are indexed
+// whatever the hostings, as a revocation's party is no longer hosted when
+// it is appended), and apply (when set) its effect on the active contract
+// set.
+func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body []byte, inf []daml.Party, hostedOnly bool,
 	offsets map[ledger.ParticipantID]ledger.Offset, apply func() error) error {
 	// Check and advance in one statement: the record time must increase
 	// within a migration, and migrations never go back.
@@ -221,16 +239,35 @@ func (w *writeTx) appendUpdate(ctx context.Context, tx *ledger.Transaction, body
 		if err != nil {
 			return interpret(err)
 		}
-		_, err = w.ExecContext(ctx, sqlInsertParticipantUpdate, ordinal, int64(po.Offset), seq, tx.MigrationID)
-		if err != nil {
-			return interpret(err)
-		}
-		if len(inf) == 0 {
-			continue // json.Marshal made null
+		if len(inf) == 0 || hostedOnly {
+			continue // json.Marshal made null; or below
 		}
 		if _, err := w.ExecContext(ctx, sqlInsertUpdateParties, ordinal, int64(po.Offset), string(informees)); err != nil {
 			return interpret(err)
 		}
+	}
+	if len(offsets) == 0 {
+		return nil
+	}
+	// The streams' entries and (for a transaction) its index rows, one
+	// statement each for all the streams: each participant's last offset
+	// is now the update's offset in its stream.
+	ids := make([]string, 0, len(offsets))
+	for p := range offsets {
+		ids = append(ids, string(p))
+	}
+	participants, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	if _, err := w.ExecContext(ctx, sqlInsertParticipantUpdates, string(participants), seq, tx.MigrationID); err != nil {
+		return interpret(err)
+	}
+	if len(inf) == 0 || !hostedOnly {
+		return nil
+	}
+	if _, err := w.ExecContext(ctx, sqlInsertHostedUpdateParties, string(participants), string(informees)); err != nil {
+		return interpret(err)
 	}
 	return nil
 }

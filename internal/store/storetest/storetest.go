@@ -893,6 +893,10 @@ func testUpdatesByParty(t *testing.T, s ledger.Store) {
 		{"party that sees nothing", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(carol)}, nil},
 		{"party that sees nothing, descending", ledger.UpdateQuery{Participant: par2.ID, Parties: ps(carol), Descending: true, Limit: 1}, nil},
 		{"empty range", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(alice, dso), After: 5}, nil},
+		// A transaction is indexed in a stream only under the informees
+		// its participant hosts: bob witnesses par1's 3rd, alice par2's 1st.
+		{"informee not hosted", ledger.UpdateQuery{Participant: par1.ID, Parties: ps(bob)}, nil},
+		{"informee not hosted, other participant", ledger.UpdateQuery{Participant: par2.ID, Parties: ps(alice, dso)}, nil},
 	})
 	if _, err := s.Updates(ctx, ledger.UpdateQuery{Participant: "PAR::nobody::1220", Parties: ps(alice)}); !fault.Is(err, fault.NotFound) {
 		t.Errorf("unknown participant: error = %v; want NotFound", err)
