@@ -316,11 +316,16 @@ func (h *Handler) executeSpec(r *http.Request, c caller, e *executeRequest) (*le
 	if err != nil {
 		return nil, err
 	}
-	raw, err := base64.StdEncoding.DecodeString(e.prepared)
+	// Decoded into a pooled buffer: Unmarshal copies every string and
+	// byte field it keeps, so nothing refers to raw afterwards.
+	p := getBuffer()
+	raw, err := base64.StdEncoding.AppendDecode((*p)[:0], []byte(e.prepared))
 	if err != nil {
+		putBuffer(p, raw)
 		return nil, invalidField("prepared_transaction", "the prepared transaction is not base64")
 	}
 	pt, err := interactive.Unmarshal(raw)
+	putBuffer(p, raw)
 	if err != nil {
 		return nil, invalidArgument("the prepared transaction does not decode: %v", err)
 	}
