@@ -112,7 +112,7 @@ func (f field) str() (string, error) {
 	if !utf8.Valid(f.Bytes) {
 		return "", errorf("field %d is not valid UTF-8", f.Num)
 	}
-	return string(f.Bytes), nil
+	return intern(f.Bytes), nil
 }
 
 // bytes returns a copy of a bytes field; empty is nil, proto3's default.
