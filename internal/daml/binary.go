@@ -80,6 +80,28 @@ func NewBinaryEncoder(dst []byte) *BinaryEncoder {
 	return &BinaryEncoder{buf: dst}
 }
 
+// Reset makes e ready to encode a new stream appending to dst, as a new
+// encoder would, but keeping the memory of its string and identifier
+// tables so that a pooled encoder does not allocate them again (tables
+// that grew large are dropped rather than kept alive).
+func (e *BinaryEncoder) Reset(dst []byte) {
+	e.buf = dst
+	if len(e.strs) > maxKeptTable {
+		e.strs = nil
+	} else {
+		clear(e.strs)
+	}
+	if len(e.ids) > maxKeptTable {
+		e.ids = nil
+	} else {
+		clear(e.ids)
+	}
+}
+
+// maxKeptTable is the largest string or identifier table [BinaryEncoder.Reset]
+// keeps for reuse.
+const maxKeptTable = 1024
+
 // Bytes returns the buffer with everything appended so far.
 func (e *BinaryEncoder) Bytes() []byte { return e.buf }
 

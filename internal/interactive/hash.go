@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -147,6 +148,25 @@ func reusingEncoder(tr *strings.Builder, indent int, spare []byte) *encoder {
 		spare = make([]byte, 0, 256)
 	}
 	return &encoder{buf: spare[:0], tr: tr, indent: indent}
+}
+
+// scratchBuffers keep the encoding buffers of hashes between calls:
+// prepare and execute each hash a transaction, and a buffer grown to the
+// largest node would otherwise be grown again from 256 bytes every time.
+var scratchBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxScratch is the largest buffer kept in scratchBuffers.
+const maxScratch = 64 << 10
+
+func getScratch() *[]byte { return scratchBuffers.Get().(*[]byte) }
+
+// putScratch returns p to the pool holding b, emptied; nothing may use b
+// afterwards.
+func putScratch(p *[]byte, b []byte) {
+	if cap(b) <= maxScratch {
+		*p = b[:0]
+		scratchBuffers.Put(p)
+	}
 }
 
 func (e *encoder) tracing() bool { return e.tr != nil }
@@ -624,6 +644,13 @@ func hashTransactionWith(tx *DamlTransaction, s Scheme, tr *strings.Builder, enc
 		memo:      make(map[string][32]byte, len(tx.Nodes)),
 		tr:        tr,
 	}
+	if encodings == nil {
+		// Nothing keeps the encodings: one pooled buffer serves every
+		// node and the transaction's own encoding.
+		p := getScratch()
+		h.spare = *p
+		defer func() { putScratch(p, h.spare) }()
+	}
 	for i := range tx.Nodes {
 		n := &tx.Nodes[i]
 		if _, dup := h.nodes[n.NodeID]; dup {
@@ -650,7 +677,7 @@ func hashTransactionWith(tx *DamlTransaction, s Scheme, tr *strings.Builder, enc
 		}
 		roots[i] = d
 	}
-	e := newEncoder(tr, 0)
+	e := reusingEncoder(tr, 0, h.spare)
 	e.line("transaction")
 	e.purpose()
 	e.quoted(tx.Version, "version")
@@ -660,7 +687,11 @@ func hashTransactionWith(tx *DamlTransaction, s Scheme, tr *strings.Builder, enc
 		e.buf = append(e.buf, d[:]...)
 		e.noteQuoted(start, "root node", tx.Roots[i])
 	}
-	return e.digest("transaction hash"), nil
+	d := e.digest("transaction hash")
+	if encodings == nil {
+		h.spare = e.buf[:0]
+	}
+	return d, nil
 }
 
 // nodeHash returns the hash of the node with the given id, hashing its
@@ -910,15 +941,24 @@ func (e *encoder) childHashes(children []string, memo map[string][32]byte) {
 }
 
 func hashMetadata(md *Metadata, s Scheme, tr *strings.Builder) ([32]byte, error) {
-	e, err := encodeMetadata(md, s, tr)
+	p := getScratch()
+	e, err := encodeMetadataInto(md, s, tr, *p)
 	if err != nil {
 		return [32]byte{}, err
 	}
-	return e.digest("metadata hash"), nil
+	d := e.digest("metadata hash")
+	putScratch(p, e.buf)
+	return d, nil
 }
 
 // encodeMetadata returns an encoder holding the metadata's encoding.
 func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, error) {
+	return encodeMetadataInto(md, s, tr, nil)
+}
+
+// encodeMetadataInto is encodeMetadata using spare (emptied) for the
+// encodings, in turn, of the input contracts and of the metadata.
+func encodeMetadataInto(md *Metadata, s Scheme, tr *strings.Builder, spare []byte) (*encoder, error) {
 	if md == nil {
 		md = &Metadata{}
 	}
@@ -933,7 +973,6 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		tr.WriteString("input contracts\n")
 	}
 	// One buffer for every input contract's encoding, in turn.
-	var spare []byte
 	for i, ic := range md.InputContracts {
 		if ic.Create == nil {
 			return nil, fmt.Errorf("input contract %d has no contract", i)
@@ -949,7 +988,7 @@ func encodeMetadata(md *Metadata, s Scheme, tr *strings.Builder) (*encoder, erro
 		e.result(inputs[i], "node hash")
 		spare = e.buf[:0]
 	}
-	e := newEncoder(tr, 0)
+	e := reusingEncoder(tr, 0, spare)
 	e.line("metadata")
 	e.purpose()
 	if s == SchemeV2 {

@@ -166,19 +166,28 @@ func Marshal(pt *PreparedTransaction) []byte {
 	// once: a prepared transaction is tens of kilobytes, which growing a
 	// fresh slice would allocate about twice over.
 	scratch := marshalScratch.Get().(*[]byte)
-	b := (*scratch)[:0]
-	if pt.Transaction != nil {
-		b = pbwire.AppendMessage(b, fPTTransaction, func(b []byte) []byte { return appendDamlTransaction(b, pt.Transaction) })
-	}
-	if pt.Metadata != nil {
-		b = pbwire.AppendMessage(b, fPTMetadata, func(b []byte) []byte { return appendMetadata(b, pt.Metadata) })
-	}
+	b := AppendMarshal((*scratch)[:0], pt)
 	out := bytes.Clone(b)
 	if cap(b) <= maxMarshalScratch {
 		*scratch = b
 		marshalScratch.Put(scratch)
 	}
 	return out
+}
+
+// AppendMarshal appends [Marshal]'s encoding of pt to dst and returns the
+// extended buffer, for a caller that has a buffer of its own to reuse.
+func AppendMarshal(dst []byte, pt *PreparedTransaction) []byte {
+	if pt == nil {
+		return dst
+	}
+	if pt.Transaction != nil {
+		dst = pbwire.AppendMessage(dst, fPTTransaction, func(b []byte) []byte { return appendDamlTransaction(b, pt.Transaction) })
+	}
+	if pt.Metadata != nil {
+		dst = pbwire.AppendMessage(dst, fPTMetadata, func(b []byte) []byte { return appendMetadata(b, pt.Metadata) })
+	}
+	return dst
 }
 
 // marshalScratch holds Marshal's scratch buffers; one grown past

@@ -112,7 +112,7 @@ func (f field) str() (string, error) {
 	if !utf8.Valid(f.Bytes) {
 		return "", errorf("field %d is not valid UTF-8", f.Num)
 	}
-	return string(f.Bytes), nil
+	return intern(f.Bytes), nil
 }
 
 // bytes returns a copy of a bytes field; empty is nil, proto3's default.
@@ -147,6 +147,24 @@ func eachField(b []byte, fn func(field) error) error {
 		b = rest
 	}
 	return nil
+}
+
+// countFields counts the fields numbered num at the top level of b, for
+// preallocating a repeated field; it stops at malformed data, which the
+// decoding proper reports.
+func countFields(b []byte, num protowire.Number) int {
+	n := 0
+	for len(b) > 0 {
+		f, rest, err := pbwire.Next(b)
+		if err != nil {
+			break
+		}
+		if f.Num == num {
+			n++
+		}
+		b = rest
+	}
+	return n
 }
 
 // checkMessage checks that b is a well-formed message, for fields whose
@@ -337,11 +355,15 @@ func addMessage[S ~[]T, T any](dst *S, f field, name string, decode func(*T, []b
 	if err := f.want(protowire.BytesType); err != nil {
 		return atIndex(err, name, i)
 	}
-	var v T
-	if err := decode(&v, f.Bytes); err != nil {
+	// Decoded in place, in a zero element appended first: a local
+	// variable handed to decode (a func value) would escape, one heap
+	// object per element.
+	var zero T
+	*dst = append(*dst, zero)
+	if err := decode(&(*dst)[i], f.Bytes); err != nil {
+		*dst = (*dst)[:i]
 		return atIndex(err, name, i)
 	}
-	*dst = append(*dst, v)
 	return nil
 }
 
@@ -765,6 +787,12 @@ func mergeGenMapEntry(e *daml.GenMapEntry, b []byte, depth int) error {
 // record_id keeps a nil ID, a field without a label an empty Label: the
 // hash tells them apart from present ones.
 func mergeRecord(r *daml.Record, b []byte, depth int) error {
+	if r.Fields == nil {
+		// Sized once rather than grown field by field.
+		if n := countFields(b, fRecordFields); n > 0 {
+			r.Fields = make([]daml.Field, 0, n)
+		}
+	}
 	return eachField(b, func(f field) error {
 		switch f.Num {
 		case fRecordID:

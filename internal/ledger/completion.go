@@ -450,7 +450,8 @@ const blobCompletion byte = 'K'
 // EncodeCompletion serialises a completion for storage. The participant
 // and the offset are the store's columns and are not in the blob.
 func EncodeCompletion(c *Completion) ([]byte, error) {
-	e := daml.NewBinaryEncoder(make([]byte, 0, 256))
+	e := getEncoder()
+	defer putEncoder(e)
 	e.Byte(blobFormat)
 	e.Byte(blobCompletion)
 	e.String(c.UserID)
@@ -477,7 +478,7 @@ func EncodeCompletion(c *Completion) ([]byte, error) {
 			e.String(s.Context[k])
 		}
 	}
-	return e.Bytes(), nil
+	return blob(e), nil
 }
 
 // DecodeCompletion reverses [EncodeCompletion]; the caller sets the

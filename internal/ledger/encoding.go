@@ -3,6 +3,8 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/sandnet/sandnet/internal/daml"
 )
@@ -234,9 +236,36 @@ func end(d *daml.BinaryDecoder) error {
 	return nil
 }
 
+// encoders are the binary encoders of the Encode functions: a blob is
+// encoded into a pooled encoder's scratch buffer and string tables and
+// copied out at its exact size, rather than growing a fresh buffer and
+// fresh tables for every blob (the commit path encodes several per
+// transaction).
+var encoders = sync.Pool{New: func() any { return daml.NewBinaryEncoder(make([]byte, 0, 1024)) }}
+
+// maxPooledBuffer is the largest scratch buffer returned to the pool.
+const maxPooledBuffer = 64 << 10
+
+func getEncoder() *daml.BinaryEncoder {
+	e := encoders.Get().(*daml.BinaryEncoder)
+	e.Reset(e.Bytes()[:0])
+	return e
+}
+
+func putEncoder(e *daml.BinaryEncoder) {
+	if cap(e.Bytes()) <= maxPooledBuffer {
+		encoders.Put(e)
+	}
+}
+
+// blob returns a copy of what e holds, which stays valid after e goes back
+// to the pool.
+func blob(e *daml.BinaryEncoder) []byte { return slices.Clone(e.Bytes()) }
+
 // EncodeContract serialises a contract for storage.
 func EncodeContract(c *Contract) ([]byte, error) {
-	e := daml.NewBinaryEncoder(make([]byte, 0, 512))
+	e := getEncoder()
+	defer putEncoder(e)
 	e.Byte(blobFormat)
 	e.Byte(blobContract)
 	if err := putContract(e, c); err != nil {
@@ -247,7 +276,7 @@ func EncodeContract(c *Contract) ([]byte, error) {
 	if c.ReassignmentCounter != 0 {
 		e.Varint(c.ReassignmentCounter)
 	}
-	return e.Bytes(), nil
+	return blob(e), nil
 }
 
 // DecodeContract reverses [EncodeContract].
@@ -274,7 +303,8 @@ func DecodeContract(b []byte) (*Contract, error) {
 
 // EncodeTransaction serialises a transaction for storage.
 func EncodeTransaction(t *Transaction) ([]byte, error) {
-	e := daml.NewBinaryEncoder(make([]byte, 0, 1024))
+	e := getEncoder()
+	defer putEncoder(e)
 	e.Byte(blobFormat)
 	e.Byte(blobTransaction)
 	e.String(t.UpdateID)
@@ -317,7 +347,7 @@ func EncodeTransaction(t *Transaction) ([]byte, error) {
 	if len(t.ExternalHash) > 0 {
 		e.String(string(t.ExternalHash))
 	}
-	return e.Bytes(), nil
+	return blob(e), nil
 }
 
 // DecodeTransaction reverses [EncodeTransaction].
@@ -392,7 +422,8 @@ func IsTopologyBlob(b []byte) bool {
 
 // EncodeTopologyTransaction serialises a topology transaction for storage.
 func EncodeTopologyTransaction(t *TopologyTransaction) ([]byte, error) {
-	e := daml.NewBinaryEncoder(make([]byte, 0, 256))
+	e := getEncoder()
+	defer putEncoder(e)
 	e.Byte(blobFormat)
 	e.Byte(blobTopology)
 	e.String(t.UpdateID)
@@ -409,7 +440,7 @@ func EncodeTopologyTransaction(t *TopologyTransaction) ([]byte, error) {
 		e.String(string(ev.Participant))
 		e.String(string(ev.Permission))
 	}
-	return e.Bytes(), nil
+	return blob(e), nil
 }
 
 // DecodeTopologyTransaction reverses [EncodeTopologyTransaction].
@@ -465,7 +496,8 @@ func EncodeReassignment(r *Reassignment) ([]byte, error) {
 	if r.Contract == nil {
 		return nil, fmt.Errorf("encode reassignment %s: no contract", r.UpdateID)
 	}
-	e := daml.NewBinaryEncoder(make([]byte, 0, 512))
+	e := getEncoder()
+	defer putEncoder(e)
 	e.Byte(blobFormat)
 	e.Byte(blobReassign)
 	e.Byte(byte(r.Kind))
@@ -493,7 +525,7 @@ func EncodeReassignment(r *Reassignment) ([]byte, error) {
 	e.String(r.WorkflowID)
 	e.String(r.TraceContext.TraceParent)
 	e.String(r.TraceContext.TraceState)
-	return e.Bytes(), nil
+	return blob(e), nil
 }
 
 // DecodeReassignment reverses [EncodeReassignment].

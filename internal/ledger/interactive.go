@@ -273,6 +273,9 @@ func (tx *Tx) inputContracts() ([]interactive.InputContract, error) {
 	for _, cid := range slices.Sorted(maps.Keys(tx.inputs)) {
 		c := tx.disclosed[cid]
 		if c == nil {
+			c = tx.read[cid]
+		}
+		if c == nil {
 			var err error
 			if c, _, err = tx.net.store.Contract(tx.ctx, cid); err != nil {
 				return nil, err

@@ -73,6 +73,10 @@ type Tx struct {
 	// located are the synchronizers of the inputs read from the active
 	// contract set: a command may only use contracts on its own.
 	located map[daml.ContractID]SynchronizerID
+	// read are the inputs read from the active contract set, as read:
+	// a prepared transaction lists them as its input contracts, which
+	// would otherwise read them from the store a second time.
+	read map[daml.ContractID]*Contract
 }
 
 // Now returns the transaction's ledger effective time. Reading it makes
@@ -316,6 +320,10 @@ func (tx *Tx) contract(cid daml.ContractID) (*Contract, error) {
 			"Contract could not be found with id %s", cid)
 	}
 	tx.inputs[cid] = true
+	if tx.read == nil {
+		tx.read = map[daml.ContractID]*Contract{}
+	}
+	tx.read[cid] = c
 	return c, nil
 }
 

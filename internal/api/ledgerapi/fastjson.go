@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -268,16 +269,45 @@ func (p *fastParser) number() (any, bool) {
 	return json.Number(d[start:i]), true
 }
 
+// bodyBuffers hold buffers for request bodies and answers that are done
+// with when the handler returns (see getBuffer).
+var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBuffer is the largest buffer kept in bodyBuffers; a larger
+// one (an outsized request) is left to the collector.
+const maxPooledBuffer = 256 << 10
+
+// getBuffer returns an empty pooled buffer.
+func getBuffer() *[]byte { return bodyBuffers.Get().(*[]byte) }
+
+// putBuffer returns p to the pool holding b (p's buffer, possibly grown).
+// Nothing may use b afterwards.
+func putBuffer(p *[]byte, b []byte) {
+	if cap(b) <= maxPooledBuffer {
+		*p = b[:0]
+		bodyBuffers.Put(p)
+	}
+}
+
 // readAll is io.ReadAll with the buffer sized from the request's
 // Content-Length (when it is given and within maxBodyBytes), so that a
 // large body is read into one allocation rather than a doubling series.
 func readAll(r io.Reader, contentLength int64) ([]byte, error) {
+	return readAllInto(nil, r, contentLength)
+}
+
+// readAllInto is readAll reading into dst (emptied) when it has room for
+// the announced body.
+func readAllInto(dst []byte, r io.Reader, contentLength int64) ([]byte, error) {
 	if contentLength <= 0 || contentLength > maxBodyBytes {
 		return io.ReadAll(r)
 	}
 	// One byte more than announced, so that the read that finds the end
 	// of the body does not grow the buffer.
-	b := make([]byte, 0, contentLength+1)
+	b := dst[:0]
+	if int64(cap(b)) < contentLength+1 {
+		b = make([]byte, 0, contentLength+1)
+	}
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

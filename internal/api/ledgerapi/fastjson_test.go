@@ -109,7 +109,7 @@ func TestMarshalPrepared(t *testing.T) {
 		{[]byte("\x00\xff\x10 some bytes"), []byte{1, 2, 3}, &CostEstimation{EstimationTimestamp: "2026-01-02T03:04:05.123456Z"}},
 		{bytes.Repeat([]byte{0xfb, 0xef}, 5000), make([]byte, 32), nil},
 	} {
-		got, err := marshalPrepared(tc.prepared, tc.hash, tc.cost)
+		got, err := marshalPrepared(nil, tc.prepared, tc.hash, tc.cost)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -416,11 +416,15 @@ func (h *Handler) authenticate(r *http.Request) (caller, error) {
 // writeJSON writes v as the 200 response, without escaping HTML
 // characters, as Canton's encoder does not.
 func writeJSON(w http.ResponseWriter, v any) error {
-	b, err := marshal(v)
+	// Encoded into a pooled buffer: the answer is written before this
+	// returns.
+	p := getBuffer()
+	b, err := appendMarshal((*p)[:0], v)
 	if err != nil {
 		return err
 	}
 	writeBody(w, http.StatusOK, b)
+	putBuffer(p, b)
 	return nil
 }
 
@@ -431,8 +435,11 @@ func writeBody(w http.ResponseWriter, status int, b []byte) {
 	_, _ = w.Write(b)
 }
 
-func marshal(v any) ([]byte, error) {
-	var buf jsonBuffer
+func marshal(v any) ([]byte, error) { return appendMarshal(nil, v) }
+
+// appendMarshal is marshal appending to dst.
+func appendMarshal(dst []byte, v any) ([]byte, error) {
+	buf := jsonBuffer{b: dst}
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/api/web"
@@ -131,11 +132,18 @@ func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) error {
 		cost = &CostEstimation{EstimationTimestamp: daml.Timestamp(pt.Metadata.PreparationTime).String()}
 	}
 	if !verbose {
-		b, err := marshalPrepared(interactive.Marshal(pt), hashes.Final[:], cost)
+		// The protobuf and the answer are built in pooled buffers: both are
+		// tens of kilobytes, and the answer is written before this returns.
+		pp, ap := getBuffer(), getBuffer()
+		pb := interactive.AppendMarshal((*pp)[:0], pt)
+		b, err := marshalPrepared((*ap)[:0], pb, hashes.Final[:], cost)
+		putBuffer(pp, pb)
 		if err != nil {
+			putBuffer(ap, b)
 			return err
 		}
 		writeBody(w, http.StatusOK, b)
+		putBuffer(ap, b)
 		return nil
 	}
 	return writeJSON(w, JsPrepareSubmissionResponse{
@@ -152,14 +160,16 @@ func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) error {
 // prepared transaction is tens of kilobytes of base64, which encoding/json
 // would first copy into a string and then check byte by byte for
 // characters to escape (base64 has none).
-func marshalPrepared(prepared, hash []byte, cost *CostEstimation) ([]byte, error) {
+//
+// It appends to dst.
+func marshalPrepared(dst, prepared, hash []byte, cost *CostEstimation) ([]byte, error) {
 	const (
 		head = `{"preparedTransaction":"`
 		mid  = `","preparedTransactionHash":"`
 		tail = `","hashingSchemeVersion":"` + hashingV2 + `"`
 	)
 	enc := base64.StdEncoding
-	b := make([]byte, 0, len(head)+enc.EncodedLen(len(prepared))+len(mid)+enc.EncodedLen(len(hash))+len(tail)+256)
+	b := slices.Grow(dst, len(head)+enc.EncodedLen(len(prepared))+len(mid)+enc.EncodedLen(len(hash))+len(tail)+256)
 	b = append(b, head...)
 	b = enc.AppendEncode(b, prepared)
 	b = append(b, mid...)
@@ -306,11 +316,16 @@ func (h *Handler) executeSpec(r *http.Request, c caller, e *executeRequest) (*le
 	if err != nil {
 		return nil, err
 	}
-	raw, err := base64.StdEncoding.DecodeString(e.prepared)
+	// Decoded into a pooled buffer: Unmarshal copies every string and
+	// byte field it keeps, so nothing refers to raw afterwards.
+	p := getBuffer()
+	raw, err := base64.StdEncoding.AppendDecode((*p)[:0], []byte(e.prepared))
 	if err != nil {
+		putBuffer(p, raw)
 		return nil, invalidField("prepared_transaction", "the prepared transaction is not base64")
 	}
 	pt, err := interactive.Unmarshal(raw)
+	putBuffer(p, raw)
 	if err != nil {
 		return nil, invalidArgument("the prepared transaction does not decode: %v", err)
 	}

@@ -132,7 +132,12 @@ func parseListParams(q url.Values) (listParams, error) {
 
 // readBody reads a request body of at most maxBodyBytes.
 func readBody(r *http.Request) ([]byte, error) {
-	b, err := readAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes), r.ContentLength)
+	return readBodyInto(nil, r)
+}
+
+// readBodyInto is readBody reading into dst when it has room.
+func readBodyInto(dst []byte, r *http.Request) ([]byte, error) {
+	b, err := readAllInto(dst, http.MaxBytesReader(nil, r.Body, maxBodyBytes), r.ContentLength)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, undecodable("Invalid value for: body (the body is larger than %d bytes)", maxBodyBytes)

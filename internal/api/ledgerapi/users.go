@@ -177,11 +177,15 @@ func pathUserID(r *http.Request) (string, error) {
 
 // decodeBody reads a JSON object body.
 func decodeBody(r *http.Request, what string) (map[string]any, error) {
-	b, err := readBody(r)
+	// The body is read into a pooled buffer: every string and number
+	// parseJSON returns is a copy, so nothing refers to it afterwards.
+	p := getBuffer()
+	b, err := readBodyInto((*p)[:0], r)
 	if err != nil {
 		return nil, err
 	}
 	v, err := parseJSON(b)
+	putBuffer(p, b)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"sync"
 
 	"github.com/sandnet/sandnet/internal/fault"
 )
@@ -19,8 +21,13 @@ const MaxBodyBytes = 4 << 20
 
 // WriteJSON writes v as a JSON response with the given status.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	// Encoded into a pooled buffer, which the response has copied or sent
+	// by the time Write returns: the same bytes as json.Marshal and a
+	// newline, without a fresh slice per answer.
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer putJSONBuffer(buf)
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		slog.Error("encode response", "err", err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -29,7 +36,17 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(buf.Bytes())
+}
+
+// jsonBuffers hold WriteJSON's buffers between answers.
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putJSONBuffer returns buf to the pool unless an outsized answer grew it.
+func putJSONBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 256<<10 {
+		jsonBuffers.Put(buf)
+	}
 }
 
 // WriteJSONBytes answers with a JSON document already encoded.

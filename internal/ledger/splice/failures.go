@@ -30,11 +30,19 @@ const CodeDamlFailure = "DAML_FAILURE"
 
 // require is Splice.Util's require.
 func require(tx *ledger.Tx, msg string, cond bool) error {
+	if cond {
+		// Most requirements hold: the message is built only for one
+		// that fails.
+		return nil
+	}
 	return assertMsg(tx, "The requirement '"+msg+"' was not met.", cond)
 }
 
 // assertMsg is DA.Assert's assertMsg.
 func assertMsg(tx *ledger.Tx, msg string, cond bool) error {
+	if cond {
+		return nil
+	}
 	return tx.Require(cond, "Interpretation error: Error: Unhandled Daml exception: DA.Exception.AssertionFailed:AssertionFailed{ message = %s }", strconv.Quote(msg))
 }
 
