@@ -540,6 +540,10 @@ const LedgerTimeTolerance = time.Minute
 // submission; the wait ends with the context.
 func (n *Network) ledgerTime(ctx context.Context, earliest daml.Timestamp) (daml.Timestamp, error) {
 	for {
+		// The advance channel is taken before the time is read: an
+		// advance between the two would otherwise go unseen, and the
+		// wait last until the timer.
+		advanced := n.clock.Advanced()
 		now := n.clock.Now()
 		if earliest <= now {
 			return now, nil
@@ -550,7 +554,7 @@ func (n *Network) ledgerTime(ctx context.Context, earliest daml.Timestamp) (daml
 		}
 		select {
 		case <-time.After(ahead - LedgerTimeTolerance):
-		case <-n.clock.Advanced():
+		case <-advanced:
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		}
