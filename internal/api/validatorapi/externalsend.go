@@ -57,15 +57,11 @@ func (h *Handler) listSetupProposals(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	out := ListExternalPartySetupProposalsResponse{Contracts: make([]*splicewire.FullContractWithState, 0, len(ps))}
-	for _, p := range ps {
-		cws, err := splicewire.WithState[splicewire.FullContractWithState](p.Contract)
-		if err != nil {
-			return err
-		}
-		out.Contracts = append(out.Contracts, cws)
+	cs, err := fullContracts(ps)
+	if err != nil {
+		return err
 	}
-	web.WriteJSON(w, http.StatusOK, out)
+	web.WriteJSON(w, http.StatusOK, ListExternalPartySetupProposalsResponse{Contracts: cs})
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/validator"
 )
 
@@ -110,14 +112,20 @@ func (h *Handler) listPreapprovals(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out := ListTransferPreapprovalsResponse{Contracts: make([]*splicewire.FullContractWithState, 0, len(ps))}
-	for _, p := range ps {
-		cws, err := splicewire.WithState[splicewire.FullContractWithState](p.Contract)
-		if err != nil {
-			return err
-		}
-		out.Contracts = append(out.Contracts, cws)
+	cs, err := fullContracts(ps)
+	if err != nil {
+		return err
 	}
-	web.WriteJSON(w, http.StatusOK, out)
+	web.WriteJSON(w, http.StatusOK, ListTransferPreapprovalsResponse{Contracts: cs})
 	return nil
+}
+
+// fullContracts renders decoded contracts with their synchronizers, as
+// splicewire.WithStates does, never as null.
+func fullContracts[T ledger.Template](cs []splice.Contract[T]) ([]*splicewire.FullContractWithState, error) {
+	raw := make([]*ledger.Contract, len(cs))
+	for i, c := range cs {
+		raw[i] = c.Contract
+	}
+	return splicewire.WithStates[splicewire.FullContractWithState](raw)
 }
