@@ -123,6 +123,16 @@ type SubmitExternalRequest struct {
 	Submission *ExternalPartySubmission `json:"submission"`
 }
 
+// decodeSubmission reads the body of a submit endpoint and decodes the
+// signed transaction in it.
+func decodeSubmission(r *http.Request) (validator.ExternalSubmission, error) {
+	var req SubmitExternalRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return validator.ExternalSubmission{}, err
+	}
+	return req.Decode()
+}
+
 // Decode checks the request's fields and decodes the transaction.
 func (req SubmitExternalRequest) Decode() (validator.ExternalSubmission, error) {
 	s := req.Submission
@@ -155,11 +165,7 @@ type SubmitAcceptExternalPartySetupProposalResponse struct {
 }
 
 func (h *Handler) submitAcceptSetupProposal(w http.ResponseWriter, r *http.Request) error {
-	var req SubmitExternalRequest
-	if err := web.DecodeJSON(r, &req); err != nil {
-		return err
-	}
-	sub, err := req.Decode()
+	sub, err := decodeSubmission(r)
 	if err != nil {
 		return err
 	}
@@ -256,11 +262,7 @@ type SubmitTransferPreapprovalSendResponse struct {
 }
 
 func (h *Handler) submitTransferCommand(w http.ResponseWriter, r *http.Request) error {
-	var req SubmitExternalRequest
-	if err := web.DecodeJSON(r, &req); err != nil {
-		return err
-	}
-	sub, err := req.Decode()
+	sub, err := decodeSubmission(r)
 	if err != nil {
 		return err
 	}
