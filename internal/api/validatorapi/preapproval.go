@@ -6,8 +6,6 @@ import (
 	"github.com/sandnet/sandnet/internal/api/splicewire"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/validator"
 )
 
@@ -118,14 +116,4 @@ func (h *Handler) listPreapprovals(w http.ResponseWriter, r *http.Request) error
 	}
 	web.WriteJSON(w, http.StatusOK, ListTransferPreapprovalsResponse{Contracts: cs})
 	return nil
-}
-
-// fullContracts renders decoded contracts with their synchronizers, as
-// splicewire.WithStates does, never as null.
-func fullContracts[T ledger.Template](cs []splice.Contract[T]) ([]*splicewire.FullContractWithState, error) {
-	raw := make([]*ledger.Contract, len(cs))
-	for i, c := range cs {
-		raw[i] = c.Contract
-	}
-	return splicewire.WithStates[splicewire.FullContractWithState](raw)
 }
