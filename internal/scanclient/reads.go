@@ -13,6 +13,16 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
 
+// bftGet is bft for a plain GET of path whose JSON answer decodes into a
+// T: the shape most of the Scan's by-party lookups share.
+func bftGet[T any](ctx context.Context, c *Client, what, path string) (T, error) {
+	return bft(ctx, c, what, func(ctx context.Context, base string) (T, error) {
+		var resp T
+		err := c.call(ctx, base, http.MethodGet, path, nil, nil, &resp)
+		return resp, err
+	})
+}
+
 // dsoPartyIDResponse is the answer of GET /v0/dso-party-id.
 type dsoPartyIDResponse struct {
 	DsoPartyID string `json:"dso_party_id"`
@@ -91,11 +101,7 @@ func (c *Client) AnsEntryByParty(ctx context.Context, party daml.Party) (AnsEntr
 }
 
 func (c *Client) ansEntry(ctx context.Context, path string) (AnsEntry, error) {
-	resp, err := bft(ctx, c, "ans entry "+path, func(ctx context.Context, base string) (AnsEntryResponse, error) {
-		var resp AnsEntryResponse
-		err := c.call(ctx, base, http.MethodGet, path, nil, nil, &resp)
-		return resp, err
-	})
+	resp, err := bftGet[AnsEntryResponse](ctx, c, "ans entry "+path, path)
 	return resp.Entry, err
 }
 
@@ -156,11 +162,7 @@ type transferPreapprovalResponse struct {
 // NotFound with the Scan's message.
 func (c *Client) TransferPreapprovalByParty(ctx context.Context, party daml.Party) (*ledger.Contract, error) {
 	path := "/v0/transfer-preapprovals/by-party/" + url.PathEscape(string(party))
-	resp, err := bft(ctx, c, "transfer pre-approval "+path, func(ctx context.Context, base string) (transferPreapprovalResponse, error) {
-		var resp transferPreapprovalResponse
-		err := c.call(ctx, base, http.MethodGet, path, nil, nil, &resp)
-		return resp, err
-	})
+	resp, err := bftGet[transferPreapprovalResponse](ctx, c, "transfer pre-approval "+path, path)
 	if err != nil {
 		return nil, err
 	}
@@ -175,11 +177,7 @@ type featuredAppRightResponse struct {
 // agree on it, or nil when they answer that it has none.
 func (c *Client) FeaturedAppRight(ctx context.Context, provider daml.Party) (*ledger.Contract, error) {
 	path := "/v0/featured-apps/" + url.PathEscape(string(provider))
-	resp, err := bft(ctx, c, "featured app right "+path, func(ctx context.Context, base string) (featuredAppRightResponse, error) {
-		var resp featuredAppRightResponse
-		err := c.call(ctx, base, http.MethodGet, path, nil, nil, &resp)
-		return resp, err
-	})
+	resp, err := bftGet[featuredAppRightResponse](ctx, c, "featured app right "+path, path)
 	if err != nil {
 		return nil, err
 	}

@@ -72,22 +72,37 @@ func (r registryChoiceContext) decode() (splice.RegistryContext, error) {
 // TransferFactory_Transfer with (its extraArgs are not read), and decodes
 // the answer.
 func (c *Client) TransferFactory(ctx context.Context, arg splice.TransferFactoryTransfer) (splice.RegistryFactory, error) {
+	return c.factory(ctx, "/transfer-instruction/v1/transfer-factory", "transfer", "TransferFactoryWithChoiceContext", arg)
+}
+
+// AllocationFactory asks the registry for the factory of an allocation,
+// with arg as the choice arguments the wallet will exercise
+// AllocationFactory_Allocate with, and decodes the answer (whose Kind is
+// empty: the registry names none for allocations).
+func (c *Client) AllocationFactory(ctx context.Context, arg splice.AllocationFactoryAllocate) (splice.RegistryFactory, error) {
+	return c.factory(ctx, "/allocation-instruction/v1/allocation-factory", "allocation", "FactoryWithChoiceContext", arg)
+}
+
+// factory POSTs arg as the choiceArguments of a factory request to path
+// of the registry and decodes the factory and its context; what names the
+// factory in errors ("transfer", "allocation"), wire the answer's schema.
+func (c *Client) factory(ctx context.Context, path, what, wire string, arg any) (splice.RegistryFactory, error) {
 	v, err := daml.FromGo(arg)
 	if err != nil {
-		return splice.RegistryFactory{}, fault.Wrap(fault.Internal, err, "encode the transfer's choice arguments")
+		return splice.RegistryFactory{}, fault.Wrap(fault.Internal, err, "encode the %s's choice arguments", what)
 	}
 	args, err := daml.PayloadJSON.Encode(v)
 	if err != nil {
-		return splice.RegistryFactory{}, fault.Wrap(fault.Internal, err, "encode the transfer's choice arguments")
+		return splice.RegistryFactory{}, fault.Wrap(fault.Internal, err, "encode the %s's choice arguments", what)
 	}
 	body, err := json.Marshal(struct {
 		ChoiceArguments    json.RawMessage `json:"choiceArguments"`
 		ExcludeDebugFields bool            `json:"excludeDebugFields"`
 	}{args, true})
 	if err != nil {
-		return splice.RegistryFactory{}, fault.Wrap(fault.Internal, err, "encode the transfer-factory request")
+		return splice.RegistryFactory{}, fault.Wrap(fault.Internal, err, "encode the %s-factory request", what)
 	}
-	raw, err := c.RegistryPost(ctx, "/transfer-instruction/v1/transfer-factory", body)
+	raw, err := c.RegistryPost(ctx, path, body)
 	if err != nil {
 		return splice.RegistryFactory{}, err
 	}
@@ -97,7 +112,7 @@ func (c *Client) TransferFactory(ctx context.Context, arg splice.TransferFactory
 		ChoiceContext registryChoiceContext `json:"choiceContext"`
 	}
 	if err := json.Unmarshal(raw, &ans); err != nil || ans.FactoryID == "" {
-		return splice.RegistryFactory{}, fault.New(fault.Unavailable, "the registry's transfer factory is not a TransferFactoryWithChoiceContext: %s", fault.Clip(string(raw)))
+		return splice.RegistryFactory{}, fault.New(fault.Unavailable, "the registry's %s factory is not a %s: %s", what, wire, fault.Clip(string(raw)))
 	}
 	rc, err := ans.ChoiceContext.decode()
 	if err != nil {
@@ -111,7 +126,18 @@ func (c *Client) TransferFactory(ctx context.Context, arg splice.TransferFactory
 // failure the registry answers (a 404 for an instruction it does not
 // know) comes back with its message and kind.
 func (c *Client) TransferInstructionContext(ctx context.Context, id daml.ContractID, choice string) (splice.RegistryContext, error) {
-	raw, err := c.RegistryPost(ctx, "/transfer-instruction/v1/"+url.PathEscape(string(id))+"/choice-contexts/"+url.PathEscape(choice), json.RawMessage(`{"meta":{},"excludeDebugFields":true}`))
+	return c.choiceContext(ctx, "/transfer-instruction/v1/"+url.PathEscape(string(id))+"/choice-contexts/"+url.PathEscape(choice))
+}
+
+// AllocationContext asks the registry for the context of choice
+// ("execute-transfer", "withdraw" or "cancel") on the allocation id, as
+// TransferInstructionContext does for a transfer instruction.
+func (c *Client) AllocationContext(ctx context.Context, id daml.ContractID, choice string) (splice.RegistryContext, error) {
+	return c.choiceContext(ctx, "/allocations/v1/"+url.PathEscape(string(id))+"/choice-contexts/"+url.PathEscape(choice))
+}
+
+func (c *Client) choiceContext(ctx context.Context, path string) (splice.RegistryContext, error) {
+	raw, err := c.RegistryPost(ctx, path, json.RawMessage(`{"meta":{},"excludeDebugFields":true}`))
 	if err != nil {
 		return splice.RegistryContext{}, err
 	}

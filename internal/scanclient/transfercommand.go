@@ -23,11 +23,7 @@ type transferCommandCounterResponse struct {
 // the sender has none.
 func (c *Client) TransferCommandCounter(ctx context.Context, sender daml.Party) (*ledger.Contract, error) {
 	path := "/v0/transfer-command-counter/" + url.PathEscape(string(sender))
-	resp, err := bft(ctx, c, "transfer command counter "+path, func(ctx context.Context, base string) (transferCommandCounterResponse, error) {
-		var resp transferCommandCounterResponse
-		err := c.call(ctx, base, http.MethodGet, path, nil, nil, &resp)
-		return resp, err
-	})
+	resp, err := bftGet[transferCommandCounterResponse](ctx, c, "transfer command counter "+path, path)
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,8 @@ package validator
 import (
 	"cmp"
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"net/url"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -24,11 +19,12 @@ import (
 // treasury does, and exercises the token standard's interface choice as
 // the user's party with the contracts the registry names disclosed.
 
-// Registry is a Scan's token-standard registry as the validator asks it:
-// path under /registry, a JSON body, the Scan's JSON answer as it came
+// Registry is a Scan's token-standard registry as the validator asks it
+// for allocations: the factory and the choice contexts, decoded
 // (internal/scanclient's Client implements it).
 type Registry interface {
-	RegistryPost(ctx context.Context, path string, body json.RawMessage) (json.RawMessage, error)
+	AllocationFactory(ctx context.Context, arg splice.AllocationFactoryAllocate) (splice.RegistryFactory, error)
+	AllocationContext(ctx context.Context, id daml.ContractID, choice string) (splice.RegistryContext, error)
 }
 
 // allocateMethod is the method name of Splice's wallet allocation command
@@ -66,59 +62,6 @@ func (v *Validator) registry() (Registry, error) {
 		return nil, fault.New(fault.Unavailable, "the validator's Scan connection does not serve the token-standard registry")
 	}
 	return r, nil
-}
-
-// registryContext is a registry answer's choice context, decoded: the
-// MetadataV1 ChoiceContext for extraArgs and the contracts to disclose.
-type registryContext struct {
-	context   splice.ChoiceContext
-	disclosed []*ledger.Contract
-}
-
-var choiceContextType = sync.OnceValues(func() (*daml.Type, error) {
-	return daml.TypeOf(reflect.TypeFor[splice.ChoiceContext]())
-})
-
-// decodeRegistryContext reads the registry's ChoiceContext JSON. The
-// answer comes from the DSO's Scan: one that does not decode is a Scan
-// failing, not the caller's mistake.
-func decodeRegistryContext(raw json.RawMessage) (registryContext, error) {
-	var wire struct {
-		ChoiceContextData  json.RawMessage `json:"choiceContextData"`
-		DisclosedContracts []struct {
-			CreatedEventBlob string `json:"createdEventBlob"`
-		} `json:"disclosedContracts"`
-	}
-	bad := func(err error) (registryContext, error) {
-		return registryContext{}, fault.Wrap(fault.Unavailable, err, "the registry's choice context does not decode")
-	}
-	if err := json.Unmarshal(raw, &wire); err != nil {
-		return bad(err)
-	}
-	t, err := choiceContextType()
-	if err != nil {
-		return bad(err)
-	}
-	val, err := daml.LedgerJSON.Decode(wire.ChoiceContextData, t)
-	if err != nil {
-		return bad(err)
-	}
-	var out registryContext
-	if err := daml.ToGo(val, &out.context); err != nil {
-		return bad(err)
-	}
-	for _, d := range wire.DisclosedContracts {
-		blob, err := base64.StdEncoding.DecodeString(d.CreatedEventBlob)
-		if err != nil {
-			return bad(err)
-		}
-		c, err := ledger.DecodeContract(blob)
-		if err != nil {
-			return bad(err)
-		}
-		out.disclosed = append(out.disclosed, c)
-	}
-	return out, nil
 }
 
 // allocationInputs are what Splice's treasury spends for a token-standard
@@ -200,37 +143,14 @@ func (v *Validator) AllocateAmulet(ctx context.Context, w Wallet, r AllocateRequ
 		RequestedAt: v.net.Clock().Now(), InputHoldingCids: inputs,
 		ExtraArgs: splice.ExtraArgs{Context: splice.ChoiceContext{Values: map[string]splice.AnyValue{}}, Meta: metadataOf(nil)},
 	}
-	argValue, err := daml.FromGo(arg)
-	if err != nil {
-		return none, fault.Wrap(fault.Internal, err, "encode AllocationFactory_Allocate")
-	}
-	argJSON, err := daml.LedgerJSON.Encode(argValue)
-	if err != nil {
-		return none, fault.Wrap(fault.Internal, err, "encode AllocationFactory_Allocate")
-	}
-	body, err := json.Marshal(map[string]any{"choiceArguments": json.RawMessage(argJSON), "excludeDebugFields": true})
-	if err != nil {
-		return none, fault.Wrap(fault.Internal, err, "encode the allocation-factory request")
-	}
-	ans, err := reg.RegistryPost(ctx, "/allocation-instruction/v1/allocation-factory", body)
+	f, err := reg.AllocationFactory(ctx, arg)
 	if err != nil {
 		return none, err
 	}
-	var f struct {
-		FactoryID     daml.ContractID `json:"factoryId"`
-		ChoiceContext json.RawMessage `json:"choiceContext"`
-	}
-	if err := json.Unmarshal(ans, &f); err != nil {
-		return none, fault.Wrap(fault.Unavailable, err, "the registry's allocation factory does not decode")
-	}
-	cc, err := decodeRegistryContext(f.ChoiceContext)
-	if err != nil {
-		return none, err
-	}
-	arg.ExtraArgs.Context = cc.context
+	arg.ExtraArgs.Context = f.Context
 	var res splice.AllocationInstructionResult
 	id := splice.DedupCommandID(allocateMethod, []daml.Party{w.Party}, discriminator)
-	t, err := v.submitID(ctx, id, []daml.Party{w.Party}, cc.disclosed, func(tx *ledger.Tx) (err error) {
+	t, err := v.submitID(ctx, id, []daml.Party{w.Party}, f.Disclosed, func(tx *ledger.Tx) (err error) {
 		res, err = ledger.ExerciseInterface[splice.AllocationInstructionResult](tx, f.FactoryID, splice.AllocationFactoryInterface, "AllocationFactory_Allocate", arg)
 		return err
 	})
@@ -279,19 +199,15 @@ func (v *Validator) WithdrawAllocation(ctx context.Context, w Wallet, cid daml.C
 	if err != nil {
 		return none, err
 	}
-	ans, err := reg.RegistryPost(ctx, "/allocations/v1/"+url.PathEscape(string(cid))+"/choice-contexts/withdraw", json.RawMessage(`{"meta":{},"excludeDebugFields":true}`))
-	if err != nil {
-		return none, err
-	}
-	cc, err := decodeRegistryContext(ans)
+	cc, err := reg.AllocationContext(ctx, cid, "withdraw")
 	if err != nil {
 		return none, err
 	}
 	defer v.spending.lock(w.Party)()
 	var res splice.AllocationWithdrawResult
-	t, err := v.submit(ctx, "withdraw-allocation", []daml.Party{w.Party}, cc.disclosed, func(tx *ledger.Tx) (err error) {
+	t, err := v.submit(ctx, "withdraw-allocation", []daml.Party{w.Party}, cc.Disclosed, func(tx *ledger.Tx) (err error) {
 		res, err = ledger.ExerciseInterface[splice.AllocationWithdrawResult](tx, cid, splice.AllocationInterface, "Allocation_Withdraw",
-			splice.AllocationWithdraw{ExtraArgs: splice.ExtraArgs{Context: cc.context, Meta: metadataOf(nil)}})
+			splice.AllocationWithdraw{ExtraArgs: splice.ExtraArgs{Context: cc.Context, Meta: metadataOf(nil)}})
 		return err
 	})
 	if err != nil {

@@ -57,15 +57,11 @@ func (h *Handler) listSetupProposals(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	out := ListExternalPartySetupProposalsResponse{Contracts: make([]*splicewire.FullContractWithState, 0, len(ps))}
-	for _, p := range ps {
-		cws, err := splicewire.WithState[splicewire.FullContractWithState](p.Contract)
-		if err != nil {
-			return err
-		}
-		out.Contracts = append(out.Contracts, cws)
+	cs, err := fullContracts(ps)
+	if err != nil {
+		return err
 	}
-	web.WriteJSON(w, http.StatusOK, out)
+	web.WriteJSON(w, http.StatusOK, ListExternalPartySetupProposalsResponse{Contracts: cs})
 	return nil
 }
 
@@ -127,6 +123,16 @@ type SubmitExternalRequest struct {
 	Submission *ExternalPartySubmission `json:"submission"`
 }
 
+// decodeSubmission reads the body of a submit endpoint and decodes the
+// signed transaction in it.
+func decodeSubmission(r *http.Request) (validator.ExternalSubmission, error) {
+	var req SubmitExternalRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return validator.ExternalSubmission{}, err
+	}
+	return req.Decode()
+}
+
 // Decode checks the request's fields and decodes the transaction.
 func (req SubmitExternalRequest) Decode() (validator.ExternalSubmission, error) {
 	s := req.Submission
@@ -159,11 +165,7 @@ type SubmitAcceptExternalPartySetupProposalResponse struct {
 }
 
 func (h *Handler) submitAcceptSetupProposal(w http.ResponseWriter, r *http.Request) error {
-	var req SubmitExternalRequest
-	if err := web.DecodeJSON(r, &req); err != nil {
-		return err
-	}
-	sub, err := req.Decode()
+	sub, err := decodeSubmission(r)
 	if err != nil {
 		return err
 	}
@@ -260,11 +262,7 @@ type SubmitTransferPreapprovalSendResponse struct {
 }
 
 func (h *Handler) submitTransferCommand(w http.ResponseWriter, r *http.Request) error {
-	var req SubmitExternalRequest
-	if err := web.DecodeJSON(r, &req); err != nil {
-		return err
-	}
-	sub, err := req.Decode()
+	sub, err := decodeSubmission(r)
 	if err != nil {
 		return err
 	}

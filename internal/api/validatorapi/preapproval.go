@@ -110,14 +110,10 @@ func (h *Handler) listPreapprovals(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out := ListTransferPreapprovalsResponse{Contracts: make([]*splicewire.FullContractWithState, 0, len(ps))}
-	for _, p := range ps {
-		cws, err := splicewire.WithState[splicewire.FullContractWithState](p.Contract)
-		if err != nil {
-			return err
-		}
-		out.Contracts = append(out.Contracts, cws)
+	cs, err := fullContracts(ps)
+	if err != nil {
+		return err
 	}
-	web.WriteJSON(w, http.StatusOK, out)
+	web.WriteJSON(w, http.StatusOK, ListTransferPreapprovalsResponse{Contracts: cs})
 	return nil
 }

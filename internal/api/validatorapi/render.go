@@ -30,9 +30,19 @@ func parseDecimal(s string) (daml.Numeric, error) {
 // contractsOf renders contracts decoded by the domain (splice.Contract[T])
 // as Splice's HTTP Contracts, never as null.
 func contractsOf[T ledger.Template](cs []splice.Contract[T]) ([]*splicewire.Contract, error) {
+	return splicewire.ContractsOf(plainContracts(cs))
+}
+
+// fullContracts renders them as Splice's ContractWithStates, with their
+// synchronizers, never as null.
+func fullContracts[T ledger.Template](cs []splice.Contract[T]) ([]*splicewire.FullContractWithState, error) {
+	return splicewire.WithStates[splicewire.FullContractWithState](plainContracts(cs))
+}
+
+func plainContracts[T ledger.Template](cs []splice.Contract[T]) []*ledger.Contract {
 	plain := make([]*ledger.Contract, len(cs))
 	for i, c := range cs {
 		plain[i] = c.Contract
 	}
-	return splicewire.ContractsOf(plain)
+	return plain
 }

@@ -122,22 +122,12 @@ type TransferInstructionCompleted struct {
 type TransferInstructionFailed struct{}
 
 func resultResponse(r splice.TransferInstructionResult) TransferInstructionResultResponse {
-	ids := func(cs []daml.ContractID) []string {
-		out := make([]string, len(cs))
-		for i, c := range cs {
-			out[i] = string(c)
-		}
-		return out
-	}
-	out := TransferInstructionResultResponse{SenderChangeCids: ids(r.SenderChangeCids), Meta: r.Meta.Values, Output: TransferInstructionFailed{}}
-	if out.Meta == nil {
-		out.Meta = map[string]string{}
-	}
+	out := TransferInstructionResultResponse{SenderChangeCids: cidStrings(r.SenderChangeCids), Meta: metaMap(r.Meta), Output: TransferInstructionFailed{}}
 	switch o := r.Output; {
 	case o.Pending != nil:
 		out.Output = TransferInstructionPending{TransferInstructionCid: string(o.Pending.TransferInstructionCid)}
 	case o.Completed != nil:
-		out.Output = TransferInstructionCompleted{ReceiverHoldingCids: ids(o.Completed.ReceiverHoldingCids)}
+		out.Output = TransferInstructionCompleted{ReceiverHoldingCids: cidStrings(o.Completed.ReceiverHoldingCids)}
 	}
 	return out
 }
