@@ -304,19 +304,6 @@ func (s *Service) featuredAppRight(ctx context.Context, provider daml.Party) (*l
 	return st.featured[provider], nil
 }
 
-// latest is the last created active contract of a template; none is a
-// fault.NotFound.
-func (s *Service) latest(ctx context.Context, key TemplateKey, what string) (*ledger.Contract, error) {
-	cs, err := s.Active(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if len(cs) == 0 {
-		return nil, fault.New(fault.NotFound, "No active %s contract", what)
-	}
-	return cs[len(cs)-1], nil
-}
-
 // activeOf returns the contract id if it is an active contract of the
 // template in the Scan's store.
 func (s *Service) activeOf(ctx context.Context, id daml.ContractID, key TemplateKey) (*ledger.Contract, bool, error) {
