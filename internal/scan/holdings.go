@@ -280,22 +280,16 @@ func (h *HoldingsSummary) finish() error {
 // contract_id) order would pick at random among rounds of one
 // transaction.
 func (s *Service) earliestOpenRound(ctx context.Context) (int64, error) {
-	cs, err := s.Store.ActiveContracts(ctx, ContractQuery{Templates: []TemplateKey{KeyOf(splice.OpenMiningRound{}.TemplateID())}})
+	st, err := s.registry(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if len(cs) == 0 {
+	if len(st.rounds) == 0 {
 		return 0, fault.New(fault.FailedPrecondition, "No open mining rounds found.")
 	}
-	var earliest int64
-	for i, c := range cs {
-		r, err := splice.Decode[splice.OpenMiningRound](c)
-		if err != nil {
-			return 0, fault.Wrap(fault.Internal, err, "decode %s", c.ID)
-		}
-		if n := r.Payload.Round.Number; i == 0 || n < earliest {
-			earliest = n
-		}
+	earliest := st.rounds[0].number
+	for _, r := range st.rounds[1:] {
+		earliest = min(earliest, r.number)
 	}
 	return earliest, nil
 }
