@@ -295,15 +295,6 @@ func (s *Service) TransferPreapproval(ctx context.Context, receiver daml.Party) 
 	return st.preapprovals[receiver], nil
 }
 
-// featuredAppRight is the provider's first FeaturedAppRight, or nil.
-func (s *Service) featuredAppRight(ctx context.Context, provider daml.Party) (*ledger.Contract, error) {
-	st, err := s.registry(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return st.featured[provider], nil
-}
-
 // activeOf returns the contract id if it is an active contract of the
 // template in the Scan's store.
 func (s *Service) activeOf(ctx context.Context, id daml.ContractID, key TemplateKey) (*ledger.Contract, bool, error) {
