@@ -1,6 +1,7 @@
 package scanapi
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -216,14 +217,16 @@ func (h *Handler) transferFactory(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// transferInstructionContext serves one choice's context.
-func (h *Handler) transferInstructionContext(choice scan.TransferInstructionChoice) handlerFunc {
+// choiceContext serves a choice's context on the contract the path's id
+// names, as lookup computes it: the transfer instructions' and the
+// allocations' choice-context endpoints.
+func (h *Handler) choiceContext(lookup func(context.Context, daml.ContractID) (scan.ChoiceContext, error)) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req GetChoiceContextRequest
 		if err := web.DecodeJSON(r, &req); err != nil {
 			return err
 		}
-		c, err := h.svc.TransferInstructionContext(r.Context(), daml.ContractID(r.PathValue("id")), choice)
+		c, err := lookup(r.Context(), daml.ContractID(r.PathValue("id")))
 		if err != nil {
 			return err
 		}
