@@ -174,12 +174,18 @@ type HoldingsSummaryResult struct {
 // than MaxSummaryHoldings holdings (counted as the stakeholder filter of
 // [Service.HoldingsState] counts them) fail with FailedPrecondition.
 func (s *Service) HoldingsSummary(ctx context.Context, r HoldingsSummaryRequest) (HoldingsSummaryResult, error) {
-	if err := s.resolve(ctx, r.Migration, r.RecordTime, r.AtOrBefore); err != nil {
-		return HoldingsSummaryResult{}, err
+	defaultRound := r.WithFees && r.AsOfRound == nil
+	if defaultRound || len(r.Owners) == 0 {
+		// Splice finds the snapshot first. HoldingsState's Acs finds it
+		// with the same check, so it is looked up here only when a check
+		// before that one may fail: the default round's or the owners'.
+		if err := s.resolve(ctx, r.Migration, r.RecordTime, r.AtOrBefore); err != nil {
+			return HoldingsSummaryResult{}, err
+		}
 	}
 	var round int64
 	if r.WithFees {
-		if r.AsOfRound != nil {
+		if !defaultRound {
 			round = *r.AsOfRound
 		} else {
 			var err error
