@@ -89,39 +89,26 @@ func (s *Service) AllocationContext(ctx context.Context, id daml.ContractID, cho
 	}
 	lockedID := alloc.Payload.LockedAmulet
 	settlement := alloc.Payload.Allocation.Settlement
-	locked, lockActive, err := s.activeOf(ctx, lockedID, KeyOfTemplate[splice.LockedAmulet]())
-	if err != nil {
-		return ChoiceContext{}, err
-	}
-	st, err := s.registry(ctx)
-	if err != nil {
-		return ChoiceContext{}, err
-	}
-	cc, err := s.amuletRulesContext(ctx, st)
-	if err != nil {
-		return ChoiceContext{}, err
-	}
-	var featured *ledger.Contract
+	var gone func() error
 	if choice == ChoiceExecuteTransfer {
-		// Only a settlement may be featured, its executor the provider.
-		featured = st.featured[settlement.Executor]
-	}
-	if !lockActive {
-		if choice == ChoiceExecuteTransfer {
+		gone = func() error {
 			// Splice renders the Scala Options of the ids and the expiry,
 			// which for a V1 allocation is the settlement's deadline.
-			return ChoiceContext{}, fault.New(fault.NotFound,
+			return fault.New(fault.NotFound,
 				"LockedAmulet 'Some(ContractId(%s))' not found for AmuletAllocation '%s', which expires on Some(%s)",
 				lockedID, fault.Clip(string(id)), settlement.SettleBefore.MicrosString())
 		}
-		out := ChoiceContext{Synchronizer: cc.Synchronizer}
-		out.addBool(ContextKeyExpireLock, false)
-		return out, nil
 	}
-	cc.Disclosed = append(cc.Disclosed, locked)
-	cc.addBool(ContextKeyExpireLock, true)
-	if featured != nil {
-		cc.add(ContextKeyFeaturedAppRight, featured)
+	cc, st, err := s.lockedAmuletContext(ctx, lockedID, gone)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if choice == ChoiceExecuteTransfer {
+		// The lock is active (gone failed otherwise). Only a settlement
+		// may be featured, its executor the provider.
+		if featured := st.featured[settlement.Executor]; featured != nil {
+			cc.add(ContextKeyFeaturedAppRight, featured)
+		}
 	}
 	return cc, nil
 }

@@ -66,38 +66,47 @@ func (s *Service) resolve(ctx context.Context, migration int64, t daml.Timestamp
 // contracts and still have a next page, its token counting the rows the
 // stakeholder filter passed.
 func (s *Service) HoldingsState(ctx context.Context, r HoldingsRequest) (AcsPage, error) {
+	page, _, err := s.holdingsPage(ctx, r)
+	return page, err
+}
+
+// holdingsPage is HoldingsState with the holding of each row it keeps,
+// decoded once for the owner filter and the summary alike.
+func (s *Service) holdingsPage(ctx context.Context, r HoldingsRequest) (AcsPage, []holding, error) {
 	if err := CheckLimit(r.PageSize); err != nil {
-		return AcsPage{}, err
+		return AcsPage{}, nil, err
 	}
 	if len(r.Owners) == 0 {
 		if err := s.resolve(ctx, r.Migration, r.RecordTime, r.AtOrBefore); err != nil {
-			return AcsPage{}, err
+			return AcsPage{}, nil, err
 		}
-		return AcsPage{}, emptyList(ownersField)
+		return AcsPage{}, nil, emptyList(ownersField)
 	}
 	page, err := s.Acs(ctx, AcsRequest{
 		Migration: r.Migration, RecordTime: r.RecordTime, AtOrBefore: r.AtOrBefore,
 		After: r.After, PageSize: r.PageSize, Parties: r.Owners, Templates: HoldingTemplates,
 	})
 	if err != nil {
-		return AcsPage{}, err
+		return AcsPage{}, nil, err
 	}
 	owners := make(map[daml.Party]bool, len(r.Owners))
 	for _, p := range r.Owners {
 		owners[p] = true
 	}
 	kept := page.Rows[:0]
+	var holdings []holding
 	for _, row := range page.Rows {
 		h, err := holdingOf(row.Contract)
 		if err != nil {
-			return AcsPage{}, err
+			return AcsPage{}, nil, err
 		}
 		if owners[h.owner] {
 			kept = append(kept, row)
+			holdings = append(holdings, h)
 		}
 	}
 	page.Rows = kept
-	return page, nil
+	return page, holdings, nil
 }
 
 // holding is an Amulet or a LockedAmulet as the summary counts it.
@@ -174,12 +183,18 @@ type HoldingsSummaryResult struct {
 // than MaxSummaryHoldings holdings (counted as the stakeholder filter of
 // [Service.HoldingsState] counts them) fail with FailedPrecondition.
 func (s *Service) HoldingsSummary(ctx context.Context, r HoldingsSummaryRequest) (HoldingsSummaryResult, error) {
-	if err := s.resolve(ctx, r.Migration, r.RecordTime, r.AtOrBefore); err != nil {
-		return HoldingsSummaryResult{}, err
+	defaultRound := r.WithFees && r.AsOfRound == nil
+	if defaultRound || len(r.Owners) == 0 {
+		// Splice finds the snapshot first. holdingsPage's Acs finds it
+		// with the same check, so it is looked up here only when a check
+		// before that one may fail: the default round's or the owners'.
+		if err := s.resolve(ctx, r.Migration, r.RecordTime, r.AtOrBefore); err != nil {
+			return HoldingsSummaryResult{}, err
+		}
 	}
 	var round int64
 	if r.WithFees {
-		if r.AsOfRound != nil {
+		if !defaultRound {
 			round = *r.AsOfRound
 		} else {
 			var err error
@@ -192,7 +207,7 @@ func (s *Service) HoldingsSummary(ctx context.Context, r HoldingsSummaryRequest)
 		return HoldingsSummaryResult{}, emptyList(summaryOwnersField)
 	}
 	req := HoldingsRequest{Migration: r.Migration, RecordTime: r.RecordTime, AtOrBefore: r.AtOrBefore, PageSize: MaxSummaryHoldings, Owners: r.Owners}
-	page, err := s.HoldingsState(ctx, req)
+	page, holdings, err := s.holdingsPage(ctx, req)
 	if err != nil {
 		return HoldingsSummaryResult{}, err
 	}
@@ -212,11 +227,7 @@ func (s *Service) HoldingsSummary(ctx context.Context, r HoldingsSummaryRequest)
 	}
 	out := HoldingsSummaryResult{Snapshot: page.Snapshot, AsOfRound: round}
 	index := map[daml.Party]int{}
-	for _, row := range page.Rows {
-		h, err := holdingOf(row.Contract)
-		if err != nil {
-			return HoldingsSummaryResult{}, err
-		}
+	for _, h := range holdings {
 		i, ok := index[h.owner]
 		if !ok {
 			i = len(out.Summaries)
@@ -280,22 +291,16 @@ func (h *HoldingsSummary) finish() error {
 // contract_id) order would pick at random among rounds of one
 // transaction.
 func (s *Service) earliestOpenRound(ctx context.Context) (int64, error) {
-	cs, err := s.Store.ActiveContracts(ctx, ContractQuery{Templates: []TemplateKey{KeyOf(splice.OpenMiningRound{}.TemplateID())}})
+	st, err := s.registry(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if len(cs) == 0 {
+	if len(st.rounds) == 0 {
 		return 0, fault.New(fault.FailedPrecondition, "No open mining rounds found.")
 	}
-	var earliest int64
-	for i, c := range cs {
-		r, err := splice.Decode[splice.OpenMiningRound](c)
-		if err != nil {
-			return 0, fault.Wrap(fault.Internal, err, "decode %s", c.ID)
-		}
-		if n := r.Payload.Round.Number; i == 0 || n < earliest {
-			earliest = n
-		}
+	earliest := st.rounds[0].number
+	for _, r := range st.rounds[1:] {
+		earliest = min(earliest, r.number)
 	}
 	return earliest, nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
-	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
 
 // Amulet as an instrument of the Canton Network token standard, as a
@@ -154,43 +153,21 @@ func (s *Service) TotalSupply(ctx context.Context) (Supply, bool, error) {
 // sumAmulets sums the initial amounts of a snapshot's amulets, page by
 // page.
 func (s *Service) sumAmulets(ctx context.Context, snap Snapshot) (daml.Numeric, error) {
-	amulet, locked := KeyOf(splice.Amulet{}.TemplateID()), KeyOf(splice.LockedAmulet{}.TemplateID())
 	var total daml.Numeric
-	add := func(n daml.Numeric) error {
-		var err error
-		if total, err = total.Add(n); err != nil {
-			return fault.Wrap(fault.Internal, err, "sum the amulet supply")
-		}
-		return nil
-	}
 	for after := int64(0); ; {
 		rows, err := s.Store.SnapshotPage(ctx, SnapshotQuery{
-			Snapshot: snap, After: after, Limit: MaxPageSize, Parties: []daml.Party{s.Config.DSO}, Templates: []TemplateKey{amulet, locked},
+			Snapshot: snap, After: after, Limit: MaxPageSize, Parties: []daml.Party{s.Config.DSO}, Templates: HoldingTemplates,
 		})
 		if err != nil {
 			return daml.Numeric{}, err
 		}
 		for _, r := range rows {
-			c := r.Contract
-			var amount daml.Numeric
-			switch KeyOf(c.Template) {
-			case amulet:
-				a, err := splice.Decode[splice.Amulet](c)
-				if err != nil {
-					return daml.Numeric{}, fault.Wrap(fault.Internal, err, "decode amulet %s", c.ID)
-				}
-				amount = a.Payload.Amount.InitialAmount
-			case locked:
-				a, err := splice.Decode[splice.LockedAmulet](c)
-				if err != nil {
-					return daml.Numeric{}, fault.Wrap(fault.Internal, err, "decode locked amulet %s", c.ID)
-				}
-				amount = a.Payload.Amulet.Amount.InitialAmount
-			default:
-				continue
-			}
-			if err := add(amount); err != nil {
+			h, err := holdingOf(r.Contract)
+			if err != nil {
 				return daml.Numeric{}, err
+			}
+			if total, err = total.Add(h.amount.InitialAmount); err != nil {
+				return daml.Numeric{}, fault.Wrap(fault.Internal, err, "sum the amulet supply")
 			}
 		}
 		if len(rows) < MaxPageSize {

@@ -64,7 +64,11 @@ func (s *Service) TransferCommandCounter(ctx context.Context, sender daml.Party)
 // ExternalPartyAmuletRules returns the DSO's ExternalPartyAmuletRules
 // (the latest created); a fault.NotFound when there is none.
 func (s *Service) ExternalPartyAmuletRules(ctx context.Context) (*ledger.Contract, error) {
-	return s.latest(ctx, KeyOfTemplate[splice.ExternalPartyAmuletRules](), "ExternalPartyAmuletRules")
+	st, err := s.registry(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.externalPartyAmuletRules()
 }
 
 // TransferCommandStatuses reports the sender's transfer commands with the

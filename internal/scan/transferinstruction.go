@@ -166,33 +166,51 @@ func (s *Service) TransferInstructionContext(ctx context.Context, id daml.Contra
 	if err != nil {
 		return ChoiceContext{}, err
 	}
-	locked, lockActive, err := s.activeOf(ctx, lockedID, KeyOfTemplate[splice.LockedAmulet]())
-	if err != nil {
-		return ChoiceContext{}, err
-	}
-	st, err := s.registry(ctx)
-	if err != nil {
-		return ChoiceContext{}, err
-	}
-	cc, err := s.amuletRulesContext(ctx, st)
-	if err != nil {
-		return ChoiceContext{}, err
-	}
-	if !lockActive {
-		if choice == ChoiceAccept {
+	var gone func() error
+	if choice == ChoiceAccept {
+		gone = func() error {
 			// Splice renders the Scala Options of the ids and the expiry.
-			return ChoiceContext{}, fault.New(fault.NotFound,
+			return fault.New(fault.NotFound,
 				"LockedAmulet 'Some(ContractId(%s))' not found for AmuletTransferInstruction '%s', which expires on Some(%s)",
 				lockedID, fault.Clip(string(id)), executeBefore.MicrosString())
 		}
-		// Nothing to unlock: the choice must not try to expire the lock.
+	}
+	cc, _, err := s.lockedAmuletContext(ctx, lockedID, gone)
+	return cc, err
+}
+
+// lockedAmuletContext is the context of a choice on a contract that holds
+// the LockedAmulet lockedID (a transfer instruction or an allocation):
+// while the lock is active, the amulet rules' context with the
+// LockedAmulet disclosed and expire-lock true. Once it is gone (its lock
+// expired and was released), gone's error when the choice needs the lock
+// (gone non-nil), else only expire-lock false: nothing to unlock, so the
+// choice must not try to expire the lock. It returns the registry state
+// the context was read from too.
+func (s *Service) lockedAmuletContext(ctx context.Context, lockedID daml.ContractID, gone func() error) (ChoiceContext, *registryState, error) {
+	locked, lockActive, err := s.activeOf(ctx, lockedID, KeyOfTemplate[splice.LockedAmulet]())
+	if err != nil {
+		return ChoiceContext{}, nil, err
+	}
+	st, err := s.registry(ctx)
+	if err != nil {
+		return ChoiceContext{}, nil, err
+	}
+	cc, err := s.amuletRulesContext(ctx, st)
+	if err != nil {
+		return ChoiceContext{}, nil, err
+	}
+	if !lockActive {
+		if gone != nil {
+			return ChoiceContext{}, nil, gone()
+		}
 		out := ChoiceContext{Synchronizer: cc.Synchronizer}
 		out.addBool(ContextKeyExpireLock, false)
-		return out, nil
+		return out, st, nil
 	}
 	cc.Disclosed = append(cc.Disclosed, locked)
 	cc.addBool(ContextKeyExpireLock, true)
-	return cc, nil
+	return cc, st, nil
 }
 
 // transferInstructionFields reads an AmuletTransferInstruction's
@@ -293,28 +311,6 @@ func (s *Service) TransferPreapproval(ctx context.Context, receiver daml.Party) 
 		return nil, err
 	}
 	return st.preapprovals[receiver], nil
-}
-
-// featuredAppRight is the provider's first FeaturedAppRight, or nil.
-func (s *Service) featuredAppRight(ctx context.Context, provider daml.Party) (*ledger.Contract, error) {
-	st, err := s.registry(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return st.featured[provider], nil
-}
-
-// latest is the last created active contract of a template; none is a
-// fault.NotFound.
-func (s *Service) latest(ctx context.Context, key TemplateKey, what string) (*ledger.Contract, error) {
-	cs, err := s.Active(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if len(cs) == 0 {
-		return nil, fault.New(fault.NotFound, "No active %s contract", what)
-	}
-	return cs[len(cs)-1], nil
 }
 
 // activeOf returns the contract id if it is an active contract of the

@@ -105,14 +105,8 @@ func acsCommon(migration *int64, recordTime, match *string, pageSize *int64, par
 		return req, err
 	}
 	req = scan.AcsRequest{Migration: *migration, RecordTime: t, PageSize: *pageSize}
-	if match != nil {
-		switch *match {
-		case "exact":
-		case "at_or_before":
-			req.AtOrBefore = true
-		default:
-			return req, badRequest("Failed to decode: record_time_match must be \"exact\" or \"at_or_before\", not %s", fault.Quote(*match))
-		}
+	if req.AtOrBefore, err = atOrBefore(match); err != nil {
+		return req, err
 	}
 	for _, p := range partyIDs {
 		req.Parties = append(req.Parties, daml.Party(p))
@@ -125,6 +119,21 @@ func acsCommon(migration *int64, recordTime, match *string, pageSize *int64, par
 		req.Templates = append(req.Templates, k)
 	}
 	return req, nil
+}
+
+// atOrBefore reads record_time_match: absent or "exact" asks for the
+// snapshot at record_time, "at_or_before" for the latest one up to it.
+func atOrBefore(match *string) (bool, error) {
+	if match == nil {
+		return false, nil
+	}
+	switch *match {
+	case "exact":
+		return false, nil
+	case "at_or_before":
+		return true, nil
+	}
+	return false, badRequest("Failed to decode: record_time_match must be \"exact\" or \"at_or_before\", not %s", fault.Quote(*match))
 }
 
 func decodeAcs(r *http.Request) (scan.AcsRequest, error) {

@@ -6,8 +6,6 @@ import (
 	"net/http"
 
 	"github.com/sandnet/sandnet/internal/api/web"
-	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/scan"
 )
 
 // The registry's allocation APIs (v1): the allocation-factory
@@ -57,24 +55,4 @@ func (h *Handler) allocationFactory(w http.ResponseWriter, r *http.Request) erro
 	}
 	web.WriteJSON(w, http.StatusOK, AllocationFactoryWithChoiceContext{FactoryID: string(f.Factory.ID), ChoiceContext: cc})
 	return nil
-}
-
-// allocationContext serves one allocation choice's context.
-func (h *Handler) allocationContext(choice scan.AllocationChoice) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		var req GetChoiceContextRequest
-		if err := web.DecodeJSON(r, &req); err != nil {
-			return err
-		}
-		c, err := h.svc.AllocationContext(r.Context(), daml.ContractID(r.PathValue("id")), choice)
-		if err != nil {
-			return err
-		}
-		cc, err := choiceContextOf(&h.blobs, c, req.ExcludeDebugFields != nil && *req.ExcludeDebugFields)
-		if err != nil {
-			return err
-		}
-		web.WriteJSON(w, http.StatusOK, cc)
-		return nil
-	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
-	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/scan"
 )
 
@@ -77,14 +76,8 @@ func decodeHoldingsSummary(r *http.Request, v0 bool) (scan.HoldingsSummaryReques
 		return scan.HoldingsSummaryRequest{}, err
 	}
 	req := scan.HoldingsSummaryRequest{Migration: *body.MigrationID, RecordTime: t, Owners: ownerParties(*body.OwnerPartyIDs), WithFees: v0}
-	if m := body.RecordTimeMatch; m != nil {
-		switch *m {
-		case "exact":
-		case "at_or_before":
-			req.AtOrBefore = true
-		default:
-			return req, badRequest("Failed to decode: record_time_match must be \"exact\" or \"at_or_before\", not %s", fault.Quote(*m))
-		}
+	if req.AtOrBefore, err = atOrBefore(body.RecordTimeMatch); err != nil {
+		return req, err
 	}
 	if v0 {
 		req.AsOfRound = body.AsOfRound

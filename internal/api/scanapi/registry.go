@@ -1,11 +1,13 @@
 package scanapi
 
 import (
+	"context"
 	_ "embed"
 	"net/http"
 	"strconv"
 
 	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/scan"
 )
 
@@ -66,11 +68,15 @@ func (h *Handler) RegisterRegistry(mux *http.ServeMux, root string) {
 	mux.Handle("GET "+p+"/metadata/v1/instruments/{id}", h.serve(h.getInstrument))
 	mux.Handle("POST "+p+"/transfer-instruction/v1/transfer-factory", h.serve(h.transferFactory))
 	for _, c := range []scan.TransferInstructionChoice{scan.ChoiceAccept, scan.ChoiceReject, scan.ChoiceWithdraw} {
-		mux.Handle("POST "+p+"/transfer-instruction/v1/{id}/choice-contexts/"+string(c), h.serve(h.transferInstructionContext(c)))
+		mux.Handle("POST "+p+"/transfer-instruction/v1/{id}/choice-contexts/"+string(c), h.serve(h.choiceContext(func(ctx context.Context, id daml.ContractID) (scan.ChoiceContext, error) {
+			return h.svc.TransferInstructionContext(ctx, id, c)
+		})))
 	}
 	mux.Handle("POST "+p+"/allocation-instruction/v1/allocation-factory", h.serve(h.allocationFactory))
 	for _, c := range scan.AllocationChoices() {
-		mux.Handle("POST "+p+"/allocations/v1/{id}/choice-contexts/"+string(c), h.serve(h.allocationContext(c)))
+		mux.Handle("POST "+p+"/allocations/v1/{id}/choice-contexts/"+string(c), h.serve(h.choiceContext(func(ctx context.Context, id daml.ContractID) (scan.ChoiceContext, error) {
+			return h.svc.AllocationContext(ctx, id, c)
+		})))
 	}
 	mux.HandleFunc("GET "+p+"/openapi.yaml", serveRegistryOpenAPI)
 	mux.HandleFunc(p+"/", web.NotFound)

@@ -1,6 +1,7 @@
 package scanapi
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -68,89 +69,11 @@ type DisclosedContract struct {
 	DebugCreatedAt   string          `json:"debugCreatedAt,omitempty"`
 }
 
-// transferFactoryTransfer is
-// Splice.Api.Token.TransferInstructionV1:TransferFactory_Transfer, typed
-// so that choiceArguments are checked as the Daml JSON of the choice
-// argument (as Splice decodes it with its codegen) before the transfer's
-// parties are read.
-type transferFactoryTransfer struct {
-	ExpectedAdmin daml.Party  `daml:"expectedAdmin"`
-	Transfer      tiTransfer  `daml:"transfer"`
-	ExtraArgs     tiExtraArgs `daml:"extraArgs"`
-}
-
-func (transferFactoryTransfer) DamlIdentifier() daml.Identifier {
-	return splice.PackageTokenTransferInstruction.Identifier("Splice.Api.Token.TransferInstructionV1", "TransferFactory_Transfer")
-}
-
-// tiTransfer is Splice.Api.Token.TransferInstructionV1:Transfer.
-type tiTransfer struct {
-	Sender           daml.Party          `daml:"sender"`
-	Receiver         daml.Party          `daml:"receiver"`
-	Amount           daml.Numeric        `daml:"amount"`
-	InstrumentID     splice.InstrumentID `daml:"instrumentId"`
-	RequestedAt      daml.Timestamp      `daml:"requestedAt"`
-	ExecuteBefore    daml.Timestamp      `daml:"executeBefore"`
-	InputHoldingCids []daml.ContractID   `daml:"inputHoldingCids"`
-	Meta             tiMetadata          `daml:"meta"`
-}
-
-func (tiTransfer) DamlIdentifier() daml.Identifier {
-	return splice.PackageTokenTransferInstruction.Identifier("Splice.Api.Token.TransferInstructionV1", "Transfer")
-}
-
-// tiMetadata is Splice.Api.Token.MetadataV1:Metadata.
-type tiMetadata struct {
-	Values map[string]string `daml:"values"`
-}
-
-func (tiMetadata) DamlIdentifier() daml.Identifier {
-	return splice.PackageTokenMetadata.Identifier("Splice.Api.Token.MetadataV1", "Metadata")
-}
-
-// tiExtraArgs is Splice.Api.Token.MetadataV1:ExtraArgs.
-type tiExtraArgs struct {
-	Context tiChoiceContext `daml:"context"`
-	Meta    tiMetadata      `daml:"meta"`
-}
-
-func (tiExtraArgs) DamlIdentifier() daml.Identifier {
-	return splice.PackageTokenMetadata.Identifier("Splice.Api.Token.MetadataV1", "ExtraArgs")
-}
-
-// tiChoiceContext is Splice.Api.Token.MetadataV1:ChoiceContext.
-type tiChoiceContext struct {
-	Values map[string]tiAnyValue `daml:"values"`
-}
-
-func (tiChoiceContext) DamlIdentifier() daml.Identifier {
-	return splice.PackageTokenMetadata.Identifier("Splice.Api.Token.MetadataV1", "ChoiceContext")
-}
-
-// tiAnyValue is Splice.Api.Token.MetadataV1:AnyValue.
-type tiAnyValue struct {
-	Text       *string                `daml:"AV_Text"`
-	Int        *int64                 `daml:"AV_Int"`
-	Decimal    *daml.Numeric          `daml:"AV_Decimal"`
-	Bool       *bool                  `daml:"AV_Bool"`
-	Date       *daml.Date             `daml:"AV_Date"`
-	Time       *daml.Timestamp        `daml:"AV_Time"`
-	RelTime    *splice.RelTime        `daml:"AV_RelTime"`
-	Party      *daml.Party            `daml:"AV_Party"`
-	ContractID *daml.ContractID       `daml:"AV_ContractId"`
-	List       *[]tiAnyValue          `daml:"AV_List"`
-	Map        *map[string]tiAnyValue `daml:"AV_Map"`
-}
-
-func (tiAnyValue) DamlIdentifier() daml.Identifier {
-	return splice.PackageTokenMetadata.Identifier("Splice.Api.Token.MetadataV1", "AnyValue")
-}
-
-// DamlVariant marks tiAnyValue as a variant.
-func (tiAnyValue) DamlVariant() {}
-
+// transferFactoryTransferType is the Daml type of TransferFactory_Transfer:
+// choiceArguments are checked against it, as Splice decodes them with its
+// codegen, before the transfer's parties are read.
 var transferFactoryTransferType = sync.OnceValues(func() (*daml.Type, error) {
-	return daml.TypeOf(reflect.TypeFor[transferFactoryTransfer]())
+	return daml.TypeOf(reflect.TypeFor[splice.TransferFactoryTransfer]())
 })
 
 // notATransfer is Splice's 400 for choiceArguments that are not a
@@ -178,7 +101,7 @@ func DecodeTransferFactoryTransfer(data []byte) (sender, receiver daml.Party, er
 	if err != nil {
 		return "", "", notATransfer(err)
 	}
-	var tr transferFactoryTransfer
+	var tr splice.TransferFactoryTransfer
 	if err := daml.ToGo(v, &tr); err != nil {
 		return "", "", notATransfer(err)
 	}
@@ -216,14 +139,16 @@ func (h *Handler) transferFactory(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// transferInstructionContext serves one choice's context.
-func (h *Handler) transferInstructionContext(choice scan.TransferInstructionChoice) handlerFunc {
+// choiceContext serves a choice's context on the contract the path's id
+// names, as lookup computes it: the transfer instructions' and the
+// allocations' choice-context endpoints.
+func (h *Handler) choiceContext(lookup func(context.Context, daml.ContractID) (scan.ChoiceContext, error)) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req GetChoiceContextRequest
 		if err := web.DecodeJSON(r, &req); err != nil {
 			return err
 		}
-		c, err := h.svc.TransferInstructionContext(r.Context(), daml.ContractID(r.PathValue("id")), choice)
+		c, err := lookup(r.Context(), daml.ContractID(r.PathValue("id")))
 		if err != nil {
 			return err
 		}

@@ -161,19 +161,14 @@ func (w txLogWalk) accept(e *ledger.Event) ([]*TxLogItem, bool) {
 	items := w.children(x)
 	if len(transfers(items)) == 0 {
 		var res splice.TransferInstructionResult
-		if daml.ToGo(x.ExerciseResult, &res) != nil || res.Output.Completed == nil || len(res.Output.Completed.ReceiverHoldingCids) != 1 {
+		if daml.ToGo(x.ExerciseResult, &res) != nil || res.Output.Completed == nil {
 			return nil, false
 		}
-		amulet, ok := w.createdAmulet(res.Output.Completed.ReceiverHoldingCids[0])
+		it, ok := w.paidToNewHolding(e, res.Output.Completed.ReceiverHoldingCids, res.Meta)
 		if !ok {
 			return nil, false
 		}
-		sender := daml.Party(res.Meta.Values[splice.MetaSender])
-		if sender == "" {
-			return nil, false // Splice's Scan fails on an accept naming no sender
-		}
-		amount := amulet.Amount.InitialAmount
-		items = append(items, w.noFeeTransfer(e, sender, amulet.Owner, amount, amount))
+		items = append(items, it)
 	}
 	for _, it := range transfers(items) {
 		it.Transfer.TransferInstructionCid = string(x.ContractID)
@@ -208,16 +203,32 @@ func (w txLogWalk) executeAllocation(e *ledger.Event) ([]*TxLogItem, bool) {
 		return items, true
 	}
 	var res splice.AllocationExecuteTransferResult
-	if daml.ToGo(x.ExerciseResult, &res) != nil || len(res.ReceiverHoldingCids) != 1 {
+	if daml.ToGo(x.ExerciseResult, &res) != nil {
 		return nil, false
 	}
-	amulet, ok := w.createdAmulet(res.ReceiverHoldingCids[0])
-	sender := daml.Party(res.Meta.Values[splice.MetaSender])
+	it, ok := w.paidToNewHolding(e, res.ReceiverHoldingCids, res.Meta)
+	if !ok {
+		return nil, false
+	}
+	return append(items, it), true
+}
+
+// paidToNewHolding is the transfer of an accepted instruction or an
+// executed allocation: the sender its result's metadata names paying the
+// owner of the receiver's one new amulet that amulet's amount. A result
+// naming no sender, or not exactly one holding the transaction created as
+// an Amulet, has none (Splice's Scan fails on it).
+func (w txLogWalk) paidToNewHolding(e *ledger.Event, receiverHoldings []daml.ContractID, meta splice.Metadata) (*TxLogItem, bool) {
+	if len(receiverHoldings) != 1 {
+		return nil, false
+	}
+	amulet, ok := w.createdAmulet(receiverHoldings[0])
+	sender := daml.Party(meta.Values[splice.MetaSender])
 	if !ok || sender == "" {
 		return nil, false
 	}
 	amount := amulet.Amount.InitialAmount
-	return append(items, w.noFeeTransfer(e, sender, amulet.Owner, amount, amount)), true
+	return w.noFeeTransfer(e, sender, amulet.Owner, amount, amount), true
 }
 
 // abort is a rejected or withdrawn instruction. Its lock's release is no
