@@ -289,15 +289,11 @@ func putBuffer(p *[]byte, b []byte) {
 	}
 }
 
-// readAll is io.ReadAll with the buffer sized from the request's
-// Content-Length (when it is given and within maxBodyBytes), so that a
-// large body is read into one allocation rather than a doubling series.
-func readAll(r io.Reader, contentLength int64) ([]byte, error) {
-	return readAllInto(nil, r, contentLength)
-}
-
-// readAllInto is readAll reading into dst (emptied) when it has room for
-// the announced body.
+// readAllInto is io.ReadAll reading into dst (emptied) when it has room
+// for the announced body, and otherwise into a buffer sized from the
+// request's Content-Length (when it is given and within maxBodyBytes), so
+// that a large body is read into one allocation rather than a doubling
+// series.
 func readAllInto(dst []byte, r io.Reader, contentLength int64) ([]byte, error) {
 	if contentLength <= 0 || contentLength > maxBodyBytes {
 		return io.ReadAll(r)
