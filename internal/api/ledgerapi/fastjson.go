@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/sandnet/sandnet/internal/jsonscan"
 )
 
 // fastParseJSON parses a JSON document into the same values as
@@ -42,16 +44,7 @@ type fastParser struct {
 	depth int
 }
 
-func (p *fastParser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *fastParser) skipSpace() { p.pos = jsonscan.SkipSpace(p.data, p.pos) }
 
 func (p *fastParser) value() (any, bool) {
 	if p.pos >= len(p.data) {
@@ -226,47 +219,15 @@ func (p *fastParser) escapedString() (string, bool) {
 	return "", false
 }
 
-// number reads a number with JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?
-// ([eE][+-]?[0-9]+)?, kept as its literal text as UseNumber does.
+// number reads a number, kept as its literal text as UseNumber does.
 func (p *fastParser) number() (any, bool) {
-	d, start := p.data, p.pos
-	i := start
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
+	start := p.pos
+	end, fault := jsonscan.Number(p.data, start)
+	if fault != jsonscan.NumberOK {
 		return nil, false
 	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	p.pos = i
-	return json.Number(d[start:i]), true
+	p.pos = end
+	return json.Number(p.data[start:end]), true
 }
 
 // bodyBuffers hold buffers for request bodies and answers that are done
