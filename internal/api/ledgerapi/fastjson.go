@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sync"
 	"unicode/utf8"
 
+	"github.com/sandnet/sandnet/internal/bufpool"
 	"github.com/sandnet/sandnet/internal/jsonscan"
 )
 
@@ -231,24 +231,16 @@ func (p *fastParser) number() (any, bool) {
 }
 
 // bodyBuffers hold buffers for request bodies and answers that are done
-// with when the handler returns (see getBuffer).
-var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledBuffer is the largest buffer kept in bodyBuffers; a larger
-// one (an outsized request) is left to the collector.
-const maxPooledBuffer = 256 << 10
+// with when the handler returns; one grown past 256 KiB (an outsized
+// request) is left to the collector.
+var bodyBuffers = bufpool.Pool{Max: 256 << 10}
 
 // getBuffer returns an empty pooled buffer.
-func getBuffer() *[]byte { return bodyBuffers.Get().(*[]byte) }
+func getBuffer() *[]byte { return bodyBuffers.Get() }
 
 // putBuffer returns p to the pool holding b (p's buffer, possibly grown).
 // Nothing may use b afterwards.
-func putBuffer(p *[]byte, b []byte) {
-	if cap(b) <= maxPooledBuffer {
-		*p = b[:0]
-		bodyBuffers.Put(p)
-	}
-}
+func putBuffer(p *[]byte, b []byte) { bodyBuffers.Put(p, b) }
 
 // readAllInto is io.ReadAll reading into dst (emptied) when it has room
 // for the announced body, and otherwise into a buffer sized from the
