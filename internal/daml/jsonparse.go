@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/sandnet/sandnet/internal/jsonscan"
 )
 
 // The decoders parse JSON into this small tree rather than using
@@ -159,16 +161,7 @@ func (p *jsonParser) fail(msg string) error {
 	return errorf("invalid JSON at byte " + strconv.Itoa(p.pos) + ": " + msg)
 }
 
-func (p *jsonParser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *jsonParser) skipSpace() { p.pos = jsonscan.SkipSpace(p.data, p.pos) }
 
 func (p *jsonParser) value() (jsonValue, error) {
 	if p.pos >= len(p.data) {
@@ -324,49 +317,17 @@ func (p *jsonParser) array() (jsonValue, error) {
 
 func (p *jsonParser) number() (jsonValue, error) {
 	start := p.pos
-	d := p.data
-	i := p.pos
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
-		p.pos = i
+	end, fault := jsonscan.Number(p.data, start)
+	p.pos = end
+	switch fault {
+	case jsonscan.NoIntegerDigit:
 		return jsonValue{}, p.fail("invalid number")
+	case jsonscan.NoFractionDigit:
+		return jsonValue{}, p.fail("invalid number: no digit after '.'")
+	case jsonscan.NoExponentDigit:
+		return jsonValue{}, p.fail("invalid number: no digit in the exponent")
 	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		n := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		if i == n {
-			p.pos = i
-			return jsonValue{}, p.fail("invalid number: no digit after '.'")
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		n := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		if i == n {
-			p.pos = i
-			return jsonValue{}, p.fail("invalid number: no digit in the exponent")
-		}
-	}
-	p.pos = i
-	return jsonValue{kind: jsonNumber, str: string(d[start:i])}, nil
+	return jsonValue{kind: jsonNumber, str: string(p.data[start:end])}, nil
 }
 
 // key parses an object key. The keys of the formats we read are few, so

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/sandnet/sandnet/internal/bufpool"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
 )
@@ -153,21 +153,13 @@ func reusingEncoder(tr *strings.Builder, indent int, spare []byte) *encoder {
 // scratchBuffers keep the encoding buffers of hashes between calls:
 // prepare and execute each hash a transaction, and a buffer grown to the
 // largest node would otherwise be grown again from 256 bytes every time.
-var scratchBuffers = sync.Pool{New: func() any { return new([]byte) }}
+var scratchBuffers = bufpool.Pool{Max: 64 << 10}
 
-// maxScratch is the largest buffer kept in scratchBuffers.
-const maxScratch = 64 << 10
-
-func getScratch() *[]byte { return scratchBuffers.Get().(*[]byte) }
+func getScratch() *[]byte { return scratchBuffers.Get() }
 
 // putScratch returns p to the pool holding b, emptied; nothing may use b
 // afterwards.
-func putScratch(p *[]byte, b []byte) {
-	if cap(b) <= maxScratch {
-		*p = b[:0]
-		scratchBuffers.Put(p)
-	}
-}
+func putScratch(p *[]byte, b []byte) { scratchBuffers.Put(p, b) }
 
 func (e *encoder) tracing() bool { return e.tr != nil }
 

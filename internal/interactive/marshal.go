@@ -2,10 +2,10 @@ package interactive
 
 import (
 	"bytes"
-	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/sandnet/sandnet/internal/bufpool"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/pbwire"
 )
@@ -165,13 +165,10 @@ func Marshal(pt *PreparedTransaction) []byte {
 	// Appended to a scratch buffer kept from earlier calls and copied out
 	// once: a prepared transaction is tens of kilobytes, which growing a
 	// fresh slice would allocate about twice over.
-	scratch := marshalScratch.Get().(*[]byte)
+	scratch := marshalScratch.Get()
 	b := AppendMarshal((*scratch)[:0], pt)
 	out := bytes.Clone(b)
-	if cap(b) <= maxMarshalScratch {
-		*scratch = b
-		marshalScratch.Put(scratch)
-	}
+	marshalScratch.Put(scratch, b)
 	return out
 }
 
@@ -190,11 +187,9 @@ func AppendMarshal(dst []byte, pt *PreparedTransaction) []byte {
 	return dst
 }
 
-// marshalScratch holds Marshal's scratch buffers; one grown past
-// maxMarshalScratch (an outsized transaction) is left to the collector.
-var marshalScratch = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxMarshalScratch = 1 << 20
+// marshalScratch holds Marshal's scratch buffers; one grown past 1 MiB
+// (an outsized transaction) is left to the collector.
+var marshalScratch = bufpool.Pool{Max: 1 << 20}
 
 // appendStringAlways appends a string field even when empty (a oneof case).
 func appendStringAlways(b []byte, num protowire.Number, s string) []byte {

@@ -282,11 +282,13 @@ func (r *Registry) ResolveKey(ref daml.Identifier) (*TemplateType, error) {
 // inheritedFrom returns the interface a template's choice is declared by
 // (see AddInterfaceChoice), or nil for a choice of the template's own.
 func (r *Registry) inheritedFrom(info *templateInfo, choice string) *daml.Identifier {
+	if choice == "Archive" {
+		return nil // every template's own
+	}
 	for _, i := range info.interfaces {
-		if d := r.declared[i]; d != nil && choice != "Archive" {
+		if d := r.declared[i]; d != nil {
 			if _, ok := d.choices[choice]; ok {
-				id := i
-				return &id
+				return &i
 			}
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/sandnet/sandnet/internal/bufpool"
+	"github.com/sandnet/sandnet/internal/jsonscan"
 )
 
 // fastParseJSON parses a JSON document into the same values as
@@ -42,16 +44,7 @@ type fastParser struct {
 	depth int
 }
 
-func (p *fastParser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *fastParser) skipSpace() { p.pos = jsonscan.SkipSpace(p.data, p.pos) }
 
 func (p *fastParser) value() (any, bool) {
 	if p.pos >= len(p.data) {
@@ -226,78 +219,34 @@ func (p *fastParser) escapedString() (string, bool) {
 	return "", false
 }
 
-// number reads a number with JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?
-// ([eE][+-]?[0-9]+)?, kept as its literal text as UseNumber does.
+// number reads a number, kept as its literal text as UseNumber does.
 func (p *fastParser) number() (any, bool) {
-	d, start := p.data, p.pos
-	i := start
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
+	start := p.pos
+	end, fault := jsonscan.Number(p.data, start)
+	if fault != jsonscan.NumberOK {
 		return nil, false
 	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false
-		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	}
-	p.pos = i
-	return json.Number(d[start:i]), true
+	p.pos = end
+	return json.Number(p.data[start:end]), true
 }
 
 // bodyBuffers hold buffers for request bodies and answers that are done
-// with when the handler returns (see getBuffer).
-var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledBuffer is the largest buffer kept in bodyBuffers; a larger
-// one (an outsized request) is left to the collector.
-const maxPooledBuffer = 256 << 10
+// with when the handler returns; one grown past 256 KiB (an outsized
+// request) is left to the collector.
+var bodyBuffers = bufpool.Pool{Max: 256 << 10}
 
 // getBuffer returns an empty pooled buffer.
-func getBuffer() *[]byte { return bodyBuffers.Get().(*[]byte) }
+func getBuffer() *[]byte { return bodyBuffers.Get() }
 
 // putBuffer returns p to the pool holding b (p's buffer, possibly grown).
 // Nothing may use b afterwards.
-func putBuffer(p *[]byte, b []byte) {
-	if cap(b) <= maxPooledBuffer {
-		*p = b[:0]
-		bodyBuffers.Put(p)
-	}
-}
+func putBuffer(p *[]byte, b []byte) { bodyBuffers.Put(p, b) }
 
-// readAll is io.ReadAll with the buffer sized from the request's
-// Content-Length (when it is given and within maxBodyBytes), so that a
-// large body is read into one allocation rather than a doubling series.
-func readAll(r io.Reader, contentLength int64) ([]byte, error) {
-	return readAllInto(nil, r, contentLength)
-}
-
-// readAllInto is readAll reading into dst (emptied) when it has room for
-// the announced body.
+// readAllInto is io.ReadAll reading into dst (emptied) when it has room
+// for the announced body, and otherwise into a buffer sized from the
+// request's Content-Length (when it is given and within maxBodyBytes), so
+// that a large body is read into one allocation rather than a doubling
+// series.
 func readAllInto(dst []byte, r io.Reader, contentLength int64) ([]byte, error) {
 	if contentLength <= 0 || contentLength > maxBodyBytes {
 		return io.ReadAll(r)

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // slowParseJSON is parseJSON's encoding/json decoding alone.
@@ -80,21 +81,11 @@ func TestReadAll(t *testing.T) {
 		body string
 		cl   int64
 	}{{"", 0}, {"abc", 3}, {"abc", 1}, {"abcdef", 10}, {strings.Repeat("x", 10000), 10000}, {"abc", -1}} {
-		got, err := readAll(iotestOneByte{strings.NewReader(tc.body)}, tc.cl)
+		got, err := readAllInto(nil, iotest.OneByteReader(strings.NewReader(tc.body)), tc.cl)
 		if err != nil || string(got) != tc.body {
-			t.Errorf("readAll(%d bytes, %d) = %d bytes, %v", len(tc.body), tc.cl, len(got), err)
+			t.Errorf("readAllInto(%d bytes, %d) = %d bytes, %v", len(tc.body), tc.cl, len(got), err)
 		}
 	}
-}
-
-// iotestOneByte reads one byte at a time.
-type iotestOneByte struct{ r io.Reader }
-
-func (o iotestOneByte) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	return o.r.Read(p[:1])
 }
 
 // TestMarshalPrepared checks that the prepare answer built by hand is

@@ -232,7 +232,7 @@ func protoDeserialization(format string, args ...any) *fault.Error {
 func uniqueIdentifier(field, s string, participant bool) (string, error) {
 	uid := s
 	if participant {
-		uid = strings.TrimPrefix(s, "PAR::")
+		uid = uidOf(s)
 	}
 	if msg := checkSynchronizerID(uid); msg != "" {
 		return "", protoDeserialization("Unable to parse %s: %s", field, msg)
@@ -241,7 +241,7 @@ func uniqueIdentifier(field, s string, participant bool) (string, error) {
 }
 
 // uidOf is the unique identifier of a participant or synchronizer id.
-func uidOf(id string) string { return strings.TrimPrefix(id, "PAR::") }
+func uidOf(id string) string { return ledger.ParticipantID(id).UID() }
 
 // GET /v2/package-vetting (deprecated, with a body) and POST
 // /v2/package-vetting/list: the packages each participant vetted on each
