@@ -228,8 +228,7 @@ func transferFactoryTransfer(tx *ledger.Tx, _ daml.ContractID, rules ExternalPar
 		return none, err
 	}
 	if preapproval != nil {
-		if _, err := fetchChecked(tx, forOwner{dso, transfer.Receiver}, *preapproval,
-			func(p TransferPreapproval) forOwner { return forOwner{p.DSO, p.Receiver} }); err != nil {
+		if _, err := fetchChecked(tx, forOwner{dso, transfer.Receiver}, *preapproval, preapprovalOwner); err != nil {
 			return none, err
 		}
 	}
@@ -255,10 +254,10 @@ func transferFactoryTransfer(tx *ledger.Tx, _ daml.ContractID, rules ExternalPar
 		return none, err
 	}
 	lifetime := RelTime{Microseconds: int64(transfer.ExecuteBefore) - int64(transfer.RequestedAt)}
-	if maxTTL := tokenStandardMaxTTL(cfg); lifetime.Microseconds > maxTTL.Microseconds {
-		// Splice's require', which fails with the values on lines of their own.
-		return none, abort("'transferLifetime' is greater than 'tokenStandardMaxTTL'.\ntransferLifetime: " +
-			showRelTime(lifetime) + "\ntokenStandardMaxTTL: " + showRelTime(maxTTL) + "\n")
+	maxTTL := tokenStandardMaxTTL(cfg)
+	if err := requireQuoted(lifetime.Microseconds <= maxTTL.Microseconds, "transferLifetime", "is greater than", "tokenStandardMaxTTL",
+		showRelTime(lifetime), showRelTime(maxTTL)); err != nil {
+		return none, err
 	}
 	if err := require(tx, "At least one holding must be provided", len(transfer.InputHoldingCids) > 0); err != nil {
 		return none, err
