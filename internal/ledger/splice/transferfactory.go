@@ -443,6 +443,16 @@ func executeTwoStepTransfer(tx *ledger.Tx, s twoStepTransfer, locked daml.Contra
 	return changeCids(result.SenderChangeAmulet), received, metaOrEmpty(result.Meta), nil
 }
 
+// expireLockExtraArgs is the choice context the DSO's expiry passes to
+// abortTwoStepTransfer: whether to unlock the LockedAmulet, and no
+// metadata.
+func expireLockExtraArgs(expire bool) ExtraArgs {
+	return ExtraArgs{
+		Context: ChoiceContext{Values: map[string]AnyValue{ContextKeyExpireLock: {AVBool: &expire}}},
+		Meta:    emptyMetadata(),
+	}
+}
+
 // abortTwoStepTransfer is Splice's abortTwoStepTransfer: with expire-lock
 // true or absent the LockedAmulet is unlocked back to the sender; with
 // false (the registry's answer once the LockedAmulet is gone) the lock
