@@ -68,12 +68,8 @@ func summarizeExternalPartyContext(tx *ledger.Tx, dso daml.Party, ctx ExternalPa
 	if v := state.RewardCalculationVersion; v != nil {
 		csum.rewardConfig = &RewardConfig{MintingVersion: *v}
 	}
-	if useFeaturedAppMarkers(csum.rewardConfig) && ctx.FeaturedAppRight != nil {
-		if _, err := fetchChecked(tx, forOwner{dso, t.Provider}, *ctx.FeaturedAppRight,
-			func(f FeaturedAppRight) forOwner { return forOwner{f.DSO, f.Provider} }); err != nil {
-			return csum, err
-		}
-		csum.featuredAppProvider = &t.Provider
+	if csum.featuredAppProvider, err = featuredAppProvider(tx, dso, csum.rewardConfig, ctx.FeaturedAppRight, t.Provider); err != nil {
+		return csum, err
 	}
 	cfg, err := transferConfigAmuletFromConfigState(state)
 	if err != nil {
