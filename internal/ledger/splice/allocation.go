@@ -438,11 +438,7 @@ func registerAllocations(r *ledger.Registry) {
 			if err := assertDeadlineExceeded(tx, "AmuletAllocation.expiresAt", a.lockExpiresAt()); err != nil {
 				return AmuletAllocationDsoExpireResult{}, err
 			}
-			expire := arg.ExpireLock
-			held, err := unlockAmuletAllocation(tx, a, ExtraArgs{
-				Context: ChoiceContext{Values: map[string]AnyValue{ContextKeyExpireLock: {AVBool: &expire}}},
-				Meta:    emptyMetadata(),
-			})
+			held, err := unlockAmuletAllocation(tx, a, expireLockExtraArgs(arg.ExpireLock))
 			if err != nil {
 				return AmuletAllocationDsoExpireResult{}, err
 			}

@@ -268,32 +268,32 @@ func (a *Automation) load(ctx context.Context, now daml.Timestamp) (*dsoState, e
 	// Splice's trigger looks each expired instruction's lock up, and asks
 	// to unlock it only when it is still there.
 	st.locked = map[daml.ContractID]bool{}
-	for _, i := range st.transfers {
-		if !instructionExpired(i.Payload, now) {
-			continue
-		}
-		_, active, err := s.Contract(ctx, i.Payload.LockedAmulet)
+	lookUp := func(lock daml.ContractID) error {
+		_, active, err := s.Contract(ctx, lock)
 		if err != nil && !fault.Is(err, fault.NotFound) {
-			return nil, err
+			return err
 		}
-		st.locked[i.Payload.LockedAmulet] = active
+		st.locked[lock] = active
+		return nil
+	}
+	for _, i := range st.transfers {
+		if instructionExpired(i.Payload, now) {
+			if err := lookUp(i.Payload.LockedAmulet); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for _, al := range st.allocations {
-		if !allocationExpired(al.Payload, now) {
-			continue
+		if allocationExpired(al.Payload, now) {
+			if err := lookUp(al.Payload.LockedAmulet); err != nil {
+				return nil, err
+			}
 		}
-		_, active, err := s.Contract(ctx, al.Payload.LockedAmulet)
-		if err != nil && !fault.Is(err, fault.NotFound) {
-			return nil, err
-		}
-		st.locked[al.Payload.LockedAmulet] = active
 	}
 	slices.SortFunc(st.open, func(x, y Contract[OpenMiningRound]) int {
 		return cmpInt(x.Payload.Round.Number, y.Payload.Round.Number)
 	})
-	slices.SortFunc(st.configStates, func(x, y Contract[ExternalPartyConfigState]) int {
-		return cmpInt(int64(x.Payload.TargetArchiveAfter), int64(y.Payload.TargetArchiveAfter))
-	})
+	slices.SortFunc(st.configStates, byTargetArchiveAfter)
 	return st, nil
 }
 
@@ -548,6 +548,11 @@ func (a *Automation) planExternalParty(st *dsoState, now daml.Timestamp, due fun
 	return actions
 }
 
+// byTargetArchiveAfter orders config states oldest first.
+func byTargetArchiveAfter(x, y Contract[ExternalPartyConfigState]) int {
+	return cmpInt(int64(x.Payload.TargetArchiveAfter), int64(y.Payload.TargetArchiveAfter))
+}
+
 // rotateConfigStates replaces config states whose targetArchiveAfter has
 // passed, the oldest first, each by one that lives two ticks from now: one
 // replacement normally, both after a clock jump past the two.
@@ -572,9 +577,7 @@ func rotateConfigStates(tx *ledger.Tx, dsoRules, amuletRules daml.ContractID, sv
 			return err
 		}
 		states = append(states[1:], Contract[ExternalPartyConfigState]{Contract: &ledger.Contract{ID: res.NewExternalPartyConfigStateCid}, Payload: created})
-		slices.SortStableFunc(states, func(x, y Contract[ExternalPartyConfigState]) int {
-			return cmpInt(int64(x.Payload.TargetArchiveAfter), int64(y.Payload.TargetArchiveAfter))
-		})
+		slices.SortStableFunc(states, byTargetArchiveAfter)
 	}
 	return nil
 }

@@ -74,13 +74,7 @@ func expireTransferInstructionsArgs(dso daml.Party, expired []Contract[AmuletTra
 		arg := AmuletRulesAmuletExpireTransferInstructions{ExpectedDso: dso, Inputs: make([]AmuletRulesExpireTransferInstructionInput, 0, len(batch))}
 		// The senders and receivers see their instructions expire, and the
 		// DSO; Splice passes them as the choice's observers.
-		seen := map[daml.Party]bool{}
-		observe := func(p daml.Party) {
-			if !seen[p] {
-				seen[p] = true
-				arg.Observers = append(arg.Observers, p)
-			}
-		}
+		var observers partyList
 		for _, i := range batch {
 			// Unlocking returns the amount to the sender. A lock its owner
 			// already expired is gone, and asking to unlock it would fail,
@@ -88,10 +82,10 @@ func expireTransferInstructionsArgs(dso daml.Party, expired []Contract[AmuletTra
 			arg.Inputs = append(arg.Inputs, AmuletRulesExpireTransferInstructionInput{
 				TransferInstructionCid: i.ID, ExpireLock: locked[i.Payload.LockedAmulet],
 			})
-			observe(i.Payload.Transfer.Sender)
-			observe(i.Payload.Transfer.Receiver)
+			observers.add(i.Payload.Transfer.Sender, i.Payload.Transfer.Receiver)
 		}
-		observe(dso)
+		observers.add(dso)
+		arg.Observers = observers.list
 		out = append(out, arg)
 	}
 	return out
@@ -152,23 +146,35 @@ func expireAllocationsArgs(dso daml.Party, expired []Contract[AmuletAllocation],
 		arg := ExternalPartyAmuletRulesExpireAmuletAllocations{ExpectedDso: dso, Inputs: make([]ExternalPartyAmuletRulesExpireAmuletAllocationInput, 0, len(batch))}
 		// Splice tells each allocation's sender and executor (not the
 		// receiver, which the allocation does not name as a stakeholder).
-		seen := map[daml.Party]bool{}
-		observe := func(p daml.Party) {
-			if !seen[p] {
-				seen[p] = true
-				arg.Observers = append(arg.Observers, p)
-			}
-		}
+		var observers partyList
 		for _, al := range batch {
 			// A lock its owner already expired is gone: Splice asks to
 			// unlock only a lock it still finds.
 			arg.Inputs = append(arg.Inputs, ExternalPartyAmuletRulesExpireAmuletAllocationInput{
 				AllocationCid: al.ID, ExpireLock: locked[al.Payload.LockedAmulet],
 			})
-			observe(al.Payload.Allocation.TransferLeg.Sender)
-			observe(al.Payload.Allocation.Settlement.Executor)
+			observers.add(al.Payload.Allocation.TransferLeg.Sender, al.Payload.Allocation.Settlement.Executor)
 		}
+		arg.Observers = observers.list
 		out = append(out, arg)
 	}
 	return out
+}
+
+// partyList collects parties once each, in the order first added.
+type partyList struct {
+	seen map[daml.Party]bool
+	list []daml.Party
+}
+
+func (l *partyList) add(ps ...daml.Party) {
+	if l.seen == nil {
+		l.seen = map[daml.Party]bool{}
+	}
+	for _, p := range ps {
+		if !l.seen[p] {
+			l.seen[p] = true
+			l.list = append(l.list, p)
+		}
+	}
 }

@@ -220,6 +220,20 @@ func executeSummarizedTransfer(tx *ledger.Tx, dso daml.Party, csum transferConte
 	return res, nil
 }
 
+// featuredAppProvider is the provider if the transfer is featured: a
+// featured app right in the context counts only where featured-app
+// markers are in use, and must then be the provider's.
+func featuredAppProvider(tx *ledger.Tx, dso daml.Party, rc *RewardConfig, right *daml.ContractID, provider daml.Party) (*daml.Party, error) {
+	if !useFeaturedAppMarkers(rc) || right == nil {
+		return nil, nil
+	}
+	if _, err := fetchChecked(tx, forOwner{dso, provider}, *right,
+		func(f FeaturedAppRight) forOwner { return forOwner{f.DSO, f.Provider} }); err != nil {
+		return nil, err
+	}
+	return &provider, nil
+}
+
 // transferContextSummary is what Splice's summarizeAndValidateContext
 // reads from a transfer's context.
 type transferContextSummary struct {
@@ -244,12 +258,8 @@ func summarizeContext(tx *ledger.Tx, dso daml.Party, context TransferContext, t 
 	if err := assertDeadlineExceeded(tx, "openRound.opensAt", round.OpensAt); err != nil {
 		return csum, err
 	}
-	if useFeaturedAppMarkers(round.RewardConfig) && context.FeaturedAppRight != nil {
-		if _, err := fetchChecked(tx, forOwner{dso, t.Provider}, *context.FeaturedAppRight,
-			func(f FeaturedAppRight) forOwner { return forOwner{f.DSO, f.Provider} }); err != nil {
-			return csum, err
-		}
-		csum.featuredAppProvider = &t.Provider
+	if csum.featuredAppProvider, err = featuredAppProvider(tx, dso, round.RewardConfig, context.FeaturedAppRight, t.Provider); err != nil {
+		return csum, err
 	}
 	for _, e := range context.IssuingMiningRounds {
 		issuing, err := fetchChecked(tx, forRound{dso, e.Key}, e.Value,

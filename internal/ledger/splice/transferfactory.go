@@ -68,12 +68,8 @@ func summarizeExternalPartyContext(tx *ledger.Tx, dso daml.Party, ctx ExternalPa
 	if v := state.RewardCalculationVersion; v != nil {
 		csum.rewardConfig = &RewardConfig{MintingVersion: *v}
 	}
-	if useFeaturedAppMarkers(csum.rewardConfig) && ctx.FeaturedAppRight != nil {
-		if _, err := fetchChecked(tx, forOwner{dso, t.Provider}, *ctx.FeaturedAppRight,
-			func(f FeaturedAppRight) forOwner { return forOwner{f.DSO, f.Provider} }); err != nil {
-			return csum, err
-		}
-		csum.featuredAppProvider = &t.Provider
+	if csum.featuredAppProvider, err = featuredAppProvider(tx, dso, csum.rewardConfig, ctx.FeaturedAppRight, t.Provider); err != nil {
+		return csum, err
 	}
 	cfg, err := transferConfigAmuletFromConfigState(state)
 	if err != nil {
@@ -228,8 +224,7 @@ func transferFactoryTransfer(tx *ledger.Tx, _ daml.ContractID, rules ExternalPar
 		return none, err
 	}
 	if preapproval != nil {
-		if _, err := fetchChecked(tx, forOwner{dso, transfer.Receiver}, *preapproval,
-			func(p TransferPreapproval) forOwner { return forOwner{p.DSO, p.Receiver} }); err != nil {
+		if _, err := fetchChecked(tx, forOwner{dso, transfer.Receiver}, *preapproval, preapprovalOwner); err != nil {
 			return none, err
 		}
 	}
@@ -255,10 +250,10 @@ func transferFactoryTransfer(tx *ledger.Tx, _ daml.ContractID, rules ExternalPar
 		return none, err
 	}
 	lifetime := RelTime{Microseconds: int64(transfer.ExecuteBefore) - int64(transfer.RequestedAt)}
-	if maxTTL := tokenStandardMaxTTL(cfg); lifetime.Microseconds > maxTTL.Microseconds {
-		// Splice's require', which fails with the values on lines of their own.
-		return none, abort("'transferLifetime' is greater than 'tokenStandardMaxTTL'.\ntransferLifetime: " +
-			showRelTime(lifetime) + "\ntokenStandardMaxTTL: " + showRelTime(maxTTL) + "\n")
+	maxTTL := tokenStandardMaxTTL(cfg)
+	if err := requireQuoted(lifetime.Microseconds <= maxTTL.Microseconds, "transferLifetime", "is greater than", "tokenStandardMaxTTL",
+		showRelTime(lifetime), showRelTime(maxTTL)); err != nil {
+		return none, err
 	}
 	if err := require(tx, "At least one holding must be provided", len(transfer.InputHoldingCids) > 0); err != nil {
 		return none, err
@@ -442,6 +437,16 @@ func executeTwoStepTransfer(tx *ledger.Tx, s twoStepTransfer, locked daml.Contra
 		return nil, nil, Metadata{}, err
 	}
 	return changeCids(result.SenderChangeAmulet), received, metaOrEmpty(result.Meta), nil
+}
+
+// expireLockExtraArgs is the choice context the DSO's expiry passes to
+// abortTwoStepTransfer: whether to unlock the LockedAmulet, and no
+// metadata.
+func expireLockExtraArgs(expire bool) ExtraArgs {
+	return ExtraArgs{
+		Context: ChoiceContext{Values: map[string]AnyValue{ContextKeyExpireLock: {AVBool: &expire}}},
+		Meta:    emptyMetadata(),
+	}
 }
 
 // abortTwoStepTransfer is Splice's abortTwoStepTransfer: with expire-lock

@@ -170,15 +170,8 @@ func expireTransferInstructions(tx *ledger.Tx, _ daml.ContractID, rules AmuletRu
 		if err := require(tx, "The controller must be the admin of the transfer instruction's instrument", admin == dso); err != nil {
 			return none, err
 		}
-		expire := in.ExpireLock
 		res, err := ledger.ExerciseInterface[TransferInstructionResult](tx, in.TransferInstructionCid, TransferInstructionInterface,
-			"TransferInstruction_Update", TransferInstructionUpdate{
-				ExtraActors: []daml.Party{},
-				ExtraArgs: ExtraArgs{
-					Context: ChoiceContext{Values: map[string]AnyValue{ContextKeyExpireLock: {AVBool: &expire}}},
-					Meta:    emptyMetadata(),
-				},
-			})
+			"TransferInstruction_Update", TransferInstructionUpdate{ExtraActors: []daml.Party{}, ExtraArgs: expireLockExtraArgs(in.ExpireLock)})
 		if err != nil {
 			return none, err
 		}
