@@ -67,7 +67,9 @@ func (m manifest) info() store.SaveInfo {
 func (s *Saves) root() string { return filepath.Join(s.dir, "saves") }
 
 // saver is an open store: all of them share conns.
-type saver interface{ saveTo(ctx context.Context, dir string, held func(context.Context, *sql.Conn) error) ([]savedFile, error) }
+type saver interface {
+	saveTo(ctx context.Context, dir string, held func(context.Context, *sql.Conn) error) ([]savedFile, error)
+}
 
 // Save copies every database of the data directory into a new save: the
 // open ones through their store (saveTo), holding each one's writer while
