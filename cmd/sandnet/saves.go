@@ -151,11 +151,13 @@ func (s *saver) Restore(ctx context.Context, name string) (store.SaveInfo, error
 	ctx = context.WithoutCancel(ctx)
 	n = s.srv.takeNode(fmt.Sprintf("restoring save %q", name))
 	n.close(errRestored(name))
+	closed := time.Since(start)
 	if err := rs.Apply(ctx); err != nil {
 		s.main.Logger.Error("restore failed: the stores may be half restored", "save", name, "err", err)
 		s.srv.failed(fmt.Sprintf("restoring save %q failed: %v", name, err))
 		return store.SaveInfo{}, fmt.Errorf("restore %s: %w", name, err)
 	}
+	applied := time.Since(start)
 	deps := s.srv.deps
 	deps.resumeAt = info.LedgerTime
 	next, err := openNode(s.ctx, deps)
@@ -166,6 +168,7 @@ func (s *saver) Restore(ctx context.Context, name string) (store.SaveInfo, error
 	}
 	s.srv.setNode(next)
 	s.main.Logger.Info("network restored", "save", name, "ledger_end", info.LedgerEnd,
-		"took", time.Since(start).Round(time.Millisecond), "checked", prepared.Round(time.Millisecond))
+		"took", time.Since(start).Round(time.Millisecond), "checked", prepared.Round(time.Millisecond),
+		"closed", closed.Round(time.Millisecond), "applied", applied.Round(time.Millisecond))
 	return info, nil
 }

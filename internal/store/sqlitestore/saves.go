@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -355,26 +356,37 @@ func (s *Saves) Prepare(_ context.Context, name string) (store.SaveInfo, store.R
 	r := &restore{dir: s.dir}
 	hasLedger := false
 	for _, f := range m.Files {
-		if f.Name != filepath.Base(f.Name) || !strings.HasSuffix(strings.TrimSuffix(f.Name, "-wal"), ".db") {
-			r.Discard()
+		if f.Name != filepath.Base(f.Name) || !strings.HasSuffix(strings.TrimSuffix(f.Name, "-wal"), ".db") || strings.HasPrefix(f.Name, ".") {
 			return store.SaveInfo{}, nil, store.SaveCorrupt(name, "its manifest names a file %s", fault.Quote(f.Name))
 		}
 		hasLedger = hasLedger || f.Name == ledgerFile
-		staged := filepath.Join(s.dir, restorePrefix+f.Name)
-		_ = os.Remove(staged) // a leftover of an interrupted restore
-		got, err := copyFile(staged, filepath.Join(s.root(), name, f.Name), true)
+		r.files = append(r.files, f.Name)
+	}
+	// The files are copied (and synced) in parallel: syncs of several
+	// files overlap.
+	errs := make([]error, len(m.Files))
+	var wg sync.WaitGroup
+	for i, f := range m.Files {
+		wg.Go(func() {
+			staged := filepath.Join(s.dir, restorePrefix+f.Name)
+			_ = os.Remove(staged) // a leftover of an interrupted restore
+			got, err := copyFile(staged, filepath.Join(s.root(), name, f.Name), true)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				errs[i] = store.SaveCorrupt(name, "%s is missing", f.Name)
+			case err != nil:
+				errs[i] = err
+			case got.Size != f.Size || got.CRC32C != f.CRC32C:
+				errs[i] = store.SaveCorrupt(name, "%s has changed since it was saved (size %d, expected %d; checksum %08x, expected %08x)",
+					f.Name, got.Size, f.Size, got.CRC32C, f.CRC32C)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			r.Discard()
-			if errors.Is(err, fs.ErrNotExist) {
-				return store.SaveInfo{}, nil, store.SaveCorrupt(name, "%s is missing", f.Name)
-			}
 			return store.SaveInfo{}, nil, err
-		}
-		r.files = append(r.files, f.Name)
-		if got.Size != f.Size || got.CRC32C != f.CRC32C {
-			r.Discard()
-			return store.SaveInfo{}, nil, store.SaveCorrupt(name, "%s has changed since it was saved (size %d, expected %d; checksum %08x, expected %08x)",
-				f.Name, got.Size, f.Size, got.CRC32C, f.CRC32C)
 		}
 	}
 	if !hasLedger {
