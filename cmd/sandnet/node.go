@@ -271,8 +271,8 @@ func (n *node) close(cause error) {
 // context ends with the node's, with its cause, so that a stream open
 // across a restore ends with a message saying so.
 func (n *node) serve(w http.ResponseWriter, r *http.Request) (served, closing bool) {
-	h, pattern := n.mux.Handler(r)
-	if pattern == "" {
+	// Handler only finds the route: ServeHTTP sets the path values.
+	if _, pattern := n.mux.Handler(r); pattern == "" {
 		return false, false
 	}
 	n.gate.Lock()
@@ -288,7 +288,7 @@ func (n *node) serve(w http.ResponseWriter, r *http.Request) (served, closing bo
 	stop := context.AfterFunc(n.ctx, func() { cancel(context.Cause(n.ctx)) })
 	defer stop()
 	r2 := r.WithContext(ctx)
-	h.ServeHTTP(w, r2)
+	n.mux.ServeHTTP(w, r2)
 	// The process's metrics label requests by the route that served them.
 	r.Pattern = r2.Pattern
 	return true, false

@@ -162,12 +162,17 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body
 	}
 	conn.SetReadLimit(-1)
 	// Read and drop later frames, which ends ctx when the client leaves.
+	// The reads run until the handler returns, not until ctx ends: a read
+	// whose context ends closes the connection at once, and a stream that
+	// the server ends (a restore) still sends its error and close frames.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	readCtx, stopReading := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopReading()
 	go func() {
 		defer cancel()
 		for {
-			_, rd, err := conn.Reader(ctx)
+			_, rd, err := conn.Reader(readCtx)
 			if err != nil {
 				return
 			}
