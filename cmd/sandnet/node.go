@@ -372,10 +372,23 @@ func resumeClock(ctx context.Context, st ledger.Store, at daml.Timestamp) error 
 // restorable refuses a restore that this process cannot do alone: with
 // several processes on one PostgreSQL database, only the one running the
 // automation may restore, and the others must be stopped first (they
-// would go on with what they had read of the network before).
-func (n *node) restorable(context.Context) error {
-	if n.pg && !n.leading.Load() {
-		return fault.New(fault.FailedPrecondition, "this process does not run the network's automation: another sandnet process shares the database; stop the others and restore from the one left")
+// would go on with what they had read of the network before). A node
+// just opened (a restore right after a restore) takes the lead within
+// moments: it is waited for.
+func (n *node) restorable(ctx context.Context) error {
+	if !n.pg {
+		return nil
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !n.leading.Load() {
+		if time.Now().After(deadline) {
+			return fault.New(fault.FailedPrecondition, "this process does not run the network's automation: another sandnet process shares the database; stop the others and restore from the one left")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	return nil
 }

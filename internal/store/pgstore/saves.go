@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -179,20 +180,41 @@ VALUES ($1, now(), 0, 0, 0, '[]') ON CONFLICT (name) DO NOTHING RETURNING id`, r
 		if err := checkSchema(dst); err != nil {
 			return store.SaveInfo{}, err
 		}
-		if _, err := tx.Exec(ctx, `CREATE SCHEMA `+ident(dst)); err != nil {
-			return store.SaveInfo{}, interpret(err)
-		}
 		ss := savedStore{Store: st, Tables: []savedTable{}, Sequences: []savedSequence{}}
 		tables, err := tablesOf(ctx, tx, live)
 		if err != nil {
 			return store.SaveInfo{}, err
 		}
-		for _, t := range tables {
-			tag, err := tx.Exec(ctx, `CREATE TABLE `+ident(dst, t)+` AS TABLE `+ident(live, t))
-			if err != nil {
-				return store.SaveInfo{}, fmt.Errorf("save %s.%s: %w", live, t, interpret(err))
+		// One round trip for the schema's copies, one for their counts.
+		var batch, counts strings.Builder
+		fmt.Fprintf(&batch, "CREATE SCHEMA %s;\n", ident(dst))
+		for i, t := range tables {
+			fmt.Fprintf(&batch, "CREATE TABLE %s AS TABLE %s;\n", ident(dst, t), ident(live, t))
+			if i > 0 {
+				counts.WriteString(" UNION ALL ")
 			}
-			ss.Tables = append(ss.Tables, savedTable{Name: t, Rows: tag.RowsAffected()})
+			fmt.Fprintf(&counts, "SELECT %s, count(*) FROM %s", quoteLiteral(t), ident(dst, t))
+		}
+		if _, err := tx.Exec(ctx, batch.String()); err != nil {
+			return store.SaveInfo{}, fmt.Errorf("save %s: %w", live, interpret(err))
+		}
+		if len(tables) > 0 {
+			rows, err := tx.Query(ctx, counts.String())
+			if err != nil {
+				return store.SaveInfo{}, interpret(err)
+			}
+			for rows.Next() {
+				var t savedTable
+				if err := rows.Scan(&t.Name, &t.Rows); err != nil {
+					rows.Close()
+					return store.SaveInfo{}, interpret(err)
+				}
+				ss.Tables = append(ss.Tables, t)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return store.SaveInfo{}, interpret(err)
+			}
 		}
 		// Sequences are not transactional: read after the snapshot
 		// began, their values are at least the snapshot's.
@@ -340,15 +362,40 @@ func (s *Saves) Prepare(ctx context.Context, name string) (store.SaveInfo, store
 	if !slices.ContainsFunc(c.stores, func(st savedStore) bool { return st.Store == "ledger" }) {
 		return store.SaveInfo{}, nil, store.SaveCorrupt(name, "it holds no ledger")
 	}
+	// Every saved table's rows, counted in one query.
+	var counts strings.Builder
+	want := map[string]int64{}
 	for _, st := range c.stores {
 		for _, t := range st.Tables {
-			var n int64
-			if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM `+ident(s.saveSchema(c.id, st.Store), t.Name)).Scan(&n); err != nil {
-				return store.SaveInfo{}, nil, store.SaveCorrupt(name, "its table %s.%s cannot be read: %v", st.Store, t.Name, interpret(err))
+			key := st.Store + "." + t.Name
+			want[key] = t.Rows
+			if counts.Len() > 0 {
+				counts.WriteString(" UNION ALL ")
 			}
-			if n != t.Rows {
-				return store.SaveInfo{}, nil, store.SaveCorrupt(name, "its table %s.%s has %d rows, not the %d saved", st.Store, t.Name, n, t.Rows)
-			}
+			fmt.Fprintf(&counts, "SELECT %s, count(*) FROM %s", quoteLiteral(key), ident(s.saveSchema(c.id, st.Store), t.Name))
+		}
+	}
+	rows, err := s.pool.Query(ctx, counts.String())
+	if err != nil {
+		return store.SaveInfo{}, nil, store.SaveCorrupt(name, "its tables cannot be read: %v", interpret(err))
+	}
+	got := map[string]int64{}
+	for rows.Next() {
+		var key string
+		var n int64
+		if err := rows.Scan(&key, &n); err != nil {
+			rows.Close()
+			return store.SaveInfo{}, nil, interpret(err)
+		}
+		got[key] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return store.SaveInfo{}, nil, store.SaveCorrupt(name, "its tables cannot be read: %v", interpret(err))
+	}
+	for _, key := range slices.Sorted(maps.Keys(want)) {
+		if got[key] != want[key] {
+			return store.SaveInfo{}, nil, store.SaveCorrupt(name, "its table %s has %d rows, not the %d saved", key, got[key], want[key])
 		}
 	}
 	return c.info, &pgRestore{s: s, save: c}, nil
@@ -410,58 +457,90 @@ func (r *pgRestore) restoreStore(ctx context.Context, tx pgx.Tx, ss savedStore) 
 			have = append(have, t.Name)
 		}
 	}
-	if len(have) > 0 {
-		names := make([]string, len(have))
-		for i, t := range have {
-			names[i] = ident(live, t)
-		}
-		if _, err := tx.Exec(ctx, `TRUNCATE `+strings.Join(names, ", ")); err != nil {
-			return interpret(err)
-		}
+	order, err := fkOrder(ctx, tx, live, have)
+	if err != nil {
+		return err
 	}
-	order, err := fkOrder(ctx, tx, live, ss.Tables)
+	// One round trip for the whole schema: without arguments, pgx sends
+	// the statements as one simple query.
+	var batch strings.Builder
+	if err := empty(ctx, tx, live, order, &batch); err != nil {
+		return err
+	}
+	cols, err := columnsOf(ctx, tx, src)
 	if err != nil {
 		return err
 	}
 	for _, t := range order {
-		cols, err := columnsOf(ctx, tx, src, t)
-		if err != nil {
-			return err
+		if !slices.ContainsFunc(ss.Tables, func(st savedTable) bool { return st.Name == t }) {
+			continue // a table the save predates stays empty
 		}
-		list := strings.Join(cols, ", ")
-		if _, err := tx.Exec(ctx, `INSERT INTO `+ident(live, t)+` (`+list+`) OVERRIDING SYSTEM VALUE SELECT `+list+` FROM `+ident(src, t)); err != nil {
-			return fmt.Errorf("table %s: %w", t, interpret(err))
-		}
+		list := strings.Join(cols[t], ", ")
+		fmt.Fprintf(&batch, "INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM %s;\n", ident(live, t), list, list, ident(src, t))
 	}
 	for _, q := range ss.Sequences {
-		if _, err := tx.Exec(ctx, `SELECT setval($1::regclass, $2, $3)`, ident(live, q.Name), q.Value, q.IsCalled); err != nil {
-			return fmt.Errorf("sequence %s: %w", q.Name, interpret(err))
-		}
+		fmt.Fprintf(&batch, "SELECT setval(%s, %d, %t);\n", quoteLiteral(ident(live, q.Name)), q.Value, q.IsCalled)
+	}
+	if _, err := tx.Exec(ctx, batch.String()); err != nil {
+		return interpret(err)
 	}
 	return nil
 }
 
-// columnsOf lists a table's columns, quoted, in order.
-func columnsOf(ctx context.Context, tx pgx.Tx, schema, table string) ([]string, error) {
-	rows, err := tx.Query(ctx, `SELECT a.attname FROM pg_attribute a
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// columnsOf lists the columns of every table of a schema, quoted, in
+// order.
+func columnsOf(ctx context.Context, tx pgx.Tx, schema string) (map[string][]string, error) {
+	rows, err := tx.Query(ctx, `SELECT c.relname, a.attname FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, schema, table)
+WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY c.relname, a.attnum`, schema)
 	if err != nil {
 		return nil, interpret(err)
 	}
-	cols, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, interpret(err)
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var t, c string
+		if err := rows.Scan(&t, &c); err != nil {
+			return nil, interpret(err)
+		}
+		out[t] = append(out[t], ident(c))
 	}
-	for i, c := range cols {
-		cols[i] = ident(c)
+	return out, interpret(rows.Err())
+}
+
+// smallSchema is the size under which emptying a schema's tables with
+// DELETE beats TRUNCATE: TRUNCATE gives each table new files (tens of
+// milliseconds a table on a busy machine), DELETE only marks rows.
+const smallSchema = 32 << 20
+
+// empty empties a schema's tables: with DELETE, children first, when the
+// schema is small; with one TRUNCATE of them all otherwise.
+func empty(ctx context.Context, tx pgx.Tx, schema string, order []string, batch *strings.Builder) error {
+	var size int64
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`, schema).Scan(&size); err != nil {
+		return interpret(err)
 	}
-	return cols, nil
+	if size < smallSchema {
+		for _, t := range slices.Backward(order) {
+			fmt.Fprintf(batch, "DELETE FROM %s;\n", ident(schema, t))
+		}
+		return nil
+	}
+	names := make([]string, len(order))
+	for i, t := range order {
+		names[i] = ident(schema, t)
+	}
+	fmt.Fprintf(batch, "TRUNCATE %s;\n", strings.Join(names, ", "))
+	return nil
 }
 
 // fkOrder orders tables so that every table comes after those its
 // foreign keys reference.
-func fkOrder(ctx context.Context, tx pgx.Tx, schema string, tables []savedTable) ([]string, error) {
+func fkOrder(ctx context.Context, tx pgx.Tx, schema string, tables []string) ([]string, error) {
 	rows, err := tx.Query(ctx, `SELECT c.relname, r.relname FROM pg_constraint k
 JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class r ON r.oid = k.confrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -500,12 +579,7 @@ WHERE k.contype = 'f' AND n.nspname = $1`, schema)
 		}
 	}
 	for _, t := range tables {
-		visit(t.Name, 0)
+		visit(t, 0)
 	}
-	// Only the saved tables are filled.
-	saved := map[string]bool{}
-	for _, t := range tables {
-		saved[t.Name] = true
-	}
-	return slices.DeleteFunc(order, func(t string) bool { return !saved[t] }), nil
+	return slices.DeleteFunc(order, func(t string) bool { return !slices.Contains(tables, t) }), nil
 }
