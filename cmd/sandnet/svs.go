@@ -249,7 +249,10 @@ func (s *svNodes) close() {
 		_ = srv.Shutdown(ctx)
 		cancel()
 	}
+	// In parallel: closing a store checkpoints and syncs its files.
+	var wg sync.WaitGroup
 	for _, n := range s.nodes {
-		n.store.Close()
+		wg.Go(func() { n.store.Close() })
 	}
+	wg.Wait()
 }
