@@ -210,6 +210,13 @@ func (c *conns) saveTo(ctx context.Context, dir string, held func(context.Contex
 	defer conn.Close()
 	c.cp.mu.Lock()
 	defer c.cp.mu.Unlock()
+	// The checkpoint does not wait for readers (a Scan ingesting holds
+	// read transactions on the ledger): what they keep it from copying
+	// stays in the WAL, which is then copied too.
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
+		return nil, interpret(err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", busyTimeoutMS))
 	var busy, logged, done int
 	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &done); err != nil {
 		return nil, interpret(err)
