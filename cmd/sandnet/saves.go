@@ -32,7 +32,8 @@ type saver struct {
 func newSaver(ctx context.Context, m *Main, srv *server) (*saver, error) {
 	s := &saver{ctx: ctx, main: m, srv: srv, close: func() {}}
 	if m.Config.DatabaseURL == "" {
-		s.saves = sqlitestore.NewSaves(m.Config.DataDir)
+		sq := sqlitestore.NewSaves(m.Config.DataDir)
+		s.saves, s.close = sq, sq.Close
 		return s, nil
 	}
 	pg, err := pgstore.OpenSaves(ctx, m.Config.DatabaseURL, m.Config.DBSchema)

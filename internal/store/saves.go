@@ -106,6 +106,8 @@ type Saves interface {
 	Get(ctx context.Context, name string) (SaveInfo, error)
 	Delete(ctx context.Context, name string) error
 	Prepare(ctx context.Context, name string) (SaveInfo, Restore, error)
+	// Close ends the adapter's background work and connections.
+	Close()
 }
 
 // Restore puts a prepared save in place of the live stores, which must be

@@ -27,14 +27,71 @@ import (
 // of the data directory) and a manifest.json holding the save's
 // description and each file's size and CRC-32C, checked before a restore
 // touches anything.
+//
+// A save also keeps a spare copy of its files (<name>/.spare/), made in
+// the background after the save and after each restore of it: a restore
+// then only reads the save's files to check them and moves the spare in
+// place, rather than writing a copy while the network waits. Without a
+// spare (still being made, or the disk refused it) a restore copies.
 type Saves struct {
 	dir string
+
+	// spareMu is held while a spare is made, and by whatever uses or
+	// removes one; spares waits for the background work at Close.
+	spareMu sync.Mutex
+	spares  sync.WaitGroup
+	ctx     context.Context
+	stop    context.CancelFunc
 }
 
 var _ store.Saves = (*Saves)(nil)
 
 // NewSaves returns the saves of the data directory dir.
-func NewSaves(dir string) *Saves { return &Saves{dir: dir} }
+func NewSaves(dir string) *Saves {
+	ctx, stop := context.WithCancel(context.Background())
+	return &Saves{dir: dir, ctx: ctx, stop: stop}
+}
+
+// Close stops making spares and waits for the one being made.
+func (s *Saves) Close() {
+	s.stop()
+	s.spares.Wait()
+}
+
+// spareDir is where a save keeps its spare copy.
+const spareDir = ".spare"
+
+// makeSpare makes save name's spare copy in the background, unless it
+// has one.
+func (s *Saves) makeSpare(name string, files []savedFile) {
+	s.spares.Go(func() {
+		s.spareMu.Lock()
+		defer s.spareMu.Unlock()
+		dir := filepath.Join(s.root(), name)
+		spare := filepath.Join(dir, spareDir)
+		if s.ctx.Err() != nil {
+			return
+		}
+		if _, err := os.Stat(spare); err == nil {
+			return
+		}
+		tmp := filepath.Join(dir, ".spare-tmp")
+		_ = os.RemoveAll(tmp)
+		if err := os.Mkdir(tmp, 0o700); err != nil {
+			return
+		}
+		for _, f := range files {
+			got, err := copyFile(filepath.Join(tmp, f.Name), filepath.Join(dir, f.Name), false)
+			if err != nil || got != f || s.ctx.Err() != nil {
+				_ = os.RemoveAll(tmp) // no spare: the next restore copies
+				return
+			}
+		}
+		if err := os.Rename(tmp, spare); err != nil {
+			_ = os.RemoveAll(tmp)
+		}
+	})
+}
 
 // ledgerFile is the ledger's database, saved last.
 const ledgerFile = "ledger.db"
@@ -75,7 +132,7 @@ type saver interface {
 // Save copies every database of the data directory into a new save: the
 // open ones through their store (saveTo), holding each one's writer while
 // its file is copied, every Scan's and validator's before the ledger's.
-func (s *Saves) Save(ctx context.Context, req store.SaveRequest) (store.SaveInfo, error) {
+func (s *Saves) Save(ctx context.Context, req store.SaveRequest) (info store.SaveInfo, err error) {
 	if err := store.CheckSaveName(req.Name); err != nil {
 		return store.SaveInfo{}, err
 	}
@@ -114,34 +171,49 @@ func (s *Saves) Save(ctx context.Context, req store.SaveRequest) (store.SaveInfo
 		head ledger.Head
 		at   time.Time
 	)
-	for _, name := range names {
-		var files []savedFile
-		if sv, isOpen := open[name]; isOpen {
-			var held func(context.Context, *sql.Conn) error
-			if name == ledgerFile {
-				held = func(ctx context.Context, c *sql.Conn) (err error) {
-					head, err = readHead(ctx, c)
-					at = time.Now()
-					return err
-				}
-			}
-			files, err = sv.saveTo(ctx, tmp, held)
-		} else {
+	// Every derived store in parallel, then the ledger.
+	save := func(name string) ([]savedFile, error) {
+		sv, isOpen := open[name]
+		if !isOpen {
 			// Not open in this process: nothing writes it.
-			files, err = copyDB(tmp, filepath.Join(s.dir, name))
+			return copyDB(tmp, filepath.Join(s.dir, name))
 		}
-		if err != nil {
-			return store.SaveInfo{}, fmt.Errorf("save %s: %w", name, err)
+		var held func(context.Context, *sql.Conn) error
+		if name == ledgerFile {
+			held = func(ctx context.Context, c *sql.Conn) (err error) {
+				head, err = readHead(ctx, c)
+				at = time.Now()
+				return err
+			}
 		}
-		m.Files = append(m.Files, files...)
+		return sv.saveTo(ctx, tmp, held)
 	}
+	derived := names[:len(names)-1]
+	results := make([][]savedFile, len(derived))
+	errs := make([]error, len(derived))
+	var wg sync.WaitGroup
+	for i, name := range derived {
+		wg.Go(func() { results[i], errs[i] = save(name) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return store.SaveInfo{}, fmt.Errorf("save %s: %w", derived[i], err)
+		}
+		m.Files = append(m.Files, results[i]...)
+	}
+	files, err := save(ledgerFile)
+	if err != nil {
+		return store.SaveInfo{}, fmt.Errorf("save %s: %w", ledgerFile, err)
+	}
+	m.Files = append(m.Files, files...)
 	if at.IsZero() {
 		return store.SaveInfo{}, errors.New("save: the ledger store is not open")
 	}
 	for _, f := range m.Files {
 		m.SizeBytes += f.Size
 	}
-	info := store.NewSaveInfo(req.Name, head, req.Participant, at, m.SizeBytes)
+	info = store.NewSaveInfo(req.Name, head, req.Participant, at, m.SizeBytes)
 	m.CreatedAt, m.LedgerTime, m.LedgerEnd = info.CreatedAt, int64(info.LedgerTime), info.LedgerEnd
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -157,6 +229,7 @@ func (s *Saves) Save(ctx context.Context, req store.SaveRequest) (store.SaveInfo
 		return store.SaveInfo{}, fmt.Errorf("save: %w", err)
 	}
 	ok = true
+	s.makeSpare(req.Name, m.Files)
 	return info, nil
 }
 
@@ -249,15 +322,30 @@ func copyDB(dir, path string) ([]savedFile, error) {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// checksum reads the file at path and returns its size and CRC-32C.
+func checksum(path string) (savedFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return savedFile{}, err
+	}
+	defer f.Close()
+	h := crc32.New(castagnoli)
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, copyBuffer))
+	return savedFile{Name: filepath.Base(path), Size: n, CRC32C: h.Sum32()}, err
+}
+
 // copyBuffer is the copy's buffer size: large reads keep the copy near
 // the disk's (or the page cache's) speed.
 const copyBuffer = 1 << 20
 
 // copyFile copies src to a new file dst and returns dst's size and
 // CRC-32C (computed while copying, so that the data is read once). With
-// durable, dst is synced to disk before it returns: a restore's files
-// become the live databases, which must survive a crash; a save's need
-// not (its checksums tell a torn one).
+// durable, dst is synced to disk before it returns. Neither a save nor a
+// restore asks for it: a save's checksums tell a torn one, and a
+// restored database is synced by SQLite's next checkpoint; only an
+// operating-system crash in between could tear it (see
+// docs/decisions.md), and syncing would make a restore as slow as the
+// disk rather than the page cache.
 func copyFile(dst, src string, durable bool) (savedFile, error) {
 	in, err := os.Open(src)
 	if err != nil {
@@ -343,6 +431,8 @@ func (s *Saves) Delete(_ context.Context, name string) error {
 	if _, err := os.Stat(dir); err != nil {
 		return store.SaveNotFound(name)
 	}
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
 	// Renamed first, so that a crash half-way leaves no half save.
 	gone := filepath.Join(s.root(), ".deleted-"+name+fmt.Sprint(time.Now().UnixNano()))
 	if err := os.Rename(dir, gone); err != nil {
@@ -360,7 +450,7 @@ func (s *Saves) Prepare(_ context.Context, name string) (store.SaveInfo, store.R
 	if err != nil {
 		return store.SaveInfo{}, nil, err
 	}
-	r := &restore{dir: s.dir}
+	r := &restore{s: s, dir: s.dir}
 	hasLedger := false
 	for _, f := range m.Files {
 		if f.Name != filepath.Base(f.Name) || !strings.HasSuffix(strings.TrimSuffix(f.Name, "-wal"), ".db") || strings.HasPrefix(f.Name, ".") {
@@ -369,15 +459,27 @@ func (s *Saves) Prepare(_ context.Context, name string) (store.SaveInfo, store.R
 		hasLedger = hasLedger || f.Name == ledgerFile
 		r.files = append(r.files, f.Name)
 	}
-	// The files are copied (and synced) in parallel: syncs of several
-	// files overlap.
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	dir := filepath.Join(s.root(), name)
+	spare := filepath.Join(dir, spareDir)
+	_, err = os.Stat(spare)
+	useSpare := err == nil
+	// Each file is checked against the manifest as it is read: only read
+	// when the spare is moved in, read and copied otherwise; in parallel.
 	errs := make([]error, len(m.Files))
 	var wg sync.WaitGroup
 	for i, f := range m.Files {
 		wg.Go(func() {
 			staged := filepath.Join(s.dir, restorePrefix+f.Name)
 			_ = os.Remove(staged) // a leftover of an interrupted restore
-			got, err := copyFile(staged, filepath.Join(s.root(), name, f.Name), true)
+			var got savedFile
+			var err error
+			if useSpare {
+				got, err = checksum(filepath.Join(dir, f.Name))
+			} else {
+				got, err = copyFile(staged, filepath.Join(dir, f.Name), false)
+			}
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				errs[i] = store.SaveCorrupt(name, "%s is missing", f.Name)
@@ -396,6 +498,17 @@ func (s *Saves) Prepare(_ context.Context, name string) (store.SaveInfo, store.R
 			return store.SaveInfo{}, nil, err
 		}
 	}
+	if useSpare {
+		for _, f := range m.Files {
+			if err := os.Rename(filepath.Join(spare, f.Name), filepath.Join(s.dir, restorePrefix+f.Name)); err != nil {
+				r.Discard()
+				_ = os.RemoveAll(spare)
+				return store.SaveInfo{}, nil, err
+			}
+		}
+		_ = os.RemoveAll(spare)
+	}
+	r.after = func() { s.makeSpare(name, m.Files) }
 	if !hasLedger {
 		r.Discard()
 		return store.SaveInfo{}, nil, store.SaveCorrupt(name, "it holds no %s", ledgerFile)
@@ -406,8 +519,11 @@ func (s *Saves) Prepare(_ context.Context, name string) (store.SaveInfo, store.R
 // restore is a prepared restore: the save's files staged in the data
 // directory under restorePrefix.
 type restore struct {
+	s     *Saves
 	dir   string
 	files []string
+	// after makes the save's next spare once the restore is done.
+	after func()
 }
 
 // Apply replaces every live database with the staged ones: the live
@@ -419,13 +535,21 @@ func (r *restore) Apply(context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The live files are moved aside and removed in the background:
+	// unlinking large files takes a while, which the network need not
+	// wait for.
+	trash, err := os.MkdirTemp(r.dir, ".trash-")
+	if err != nil {
+		return err
+	}
+	defer r.s.spares.Go(func() { _ = os.RemoveAll(trash) })
 	for _, e := range entries {
 		n := e.Name()
 		if strings.HasPrefix(n, ".") || !e.Type().IsRegular() {
 			continue
 		}
 		if strings.HasSuffix(n, ".db") || strings.HasSuffix(n, ".db-wal") || strings.HasSuffix(n, ".db-shm") {
-			if err := os.Remove(filepath.Join(r.dir, n)); err != nil {
+			if err := os.Rename(filepath.Join(r.dir, n), filepath.Join(trash, n)); err != nil {
 				return err
 			}
 		}
@@ -436,11 +560,17 @@ func (r *restore) Apply(context.Context) error {
 		}
 	}
 	r.files = nil
+	if r.after != nil {
+		r.after()
+	}
 	return syncDir(r.dir)
 }
 
-// Discard removes the staged files.
+// Discard removes the staged files (a spare moved in is remade).
 func (r *restore) Discard() {
+	if r.after != nil {
+		defer r.after()
+	}
 	for _, f := range r.files {
 		_ = os.Remove(filepath.Join(r.dir, restorePrefix+f))
 	}
