@@ -15,7 +15,6 @@ import (
 	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/api/web"
-	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scanclient"
@@ -204,10 +203,12 @@ func (vs *validatorNodes) close() {
 }
 
 // seedConfig is the configuration a new network is seeded with from the
-// flags: the default network, plus the validators --validator names
-// after the default one.
-func seedConfig(cfg StartCmd, genesis daml.Timestamp) (splice.SeedConfig, error) {
-	sc := splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis, Preapprovals: cfg.SeedPreapprovals}
+// flags (but its genesis): the default network, plus the validators
+// --validator names after the default one. It is checked before anything
+// is opened, so that a bad --validator fails at once, also on a restart
+// (when the stored network wins).
+func seedConfig(cfg StartCmd) (splice.SeedConfig, error) {
+	sc := splice.SeedConfig{SVs: cfg.SVs, Preapprovals: cfg.SeedPreapprovals}
 	var extra []splice.ValidatorConfig
 	for _, spec := range cfg.Validators {
 		if strings.TrimSpace(spec) == "" {
