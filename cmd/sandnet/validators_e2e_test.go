@@ -85,9 +85,7 @@ func TestSeveralValidators(t *testing.T) {
 			if code := call(t, "GET", base+"/api/validator/v0/wallet/balance", tok, nil, &bal); code != 200 || bal.Unlocked == "" {
 				t.Errorf("%s's balance at %s: %d %+v", user, base, code, bal)
 			}
-			if code := call(t, "POST", base+"/api/validator/v0/wallet/tap", tok, map[string]string{"amount": "10.0"}, nil); code != 200 {
-				t.Errorf("%s's tap at %s: %d", user, base, code)
-			}
+			tapAt(t, base+"/api/validator", tok, "10.0")
 			var me struct {
 				User struct {
 					ID string `json:"id"`
@@ -262,9 +260,7 @@ func TestPostgresSeveralValidators(t *testing.T) {
 	dir := t.TempDir()
 	p := startSandnet(t, dir, append(args, "--validator", "app-user:uma")...)
 	uma := token("uma")
-	if code := call(t, "POST", p.url("/validators/app-user/api/validator/v0/wallet/tap"), uma, map[string]string{"amount": "3.0"}, nil); code != 200 {
-		t.Fatalf("uma's tap: %d", code)
-	}
+	tapAt(t, p.url("/validators/app-user/api/validator"), uma, "3.0")
 	p.stop(t)
 
 	ctx := context.Background()
