@@ -192,11 +192,7 @@ func (vs *validatorNodes) run(ctx context.Context) {
 // close stops the validators' own servers and closes their stores, once
 // nothing runs on them.
 func (vs *validatorNodes) close() {
-	for _, srv := range vs.servers {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = srv.Shutdown(ctx)
-		cancel()
-	}
+	shutdownOwn(vs.servers)
 	for _, n := range vs.nodes {
 		n.store.Close()
 	}
