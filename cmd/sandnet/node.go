@@ -12,8 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sandnet/sandnet/internal/api/admin"
-	"github.com/sandnet/sandnet/internal/api/ledgerapi"
-	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -22,7 +20,6 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/operator"
 	"github.com/sandnet/sandnet/internal/scan"
-	"github.com/sandnet/sandnet/internal/validator"
 )
 
 // node is the network this process serves, on its data: the stores, the
@@ -38,15 +35,14 @@ type node struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	store          ledger.Store
-	leader         leaderStore
-	validatorStore validator.Store
-	network        *ledger.Network
-	seeded         *splice.Seeded
-	svs            *svNodes
-	validator      *validatorNode
-	admin          *admin.Handler
-	op             *busyOperator
+	store      ledger.Store
+	leader     leaderStore
+	network    *ledger.Network
+	seeded     *splice.Seeded
+	svs        *svNodes
+	validators *validatorNodes
+	admin      *admin.Handler
+	op         *busyOperator
 	// reg holds the node's own metrics (Scans, automation leadership);
 	// the process's /metrics gathers it beside its own.
 	reg *prometheus.Registry
@@ -78,6 +74,8 @@ type nodeDeps struct {
 	// engineMetrics observe every node's engine: counters keep counting
 	// across restores.
 	engineMetrics ledger.Observer
+	// seedCfg seeds a new network (its genesis is set at open).
+	seedCfg splice.SeedConfig
 	// resumeAt, when not zero, is the ledger time the node's clock resumes
 	// at (a restore: the saved network's time, see docs/decisions.md).
 	resumeAt daml.Timestamp
@@ -111,11 +109,6 @@ func openNode(ctx context.Context, d nodeDeps) (_ *node, err error) {
 			return nil, err
 		}
 	}
-	if n.validatorStore, err = openValidatorStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema); err != nil {
-		return nil, err
-	}
-	n.closers = append(n.closers, func() { n.validatorStore.Close() })
-
 	registry := builtin.NewRegistry()
 	seed, forkFrom, err := m.prepareFork(ctx, n.store, registry)
 	if err != nil {
@@ -135,7 +128,9 @@ func openNode(ctx context.Context, d nodeDeps) (_ *node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.seeded, err = seedOrFork(ctx, n.network, n.leader, forkFrom, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis, Preapprovals: cfg.SeedPreapprovals}); err != nil {
+	seedCfg := d.seedCfg
+	seedCfg.Genesis = genesis
+	if n.seeded, err = seedOrFork(ctx, n.network, n.leader, forkFrom, seedCfg); err != nil {
 		return nil, fmt.Errorf("seed the network: %w", err)
 	}
 	// Every SV has its own Scan, with its own store, reading its own
@@ -163,7 +158,15 @@ func openNode(ctx context.Context, d nodeDeps) (_ *node, err error) {
 			return nil, err
 		}
 	}
-	if n.validator, err = newValidatorNode(n.validatorStore, n.network, n.seeded, scanURLOf(d.addr), log); err != nil {
+	// One validator node per validator, each with its own store.
+	n.validators, err = openValidators(ctx, validatorDeps{
+		cfg: cfg, network: n.network, seeded: n.seeded, registry: registry, authn: d.authn, mux: n.mux,
+		scanURL: scanURLOf(d.addr), log: log,
+	})
+	if n.validators != nil {
+		n.closers = append(n.closers, n.validators.close)
+	}
+	if err != nil {
 		return nil, err
 	}
 	op := operator.New(n.network, n.seeded)
@@ -188,14 +191,6 @@ func openNode(ctx context.Context, d nodeDeps) (_ *node, err error) {
 	// The on-demand snapshot is SV 1's Scan's.
 	n.admin = admin.New(n.op, d.authn, scanNode.snapshots)
 	n.admin.Register(n.mux)
-	validatorapi.New(validatorapi.Config{
-		Validator: n.validator.validator, Auth: d.authn, ScanProxy: n.validator.scan, Logger: log,
-	}).Register(n.mux, validatorapi.Prefix)
-	// The validator's ledger API at the root (the SVs' are under /sv/k).
-	ledgerapi.New(ledgerapi.Config{
-		Participant: n.seeded.Validator.Participant, ParticipantName: n.seeded.Validator.ParticipantName,
-		Ledger: ledgerapi.NetworkLedger(n.network), Registry: registry, Auth: d.authn, MaxListElements: cfg.ListLimit, Logger: log,
-	}).Register(n.mux, "")
 
 	n.startAutomation()
 	return n, nil
@@ -221,7 +216,7 @@ func (n *node) startAutomation() {
 			defer cancel()
 			var wg sync.WaitGroup
 			wg.Go(func() { n.svs.run(ctx) })
-			wg.Go(func() { _ = n.validator.run(ctx) })
+			wg.Go(func() { n.validators.run(ctx) })
 			err := automation.Run(ctx)
 			cancel() // automation ended: the scan's loops end with it
 			wg.Wait()
@@ -344,9 +339,12 @@ func (n *node) busy(ctx context.Context) (string, error) {
 }
 
 // stores returns the node's open stores: the ledger's, every Scan's and
-// the validator's.
+// every validator's.
 func (n *node) stores() []any {
-	out := []any{n.store, n.validatorStore}
+	out := []any{n.store}
+	for _, v := range n.validators.nodes {
+		out = append(out, v.store)
+	}
 	for k := 1; ; k++ {
 		sn, ok := n.svs.served(k)
 		if !ok {

@@ -130,7 +130,9 @@ func testSaveRestore(t *testing.T, engine string) {
 			t.Errorf("the open stream ended with %q, not the restore", reason)
 		}
 		if got := state(); got != before {
-			t.Fatalf("after restore %d the APIs answer otherwise than at save time:\n%s", round, firstDifference(before, got))
+			var clock json.RawMessage
+			call(t, "GET", adminURL("/clock"), op, nil, &clock)
+			t.Fatalf("after restore %d (saved at %s, clock now %s) the APIs answer otherwise than at save time:\n%s", round, saved.LedgerTime, clock, firstDifference(before, got))
 		}
 	}
 

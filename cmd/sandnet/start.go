@@ -37,6 +37,8 @@ type StartCmd struct {
 	SVs              int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
 	SeedPreapprovals bool          `name:"seed-preapprovals" env:"SANDNET_SEED_PREAPPROVALS" help:"Give the seeded users alice and bob transfer pre-approvals provided by the validator operator (90 days, renewed by the validator) in a newly seeded network. Off by default, as in Splice's LocalNet."`
 	SVListen         string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (port 0: a port of its own each, named in the log; they are always under /sv/k on --listen)."`
+	Validators       []string      `name:"validator" sep:";" env:"SANDNET_VALIDATORS" placeholder:"NAME[:USER,…]" help:"Seed a further validator, with a participant of its own, in a newly seeded network (repeatable; in the environment, separated by ;): NAME is 1-40 of a-z, 0-9, -, the USERs its wallet users. Served under /validators/NAME (its validator API at /api/validator, its ledger API at /v2)."`
+	ValidatorListen  string        `name:"validator-listen" env:"SANDNET_VALIDATOR_LISTEN" placeholder:"HOST:PORT" help:"Also serve each validator on an address of its own: validator i's (the default first) validator API at /api/validator and ledger API at the root of HOST:PORT+i-1 (port 0: a port of its own each, named in the log; they are always under /validators/NAME on --listen)."`
 	Auth             string        `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
 	AuthSecret       string        `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
 	AuthAud          string        `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
@@ -102,6 +104,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if cfg.ListLimit <= 0 {
 		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
 	}
+	seedCfg, err := seedConfig(cfg)
+	if err != nil {
+		return err
+	}
 	if cfg.DatabaseURL == "" || cfg.Auth == "hs256" && cfg.AuthSecret == "" {
 		if err := ensureDataDir(cfg.DataDir); err != nil {
 			return err
@@ -157,7 +163,7 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = srv.Shutdown(shutdownCtx)
 	}()
 
-	deps := nodeDeps{main: m, authn: authn, addr: ln.Addr().String(), engineMetrics: newEngineMetrics(reg)}
+	deps := nodeDeps{main: m, authn: authn, addr: ln.Addr().String(), engineMetrics: newEngineMetrics(reg), seedCfg: seedCfg}
 	n, err := openNode(ctx, deps)
 	if err != nil {
 		return err
