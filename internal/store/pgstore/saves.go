@@ -56,7 +56,14 @@ func OpenSaves(ctx context.Context, url, prefix string) (*Saves, error) {
 		return nil, err
 	}
 	s := &Saves{pool: pool, prefix: prefix}
-	_, err = pool.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+s.catalogSchema()+`;
+	// Several processes sharing the database start together: IF NOT
+	// EXISTS does not keep two from creating the schema at once, a lock
+	// does.
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, "sandnet saves catalog "+prefix); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+s.catalogSchema()+`;
 CREATE TABLE IF NOT EXISTS `+s.catalog()+` (
     id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     name       TEXT NOT NULL UNIQUE,
@@ -66,6 +73,8 @@ CREATE TABLE IF NOT EXISTS `+s.catalog()+` (
     size_bytes BIGINT NOT NULL,
     stores     JSONB NOT NULL
 )`)
+		return err
+	})
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("create the saves' catalog: %w", interpret(err))
