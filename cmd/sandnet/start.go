@@ -152,6 +152,9 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	defer saver.close()
 	admin.NewSaves(saver, srvState.authorize).Register(mux)
+	// Routes that live as long as the process go on mux; a "GET /" here
+	// (a dashboard) answers only what the network's routes do not (see
+	// server.ServeHTTP).
 
 	srv := web.NewServer(web.Chain(srvState, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext),
 		web.DefaultTimeouts, log)

@@ -50,17 +50,7 @@ func (h *SavesHandler) Register(mux *http.ServeMux) {
 	mux.Handle("POST "+Prefix+"/saves/{name}/restore", h.operatorOnly(h.restore))
 }
 
-func (h *SavesHandler) operatorOnly(fn handlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := h.authorize(r)
-		if err == nil {
-			err = fn(w, r)
-		}
-		if err != nil {
-			web.WriteError(w, r, err)
-		}
-	})
-}
+func (h *SavesHandler) operatorOnly(fn handlerFunc) http.Handler { return guarded(h.authorize, fn) }
 
 // Authorize returns nil if the request carries an operator's token (or
 // authentication is off), and the error to answer otherwise.
