@@ -265,9 +265,12 @@ func (n *node) close(cause error) {
 // reports whether it did, and whether the node was closing. The request's
 // context ends with the node's, with its cause, so that a stream open
 // across a restore ends with a message saying so.
-func (n *node) serve(w http.ResponseWriter, r *http.Request) (served, closing bool) {
+//
+// With always, it serves r even without a route: its mux answers 404, or
+// 405 for a route of another method.
+func (n *node) serve(w http.ResponseWriter, r *http.Request, always bool) (served, closing bool) {
 	// Handler only finds the route: ServeHTTP sets the path values.
-	if _, pattern := n.mux.Handler(r); pattern == "" {
+	if _, pattern := n.mux.Handler(r); pattern == "" && !always {
 		return false, false
 	}
 	n.gate.Lock()

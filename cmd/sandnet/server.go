@@ -17,7 +17,8 @@ import (
 // /livez, /readyz, /metrics, the save routes, and whatever else lives as
 // long as the process) and the routes of the node it currently serves.
 // A request goes to mux when mux has a route of its own for it (not its
-// catch-all "GET /" or "/"), else to the node, else to mux's catch-all.
+// catch-all "GET /" or "/"), else to the node, else to mux's catch-all,
+// else to the node's 404 or 405.
 // While a restore replaces the node, node requests wait for the new one
 // (up to nodeWait) rather than fail.
 type server struct {
@@ -118,17 +119,25 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			web.WriteError(w, r, err)
 			return
 		}
-		served, closing := n.serve(w, r)
+		served, closing := n.serve(w, r, false)
 		if served {
 			return
 		}
-		if !closing {
-			break
+		if closing {
+			// A restore took the node out of service: the next
+			// awaitNode waits for the one that replaces it.
+			continue
 		}
-		// The node is closing (a restore took it out of service): the
-		// next awaitNode waits for the one that replaces it.
+		// No route of the network's: the process's catch-all if it has
+		// one, else the network's own 404 (or 405), as before.
+		if _, pattern := s.mux.Handler(r); pattern != "" {
+			s.mux.ServeHTTP(w, r)
+			return
+		}
+		if served, closing = n.serve(w, r, true); served || !closing {
+			return
+		}
 	}
-	s.mux.ServeHTTP(w, r)
 }
 
 // authorize checks that r carries an operator's token, against the users
