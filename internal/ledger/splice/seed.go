@@ -1,6 +1,7 @@
 package splice
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,6 +49,64 @@ type SeedConfig struct {
 	// that a new network's history can start before the previous ACS
 	// snapshot boundary.
 	Genesis daml.Timestamp
+	// UserSeeds shapes some of Users beyond the defaults, by user name (a
+	// network file's users); a user without an entry gets the defaults.
+	UserSeeds map[string]UserSeed
+	// Parties are further parties allocated on the validator participant,
+	// after the users' (no user, no wallet).
+	Parties []PartySeed
+	// Synchronizers are the aliases of synchronizers added beside the
+	// global one once the network is seeded (as the admin API's POST
+	// /synchronizers adds them).
+	Synchronizers []string
+	// ClockStart, when set, is the ledger time the network starts at: Seed
+	// first moves the clock forward to it (ledger time never moves back,
+	// so it must not be in the past). Genesis, when also set, should be
+	// computed from it.
+	ClockStart daml.Timestamp
+}
+
+// UserSeed is what a network file can ask for one user of the validator
+// beyond Seed's defaults. Its zero value is the default user.
+type UserSeed struct {
+	// PartyHint is the hint of the user's party (default: the user name).
+	PartyHint string
+	// NoWallet makes a plain ledger API user: a party and rights, but no
+	// wallet, no tap, no name and no pre-approval.
+	NoWallet bool
+	// Balance, when set, is the amulet the user taps instead of
+	// SeedConfig.TapAmount; zero taps nothing. Names are paid from it.
+	Balance *daml.Numeric
+	// Preapproval gives the user a transfer pre-approval even when
+	// SeedConfig.Preapprovals is off.
+	Preapproval bool
+	// AnsNames, when not nil, are the names registered for the user, full
+	// ("<label>.unverified.<acronym>"), instead of "<user>.unverified.<acronym>";
+	// empty registers none.
+	AnsNames []string
+	// PrimaryParty is the hint of the user's primary party, when not the
+	// user's own party.
+	PrimaryParty string
+	// ActAs and ReadAs are hints of further parties (other users' or
+	// SeedConfig.Parties) the user acts or reads as.
+	ActAs, ReadAs []string
+	// ParticipantAdmin and ReadAsAnyParty grant those rights.
+	ParticipantAdmin, ReadAsAnyParty bool
+}
+
+// extraRights reports whether the user's rights differ from a default
+// user's.
+func (u UserSeed) extraRights() bool {
+	return u.PrimaryParty != "" || len(u.ActAs) > 0 || len(u.ReadAs) > 0 || u.ParticipantAdmin || u.ReadAsAnyParty
+}
+
+// PartySeed is a party allocated on the validator participant with no
+// user of its own.
+type PartySeed struct {
+	// Hint is the party's hint.
+	Hint string
+	// Balance is the amulet the party is minted at seeding (zero: none).
+	Balance daml.Numeric
 }
 
 func (c *SeedConfig) defaults() {
@@ -217,6 +276,15 @@ func Seed(ctx context.Context, net *ledger.Network, cfg SeedConfig) (*Seeded, er
 		return nil, fault.New(fault.FailedPrecondition, "the ledger has transactions but was not seeded by sandnet; use an empty data directory")
 	}
 	cfg.defaults()
+	if cfg.ClockStart != 0 {
+		now := net.Clock().Now()
+		if cfg.ClockStart < now {
+			return nil, fault.New(fault.InvalidArgument, "the clock start %s is in the past: ledger time only moves forward", cfg.ClockStart)
+		}
+		if _, err := net.AdvanceClock(ctx, time.Duration(cfg.ClockStart-now)*time.Microsecond); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Genesis != 0 {
 		restore := net.Clock().Backdate(cfg.Genesis)
 		defer restore()
@@ -259,6 +327,9 @@ type seeder struct {
 	cfg SeedConfig
 	out *Seeded
 	seq int
+	// parties are the parties allocated on the validator participant by
+	// hint (users' and SeedConfig.Parties), for the users' extra rights.
+	parties map[string]daml.Party
 }
 
 func (sd *seeder) run() error {
@@ -323,18 +394,27 @@ func (sd *seeder) run() error {
 	}); err != nil {
 		return err
 	}
+	sd.parties = map[string]daml.Party{}
 	for _, name := range cfg.Users {
-		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: name, Hosts: []ledger.Hosting{vhost}})
+		us := cfg.UserSeeds[name]
+		hint := cmp.Or(us.PartyHint, name)
+		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: hint, Hosts: []ledger.Hosting{vhost}})
 		if err != nil {
 			return err
 		}
+		sd.parties[hint] = party
 		if err := net.PutUser(ctx, ledger.User{
 			ID: name, Participant: vp.ID, PrimaryParty: party,
 			Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: party}, {Kind: ledger.CanReadAs, Party: party}},
 		}); err != nil {
 			return err
 		}
-		out.Users = append(out.Users, SeededUser{Name: name, Party: party})
+		if !us.NoWallet {
+			out.Users = append(out.Users, SeededUser{Name: name, Party: party})
+		}
+	}
+	if err := sd.allocateParties(vhost); err != nil {
+		return err
 	}
 
 	if err := sd.found(); err != nil {
@@ -348,30 +428,97 @@ func (sd *seeder) run() error {
 	if err := sd.onboardValidator(); err != nil {
 		return fmt.Errorf("onboard the validator: %w", err)
 	}
-	if !cfg.NoAnsEntries {
-		if err := sd.registerNames(); err != nil {
-			return fmt.Errorf("register names: %w", err)
-		}
+	if err := sd.registerNames(); err != nil {
+		return fmt.Errorf("register names: %w", err)
 	}
 	if err := sd.requestVote(); err != nil {
 		return fmt.Errorf("request a vote: %w", err)
 	}
-	if cfg.Preapprovals {
-		if err := sd.preapprove(); err != nil {
-			return fmt.Errorf("pre-approve the users: %w", err)
+	if err := sd.preapprove(); err != nil {
+		return fmt.Errorf("pre-approve the users: %w", err)
+	}
+	for _, alias := range cfg.Synchronizers {
+		if _, err := net.AddSynchronizer(ctx, alias); err != nil {
+			return fmt.Errorf("add synchronizer %s: %w", alias, err)
 		}
 	}
 	return nil
 }
 
-// preapprove gives every user a pre-approval from the validator operator:
-// the user proposes it and the operator accepts it for the free base
+// allocateParties allocates SeedConfig.Parties, then gives the users whose
+// UserSeed asks for more than their own party their full rights (once
+// every party they name exists).
+func (sd *seeder) allocateParties(vhost ledger.Hosting) error {
+	ctx, net, cfg := sd.ctx, sd.net, sd.cfg
+	for _, p := range cfg.Parties {
+		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: p.Hint, Hosts: []ledger.Hosting{vhost}})
+		if err != nil {
+			return err
+		}
+		sd.parties[p.Hint] = party
+	}
+	for _, name := range cfg.Users {
+		us := cfg.UserSeeds[name]
+		if !us.extraRights() {
+			continue
+		}
+		own := sd.parties[cmp.Or(us.PartyHint, name)]
+		primary := own
+		if us.PrimaryParty != "" {
+			var err error
+			if primary, err = sd.party(us.PrimaryParty); err != nil {
+				return fmt.Errorf("user %s: %w", name, err)
+			}
+		}
+		rights := []ledger.Right{{Kind: ledger.CanActAs, Party: own}, {Kind: ledger.CanReadAs, Party: own}}
+		for _, kind := range []struct {
+			kind  ledger.RightKind
+			hints []string
+		}{{ledger.CanActAs, us.ActAs}, {ledger.CanReadAs, us.ReadAs}} {
+			for _, h := range kind.hints {
+				p, err := sd.party(h)
+				if err != nil {
+					return fmt.Errorf("user %s: %w", name, err)
+				}
+				rights = append(rights, ledger.Right{Kind: kind.kind, Party: p})
+			}
+		}
+		if us.ParticipantAdmin {
+			rights = append(rights, ledger.Right{Kind: ledger.ParticipantAdmin})
+		}
+		if us.ReadAsAnyParty {
+			rights = append(rights, ledger.Right{Kind: ledger.CanReadAsAnyParty})
+		}
+		if err := net.PutUser(ctx, ledger.User{
+			ID: name, Participant: sd.out.Validator.Participant, PrimaryParty: primary, Rights: rights,
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// party returns the party seeded with a hint.
+func (sd *seeder) party(hint string) (daml.Party, error) {
+	p, ok := sd.parties[hint]
+	if !ok {
+		return "", fault.New(fault.InvalidArgument, "no seeded party has the hint %s", fault.Quote(hint))
+	}
+	return p, nil
+}
+
+// preapprove gives every user a pre-approval from the validator operator
+// (with SeedConfig.Preapprovals; otherwise those whose UserSeed asks for
+// one): the user proposes it and the operator accepts it for the free base
 // duration, the two steps of Splice's wallet and validator automation.
 func (sd *seeder) preapprove() error {
 	out := sd.out
 	v := out.Validator
 	dso := out.DSOParty
 	for _, u := range out.Users {
+		if !sd.cfg.Preapprovals && !sd.cfg.UserSeeds[u.Name].Preapproval {
+			continue
+		}
 		t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, nil, func(tx *ledger.Tx) error {
 			_, err := ledger.Create(tx, TransferPreapprovalProposal{Receiver: u.Party, Provider: v.Party, ExpectedDso: &dso})
 			return err
@@ -613,8 +760,23 @@ func (sd *seeder) onboardValidator() error {
 		}
 	}
 	for _, u := range wallets {
-		if err := sd.tap(u); err != nil {
+		amount := sd.cfg.TapAmount
+		if b := sd.cfg.UserSeeds[u.Name].Balance; b != nil {
+			amount = *b
+		}
+		if amount.IsZero() {
+			continue
+		}
+		if err := sd.tap(u.Name, u.Party, amount); err != nil {
 			return fmt.Errorf("tap for %s: %w", u.Name, err)
+		}
+	}
+	for _, p := range sd.cfg.Parties {
+		if p.Balance.IsZero() {
+			continue
+		}
+		if err := sd.tap(v.OperatorUser, sd.parties[p.Hint], p.Balance); err != nil {
+			return fmt.Errorf("tap for party %s: %w", p.Hint, err)
 		}
 	}
 	return nil
@@ -634,75 +796,105 @@ func OnboardValidator(ctx context.Context, net *ledger.Network, seeded *Seeded, 
 	return sd.onboardValidator()
 }
 
-func (sd *seeder) tap(u SeededUser) error {
+// tap mints amount for party, submitted as user.
+func (sd *seeder) tap(user string, party daml.Party, amount daml.Numeric) error {
 	ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), sd.out.DSOParty, sd.net.Clock().Now())
 	if err != nil {
 		return err
 	}
-	return sd.submit(sd.out.Validator.Participant, u.Name, []daml.Party{u.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
-		_, err := Tap(tx, ac, u.Party, sd.cfg.TapAmount)
+	return sd.submit(sd.out.Validator.Participant, user, []daml.Party{party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+		_, err := Tap(tx, ac, party, amount)
 		return err
 	})
 }
 
-// registerNames runs the name-service flow for every user: the request,
-// the wallet's first payment, and the DSO collecting it.
+// userNames returns the names to register for a wallet user: its
+// UserSeed's, or "<user>.unverified.<acronym>" unless NoAnsEntries.
+func (sd *seeder) userNames(user string) []string {
+	if names := sd.cfg.UserSeeds[user].AnsNames; names != nil {
+		return names
+	}
+	if sd.cfg.NoAnsEntries {
+		return nil
+	}
+	return []string{user + ".unverified." + sd.out.AnsAcronym}
+}
+
+// registerNames runs the name-service flow for every name of every user:
+// the request, the wallet's first payment, and the DSO collecting it.
 func (sd *seeder) registerNames() error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
+	count := 0
+	for _, u := range out.Users {
+		count += len(sd.userNames(u.Name))
+	}
+	if count == 0 {
+		return nil
+	}
 	ansRules, err := only[AnsRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
-	v := out.Validator
 	for i := range out.Users {
 		u := &out.Users[i]
-		name := u.Name + ".unverified." + out.AnsAcronym
-		url := "https://" + u.Name + ".example.com"
-		description := "Seeded name of " + u.Name
-		if err := ValidateAnsEntryRequest(out.AnsAcronym, name, url, description); err != nil {
-			return err
+		for _, name := range sd.userNames(u.Name) {
+			if err := sd.registerName(ansRules, *u, name); err != nil {
+				return fmt.Errorf("%s for %s: %w", name, u.Name, err)
+			}
+			if u.AnsName == "" {
+				u.AnsName = name
+			}
 		}
-		t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, []*ledger.Contract{ansRules.Contract}, func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[AnsRulesRequestEntryResult](tx, ansRules.ID, "AnsRules_RequestEntry", AnsRulesRequestEntry{
-				Name: name, URL: url, Description: description, User: u.Party,
-			})
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		request := CreatedIn(t, SubscriptionRequest{}.TemplateID())[0]
-		ac, err := LoadAmuletContext(ctx, s, out.DSOParty, sd.net.Clock().Now())
-		if err != nil {
-			return err
-		}
-		amulets, err := Holdings(ctx, s, u.Party)
-		if err != nil {
-			return err
-		}
-		inputs := make([]TransferInput, len(amulets))
-		for i, a := range amulets {
-			inputs[i] = InputAmulet(a.ID)
-		}
-		if err := sd.submit(v.Participant, v.OperatorUser, []daml.Party{u.Party, v.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[SubscriptionRequestAcceptAndMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", SubscriptionRequestAcceptAndMakePayment{
-				Inputs: inputs, Context: ac.PaymentContext(), WalletProvider: v.Party,
-			})
-			return err
-		}); err != nil {
-			return err
-		}
-		u.AnsName = name
 	}
 	// The DSO collects the payments, creating the entries.
 	res, err := NewAutomation(sd.net, out.AutomationConfig()).RunOnce(ctx)
 	if err != nil {
 		return err
 	}
-	if res.Actions < len(out.Users) {
-		return fmt.Errorf("the DSO collected %d of %d name payments", res.Actions, len(out.Users))
+	if res.Actions < count {
+		return fmt.Errorf("the DSO collected %d of %d name payments", res.Actions, count)
 	}
 	return nil
+}
+
+// registerName requests a name for a user and pays its first
+// subscription period from the user's amulets.
+func (sd *seeder) registerName(ansRules Contract[AnsRules], u SeededUser, name string) error {
+	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
+	v := out.Validator
+	url := "https://" + u.Name + ".example.com"
+	description := "Seeded name of " + u.Name
+	if err := ValidateAnsEntryRequest(out.AnsAcronym, name, url, description); err != nil {
+		return err
+	}
+	t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, []*ledger.Contract{ansRules.Contract}, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[AnsRulesRequestEntryResult](tx, ansRules.ID, "AnsRules_RequestEntry", AnsRulesRequestEntry{
+			Name: name, URL: url, Description: description, User: u.Party,
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	request := CreatedIn(t, SubscriptionRequest{}.TemplateID())[0]
+	ac, err := LoadAmuletContext(ctx, s, out.DSOParty, sd.net.Clock().Now())
+	if err != nil {
+		return err
+	}
+	amulets, err := Holdings(ctx, s, u.Party)
+	if err != nil {
+		return err
+	}
+	inputs := make([]TransferInput, len(amulets))
+	for i, a := range amulets {
+		inputs[i] = InputAmulet(a.ID)
+	}
+	return sd.submit(v.Participant, v.OperatorUser, []daml.Party{u.Party, v.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[SubscriptionRequestAcceptAndMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", SubscriptionRequestAcceptAndMakePayment{
+			Inputs: inputs, Context: ac.PaymentContext(), WalletProvider: v.Party,
+		})
+		return err
+	})
 }
 
 func (sd *seeder) requestVote() error {
