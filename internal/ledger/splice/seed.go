@@ -221,6 +221,10 @@ func (s *Seeded) User(name string) (SeededUser, bool) {
 	return SeededUser{}, false
 }
 
+// GlobalSynchronizerAlias is the alias of the seeded network's global
+// synchronizer.
+const GlobalSynchronizerAlias = "global-domain"
+
 // SeededMetaKey is the network setting holding the Seeded description.
 const SeededMetaKey = "splice/seeded"
 
@@ -334,7 +338,7 @@ type seeder struct {
 
 func (sd *seeder) run() error {
 	ctx, net, cfg := sd.ctx, sd.net, sd.cfg
-	sync, err := net.AddSynchronizer(ctx, "global-domain")
+	sync, err := net.AddSynchronizer(ctx, GlobalSynchronizerAlias)
 	if err != nil {
 		return err
 	}
