@@ -24,6 +24,7 @@ var version = "dev"
 // CLI is sandnet's command line.
 type CLI struct {
 	Start   StartCmd   `cmd:"" help:"Run a local Canton Network: ledger API, validator, Scan and admin API on one port."`
+	Init    InitCmd    `cmd:"" help:"Write an example network file for sandnet start --config (sandnet.yaml unless named)."`
 	Token   TokenCmd   `cmd:"" help:"Print a bearer token (JWT) for a ledger API user."`
 	Admin   AdminCmd   `cmd:"" help:"Drive a running sandnet through its admin API."`
 	Scan    ScanCmd    `cmd:"" help:"Run a Scan in its own process, reading a running sandnet over its JSON Ledger API."`

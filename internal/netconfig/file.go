@@ -204,6 +204,14 @@ type Config struct {
 	lines map[string]int
 }
 
+// DescribesNetwork reports whether the file's network section describes
+// more than the seed, the SV count and the pre-approval switch (which
+// are also flags): validators, synchronizers or the clock.
+func (c *Config) DescribesNetwork() bool {
+	n := c.File.Network
+	return n.Validators != nil || n.Synchronizers != nil || n.Clock.Start != nil || n.Clock.Offset != nil
+}
+
 // yamlLine matches the line in the YAML library's syntax errors.
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
 
