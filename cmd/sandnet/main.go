@@ -27,6 +27,7 @@ type CLI struct {
 	Init    InitCmd    `cmd:"" help:"Write an example network file for sandnet start --config (sandnet.yaml unless named)."`
 	Token   TokenCmd   `cmd:"" help:"Print a bearer token (JWT) for a ledger API user."`
 	Admin   AdminCmd   `cmd:"" help:"Drive a running sandnet through its admin API."`
+	Status  StatusCmd  `cmd:"" help:"Summarize a running sandnet: readiness, network, clock, ledger ends, Scan."`
 	Scan    ScanCmd    `cmd:"" help:"Run a Scan in its own process, reading a running sandnet over its JSON Ledger API."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }

@@ -135,9 +135,28 @@ func (m *Main) networkSeedConfig(ctx context.Context, network *ledger.Network, f
 			return splice.SeedConfig{}, err
 		}
 	}
-	spec := netconfig.DefaultSpec(cfg.NetworkSeed, cfg.SVs, cfg.SeedPreapprovals)
+	// The --validator flags' validators (the default one first), if any.
+	flagged, err := seedConfig(cfg, 0)
+	if err != nil {
+		return splice.SeedConfig{}, err
+	}
+	spec := netconfig.FlagSpec(cfg.NetworkSeed, cfg.SVs, cfg.SeedPreapprovals, flagged.Validators)
 	if file != nil {
+		if len(flagged.Validators) > 0 && file.File.Network.Validators != nil {
+			return splice.SeedConfig{}, fmt.Errorf("%s lists the network's validators: add further ones there, not with --validator", file.Path)
+		}
+		validators := spec.Validators
 		spec = file.Spec(cfg.NetworkSeed, cfg.SVs, cfg.SeedPreapprovals)
+		if file.File.Network.Validators == nil {
+			spec.Validators = validators
+		}
+	}
+	seed := spec.SeedConfig()
+	if err := seed.Check(); err != nil {
+		if file != nil {
+			return splice.SeedConfig{}, fmt.Errorf("%s: %w", file.Path, err)
+		}
+		return splice.SeedConfig{}, err
 	}
 	store := network.Store()
 	_, seeded, err := store.Meta(ctx, splice.SeededMetaKey)
@@ -156,7 +175,6 @@ func (m *Main) networkSeedConfig(ctx context.Context, network *ledger.Network, f
 	if err := store.Write(ctx, func(w ledger.WriteTx) error { return w.SetMeta(ctx, netconfig.MetaKey, spec.Marshal()) }); err != nil {
 		return splice.SeedConfig{}, err
 	}
-	seed := spec.SeedConfig()
 	start := network.Clock().Now()
 	if seed.ClockStart = spec.ClockStartAt(time.UnixMicro(int64(start))); seed.ClockStart != 0 {
 		if seed.ClockStart < start {

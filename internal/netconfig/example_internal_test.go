@@ -3,6 +3,8 @@ package netconfig
 import (
 	"reflect"
 	"testing"
+
+	"github.com/sandnet/sandnet/internal/ledger/splice"
 )
 
 // The example sandnet init writes seeds the default network.
@@ -16,7 +18,7 @@ func TestExampleIsTheDefaultNetwork(t *testing.T) {
 	if d := Diff(DefaultSpec("sandnet", 4, false), got); len(d) > 0 {
 		t.Fatalf("the example differs from the default network: %v", d)
 	}
-	if cfg := got.SeedConfig(); !reflect.DeepEqual(cfg.Users, []string(nil)) || cfg.UserSeeds != nil {
+	if cfg := got.SeedConfig(); !reflect.DeepEqual(cfg, splice.SeedConfig{SVs: 4}) {
 		t.Fatalf("the example's seeding differs from the default: %+v", cfg)
 	}
 }

@@ -106,9 +106,13 @@ type Clock struct {
 // Validator is a validator node: its participant, its operator party and
 // the users it hosts.
 type Validator struct {
-	Name    string  `yaml:"name"`
-	Parties []Party `yaml:"parties"`
-	Users   []User  `yaml:"users"`
+	Name                string   `yaml:"name"`
+	Party               *string  `yaml:"party"`
+	OperatorUser        *string  `yaml:"operatorUser"`
+	OperatorWalletUsers []string `yaml:"operatorWalletUsers"`
+	SV                  *int     `yaml:"sv"`
+	Parties             []Party  `yaml:"parties"`
+	Users               []User   `yaml:"users"`
 }
 
 // Party is a party hosted on a validator with no user of its own.

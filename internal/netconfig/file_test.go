@@ -56,10 +56,20 @@ func TestParseErrors(t *testing.T) {
 		{"global synchronizer", "network:\n  synchronizers: [global-domain]\n", 2, "network.synchronizers[0]", "already in the network"},
 		{"repeated synchronizer", "network:\n  synchronizers: [x, x]\n", 2, "network.synchronizers[1]", "already in the network"},
 		{"no validators", "network:\n  validators: []\n", 2, "network.validators", "needs a validator"},
-		{"validator name", "network:\n  validators:\n    - name: v2\n", 3, "network.validators[0].name", "named \"validator\""},
+		{"validator name", "network:\n  validators:\n    - name: V2\n", 3, "network.validators[0].name", "not a validator name"},
+		{"validator without name", "network:\n  validators:\n    - users: []\n", 3, "network.validators[0].name", "needs a name"},
+		{"validator named like an SV", "network:\n  validators:\n    - name: sv-2\n", 3, "network.validators[0].name", "SV participant's name"},
+		{"repeated validator", "network:\n  validators:\n    - name: a\n    - name: a\n", 4, "network.validators[1].name", "listed twice"},
+		{"validator on a missing SV", "network:\n  svs: 2\n  validators:\n    - name: a\n      sv: 3\n", 5, "network.validators[0].sv", "SVs 1 to 2"},
+		{"two validators on an SV", "network:\n  validators:\n    - name: a\n      sv: 1\n    - name: b\n      sv: 1\n", 6, "network.validators[1].sv", "runs on SV 1 already"},
+		{"SV validator with a party", "network:\n  validators:\n    - name: a\n      sv: 1\n      party: p\n", 5, "network.validators[0].party", "SV's party"},
+		{"operator user clash", "network:\n  validators:\n    - name: a\n      operatorUser: op\n      users: [{name: op}]\n", 5, "network.validators[0].users[0].name", "already on the validator"},
+		{"user party is the operator's", "network:\n  validators:\n    - name: a\n      users: [{name: a}]\n", 4, "network.validators[0].users[0].name", "already declared (by sandnet)"},
+		{"default names collide across validators", "network:\n  validators:\n    - name: a\n      users: [{name: alice}]\n    - name: b\n      users: [{name: alice}]\n", 6, "network.validators[1].users[0].name", "already asked for"},
+		{"default name invalid", wallet("        - name: Alice\n"), 5, "network.validators[0].users[0].name", "default name"},
 		{"user without name", wallet("        - balance: 1\n"), 5, "network.validators[0].users[0].name", "needs a name"},
 		{"bad user id", wallet("        - name: \"al ice\"\n"), 5, "network.validators[0].users[0].name", "not a user id"},
-		{"operator user id", wallet("        - name: participant_admin\n"), 5, "network.validators[0].users[0].name", "not a user id"},
+		{"operator user id", wallet("        - name: participant_admin\n"), 5, "network.validators[0].users[0].name", "an operator user"},
 		{"repeated user", wallet("        - name: alice\n        - name: alice\n"), 6, "network.validators[0].users[1].name", "listed twice"},
 		{"repeated party", wallet("        - name: alice\n        - name: bob\n          party: alice\n"), 7, "network.validators[0].users[1].party", `party "alice" is already declared (by network.validators[0].users[0].name)`},
 		{"reserved party", wallet("        - name: DSO\n"), 5, "network.validators[0].users[0].name", "already declared (by sandnet)"},
@@ -140,7 +150,7 @@ func TestParseDefaultsAndFlags(t *testing.T) {
 				if u[1].Party != "bobby" || u[1].Wallet || u[1].Balance != "0" || len(u[1].Names) != 0 {
 					t.Fatalf("bob: %+v", u[1])
 				}
-				cfg := s.SeedConfig()
+				cfg := s.SeedConfig().Validators[0]
 				if !slices.Equal(cfg.Users, []string{"alice", "bob"}) || len(cfg.Parties) != 1 || cfg.Parties[0].Balance.Cmp(daml.MustNumeric("7")) != 0 {
 					t.Fatalf("seed config: %+v", cfg)
 				}
@@ -153,7 +163,7 @@ func TestParseDefaultsAndFlags(t *testing.T) {
 				}
 			}},
 		{name: "no names", file: wallet("        - name: alice\n          names: []\n          balance: 0\n"), flags: map[string]string{}, check: func(t *testing.T, c *netconfig.Config) {
-			cfg := c.Spec("s", 1, false).SeedConfig()
+			cfg := c.Spec("s", 1, false).SeedConfig().Validators[0]
 			if a := cfg.UserSeeds["alice"]; a.AnsNames == nil || len(a.AnsNames) != 0 || a.Balance == nil || !a.Balance.IsZero() {
 				t.Fatalf("alice's seed: %+v", a)
 			}

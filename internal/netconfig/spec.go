@@ -39,9 +39,30 @@ type Spec struct {
 
 // ValidatorSpec is a validator of a Spec.
 type ValidatorSpec struct {
-	Name    string      `json:"name"`
-	Parties []PartySpec `json:"parties"`
-	Users   []UserSpec  `json:"users"`
+	Name                string      `json:"name"`
+	Party               string      `json:"party"`
+	OperatorUser        string      `json:"operatorUser"`
+	OperatorWalletUsers []string    `json:"operatorWalletUsers"`
+	SV                  int         `json:"sv"`
+	Parties             []PartySpec `json:"parties"`
+	Users               []UserSpec  `json:"users"`
+}
+
+// newValidatorSpec is a validator with no users, its operator's defaults
+// filled in.
+func newValidatorSpec(name string) ValidatorSpec {
+	return ValidatorSpec{
+		Name: name, Party: name, OperatorUser: splice.OperatorUser, OperatorWalletUsers: []string{},
+		Parties: []PartySpec{}, Users: []UserSpec{},
+	}
+}
+
+// defaultUser is a wallet user as sandnet seeds it without a file.
+func defaultUser(name string) UserSpec {
+	return UserSpec{
+		Name: name, Party: name, Wallet: true, Balance: amount(DefaultBalance),
+		Names: []string{FullAnsName(name)}, ActAs: []string{}, ReadAs: []string{},
+	}
 }
 
 // PartySpec is a party without a user of a Spec.
@@ -82,7 +103,20 @@ func (c *Config) Spec(seed string, svs int, preapprovals bool) Spec {
 		return s
 	}
 	for _, v := range n.Validators {
-		vs := ValidatorSpec{Name: v.Name, Parties: []PartySpec{}, Users: []UserSpec{}}
+		vs := newValidatorSpec(v.Name)
+		if v.SV != nil {
+			vs.SV = *v.SV
+		}
+		if v.Party != nil {
+			vs.Party = *v.Party
+		}
+		if vs.SV > 0 {
+			vs.Party = "" // the SV's
+		}
+		if v.OperatorUser != nil {
+			vs.OperatorUser = *v.OperatorUser
+		}
+		vs.OperatorWalletUsers = nonNil(v.OperatorWalletUsers)
 		for _, p := range v.Parties {
 			b := daml.Numeric{}
 			if p.Balance != nil {
@@ -116,16 +150,28 @@ func (c *Config) Spec(seed string, svs int, preapprovals bool) Spec {
 	return s
 }
 
-// DefaultSpec is the network sandnet seeds without a file.
+// DefaultSpec is the network sandnet seeds without a file or
+// --validator flags.
 func DefaultSpec(seed string, svs int, preapprovals bool) Spec {
-	v := ValidatorSpec{Name: DefaultValidator, Parties: []PartySpec{}, Users: []UserSpec{}}
-	for _, name := range defaultUsers {
-		v.Users = append(v.Users, UserSpec{
-			Name: name, Party: name, Wallet: true, Balance: amount(DefaultBalance),
-			Names: []string{FullAnsName(name)}, ActAs: []string{}, ReadAs: []string{},
-		})
+	return FlagSpec(seed, svs, preapprovals, nil)
+}
+
+// FlagSpec is the network sandnet seeds from its flags alone: validators,
+// when not empty, are the --validator flags' (the default validator
+// first), each user with the defaults.
+func FlagSpec(seed string, svs int, preapprovals bool, validators []splice.ValidatorConfig) Spec {
+	s := Spec{Seed: seed, SVs: svs, Preapprovals: preapprovals, Synchronizers: []string{}}
+	if len(validators) == 0 {
+		validators = []splice.ValidatorConfig{{Name: DefaultValidator, Users: defaultUsers}}
 	}
-	return Spec{Seed: seed, SVs: svs, Preapprovals: preapprovals, Synchronizers: []string{}, Validators: []ValidatorSpec{v}}
+	for _, vc := range validators {
+		v := newValidatorSpec(vc.Name)
+		for _, name := range vc.Users {
+			v.Users = append(v.Users, defaultUser(name))
+		}
+		s.Validators = append(s.Validators, v)
+	}
+	return s
 }
 
 func deref[T any](p *T) T {
@@ -184,36 +230,44 @@ func (s Spec) ClockStartAt(now time.Time) daml.Timestamp {
 // file.
 func (s Spec) SeedConfig() splice.SeedConfig {
 	cfg := splice.SeedConfig{SVs: s.SVs, Preapprovals: s.Preapprovals, Synchronizers: slices.Clone(s.Synchronizers)}
-	v := s.Validators[0]
-	cfg.Users = []string{}
-	for _, p := range v.Parties {
-		cfg.Parties = append(cfg.Parties, splice.PartySeed{Hint: p.Hint, Balance: daml.MustNumeric(p.Balance)})
+	if len(cfg.Synchronizers) == 0 {
+		cfg.Synchronizers = nil
 	}
-	for _, u := range v.Users {
-		cfg.Users = append(cfg.Users, u.Name)
-		us := splice.UserSeed{
-			NoWallet: !u.Wallet, Preapproval: u.Preapproval,
-			PrimaryParty: u.PrimaryParty, ActAs: u.ActAs, ReadAs: u.ReadAs,
-			ParticipantAdmin: u.ParticipantAdmin, ReadAsAnyParty: u.ReadAsAnyParty,
+	if reflect.DeepEqual(s.Validators, DefaultSpec("", 0, false).Validators) {
+		return cfg // the default validator, spelled as the default
+	}
+	for _, v := range s.Validators {
+		vc := splice.ValidatorConfig{
+			Name: v.Name, PartyHint: v.Party, OperatorUser: v.OperatorUser, SV: v.SV,
+			OperatorWalletUsers: slices.Clone(v.OperatorWalletUsers), Users: []string{},
 		}
-		if u.Party != u.Name {
-			us.PartyHint = u.Party
+		for _, p := range v.Parties {
+			vc.Parties = append(vc.Parties, splice.PartySeed{Hint: p.Hint, Balance: daml.MustNumeric(p.Balance)})
 		}
-		if b := daml.MustNumeric(u.Balance); u.Wallet && b.Cmp(DefaultBalance) != 0 {
-			us.Balance = &b
-		}
-		if u.Wallet && !slices.Equal(u.Names, []string{FullAnsName(u.Name)}) {
-			us.AnsNames = u.Names
-		}
-		if !isDefaultUser(us) {
-			if cfg.UserSeeds == nil {
-				cfg.UserSeeds = map[string]splice.UserSeed{}
+		for _, u := range v.Users {
+			vc.Users = append(vc.Users, u.Name)
+			us := splice.UserSeed{
+				NoWallet: !u.Wallet, Preapproval: u.Preapproval,
+				PrimaryParty: u.PrimaryParty, ActAs: u.ActAs, ReadAs: u.ReadAs,
+				ParticipantAdmin: u.ParticipantAdmin, ReadAsAnyParty: u.ReadAsAnyParty,
 			}
-			cfg.UserSeeds[u.Name] = us
+			if u.Party != u.Name {
+				us.PartyHint = u.Party
+			}
+			if b := daml.MustNumeric(u.Balance); u.Wallet && b.Cmp(DefaultBalance) != 0 {
+				us.Balance = &b
+			}
+			if u.Wallet && !slices.Equal(u.Names, []string{FullAnsName(u.Name)}) {
+				us.AnsNames = u.Names
+			}
+			if !isDefaultUser(us) {
+				if vc.UserSeeds == nil {
+					vc.UserSeeds = map[string]splice.UserSeed{}
+				}
+				vc.UserSeeds[u.Name] = us
+			}
 		}
-	}
-	if slices.Equal(cfg.Users, defaultUsers) && cfg.UserSeeds == nil && len(cfg.Parties) == 0 {
-		cfg.Users = nil // the default, spelled as the default
+		cfg.Validators = append(cfg.Validators, vc)
 	}
 	return cfg
 }

@@ -2,6 +2,7 @@ package netconfig
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -18,7 +19,7 @@ const MaxSVs = 64
 const DefaultValidator = "validator"
 
 // reservedHints are party hints the seeded network already uses.
-var reservedHints = []string{"DSO", DefaultValidator}
+var reservedHints = []string{"DSO"}
 
 // validate checks what decoding cannot: ranges, names, references between
 // parties and users, and fields that only make sense together.
@@ -82,6 +83,11 @@ func (c *Config) validateNetwork() error {
 	}
 	names := map[string]bool{}
 	ansNames := map[string]string{}
+	onSV := map[int]string{}
+	svs := 4
+	if n.SVs != nil {
+		svs = *n.SVs
+	}
 	for i := range n.Validators {
 		v := &n.Validators[i]
 		field := fmt.Sprintf("network.validators[%d]", i)
@@ -92,6 +98,19 @@ func (c *Config) validateNetwork() error {
 			return c.errorf(field+".name", "validator %q is listed twice", v.Name)
 		}
 		names[v.Name] = true
+		if v.SV != nil {
+			switch k := *v.SV; {
+			case k < 0 || k > svs:
+				return c.errorf(field+".sv", "SV %d: the network has SVs 1 to %d (0: a participant of its own)", k, svs)
+			case k > 0 && onSV[k] != "":
+				return c.errorf(field+".sv", "validator %q runs on SV %d already", onSV[k], k)
+			case k > 0:
+				onSV[k] = v.Name
+				if v.Party != nil {
+					return c.errorf(field+".party", "a validator on an SV's node has the SV's party")
+				}
+			}
+		}
 		if err := c.validateValidator(field, v, ansNames); err != nil {
 			return err
 		}
@@ -99,23 +118,53 @@ func (c *Config) validateNetwork() error {
 	return nil
 }
 
-// MaxValidators is the number of validators sandnet seeds (one, until
-// seeding takes several).
-const MaxValidators = 1
+// MaxValidators bounds the validators a file can list: each is a
+// participant, a validator app and a store.
+const MaxValidators = 32
 
-// checkValidatorName checks the name of the i-th validator: sandnet's one
-// validator is DefaultValidator.
+// checkValidatorName checks the name of the i-th validator: the first
+// is the default validator, served at the root of the main address.
 func (c *Config) checkValidatorName(field string, i int, name string) error {
-	if name != DefaultValidator {
-		return c.errorf(field+".name", "%q: sandnet's validator is named %q", name, DefaultValidator)
+	switch {
+	case name == "":
+		return c.errorf(field+".name", "every validator needs a name (the first is usually %q)", DefaultValidator)
+	case !splice.ValidValidatorName(name):
+		return c.errorf(field+".name", "%q is not a validator name: use 1 to 40 characters among a-z, 0-9 and -, starting with a letter or digit", name)
+	case svParticipant.MatchString(name):
+		return c.errorf(field+".name", "%q is an SV participant's name: run the validator on that SV (sv: %s) or name it otherwise", name, name[3:])
 	}
 	return nil
 }
+
+// svParticipant matches the SVs' participant names.
+var svParticipant = regexp.MustCompile(`^sv-[0-9]+$`)
 
 func (c *Config) validateValidator(field string, v *Validator, ansNames map[string]string) error {
 	hints := map[string]string{} // party hint → where it is declared
 	for _, h := range reservedHints {
 		hints[h] = "sandnet"
+	}
+	operator := v.Name
+	if v.Party != nil {
+		if !ledger.ValidHint(*v.Party) {
+			return c.errorf(field+".party", "%q is not a party hint: want 1 to %d printable ASCII characters without \"::\" or blanks", *v.Party, ledger.MaxHintLen)
+		}
+		operator = *v.Party
+	}
+	hints[operator] = "sandnet"
+	users := map[string]bool{splice.OperatorUser: true}
+	if v.OperatorUser != nil {
+		if !ledger.ValidUserID(*v.OperatorUser) {
+			return c.errorf(field+".operatorUser", "%q is not a user id: use 1 to %d characters among letters, digits and %s", *v.OperatorUser, ledger.MaxUserIDLength, ledger.UserIDSymbols)
+		}
+		users[*v.OperatorUser] = true
+	}
+	for j, name := range v.OperatorWalletUsers {
+		f := fmt.Sprintf("%s.operatorWalletUsers[%d]", field, j)
+		if !ledger.ValidUserID(name) || users[name] {
+			return c.errorf(f, "%q is not a user id, or names an operator or another user: use 1 to %d characters among letters, digits and %s", name, ledger.MaxUserIDLength, ledger.UserIDSymbols)
+		}
+		users[name] = true
 	}
 	declare := func(f, hint string) error {
 		if !ledger.ValidHint(hint) {
@@ -127,18 +176,17 @@ func (c *Config) validateValidator(field string, v *Validator, ansNames map[stri
 		hints[hint] = f
 		return nil
 	}
-	users := map[string]bool{}
 	for j := range v.Users {
 		u := &v.Users[j]
 		uf := fmt.Sprintf("%s.users[%d]", field, j)
 		if u.Name == "" {
 			return c.errorf(uf+".name", "every user needs a name")
 		}
-		if !ledger.ValidUserID(u.Name) || u.Name == splice.OperatorUser {
-			return c.errorf(uf+".name", "%q is not a user id: use 1 to %d characters among letters, digits and %s, not %s", u.Name, ledger.MaxUserIDLength, ledger.UserIDSymbols, splice.OperatorUser)
+		if !ledger.ValidUserID(u.Name) {
+			return c.errorf(uf+".name", "%q is not a user id: use 1 to %d characters among letters, digits and %s", u.Name, ledger.MaxUserIDLength, ledger.UserIDSymbols)
 		}
 		if users[u.Name] {
-			return c.errorf(uf+".name", "user %q is listed twice", u.Name)
+			return c.errorf(uf+".name", "user %q is already on the validator (listed twice, or an operator user)", u.Name)
 		}
 		users[u.Name] = true
 		if err := declare(partyField(uf, u), u.PartyHint()); err != nil {
@@ -154,10 +202,20 @@ func (c *Config) validateValidator(field string, v *Validator, ansNames map[stri
 				}
 			}
 		}
-		for k, name := range u.Names {
+		names, defaultName := u.Names, u.Names == nil && u.HasWallet()
+		if defaultName {
+			names = []string{u.Name}
+		}
+		for k, name := range names {
 			nf := fmt.Sprintf("%s.names[%d]", uf, k)
 			full := FullAnsName(name)
+			if defaultName {
+				nf = uf + ".name"
+			}
 			if err := splice.ValidateAnsEntryRequest(AnsAcronym, full, "", ""); err != nil {
+				if defaultName {
+					return c.errorf(nf, "the user's default name %q is not a valid name (a-z, 0-9, - and _): give it names: [...], or names: [] for none", full)
+				}
 				return c.errorf(nf, "%q is not a name: want a label of a-z, 0-9, - and _ (up to %d characters), optionally followed by .unverified.%s", name, splice.MaxAnsNameLength-len(".unverified."+AnsAcronym), AnsAcronym)
 			}
 			if at, ok := ansNames[full]; ok {

@@ -1,7 +1,6 @@
 package splice
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,9 +17,15 @@ import (
 type SeedConfig struct {
 	// SVs is the number of super validators (default 4).
 	SVs int
-	// Users are the wallet users of the validator, each with a party, a
-	// ledger API user and a wallet (default "alice" and "bob").
+	// Users are the wallet users of the default validator, each with a
+	// party, a ledger API user and a wallet (default "alice" and "bob"),
+	// when Validators is empty.
 	Users []string
+	// Validators are the network's validators, in order. Empty means one,
+	// [DefaultValidatorName], with Users: the network sandnet has always
+	// seeded. The first is the default validator, served at the root of
+	// the main address. See [ValidatorConfig].
+	Validators []ValidatorConfig
 	// AnsAcronym is the name service's acronym: names end in
 	// ".unverified.<acronym>" (default "cns", the Canton Name Service).
 	AnsAcronym string
@@ -49,12 +54,6 @@ type SeedConfig struct {
 	// that a new network's history can start before the previous ACS
 	// snapshot boundary.
 	Genesis daml.Timestamp
-	// UserSeeds shapes some of Users beyond the defaults, by user name (a
-	// network file's users); a user without an entry gets the defaults.
-	UserSeeds map[string]UserSeed
-	// Parties are further parties allocated on the validator participant,
-	// after the users' (no user, no wallet).
-	Parties []PartySeed
 	// Synchronizers are the aliases of synchronizers added beside the
 	// global one once the network is seeded (as the admin API's POST
 	// /synchronizers adds them).
@@ -66,55 +65,24 @@ type SeedConfig struct {
 	ClockStart daml.Timestamp
 }
 
-// UserSeed is what a network file can ask for one user of the validator
-// beyond Seed's defaults. Its zero value is the default user.
-type UserSeed struct {
-	// PartyHint is the hint of the user's party (default: the user name).
-	PartyHint string
-	// NoWallet makes a plain ledger API user: a party and rights, but no
-	// wallet, no tap, no name and no pre-approval.
-	NoWallet bool
-	// Balance, when set, is the amulet the user taps instead of
-	// SeedConfig.TapAmount; zero taps nothing. Names are paid from it.
-	Balance *daml.Numeric
-	// Preapproval gives the user a transfer pre-approval even when
-	// SeedConfig.Preapprovals is off.
-	Preapproval bool
-	// AnsNames, when not nil, are the names registered for the user, full
-	// ("<label>.unverified.<acronym>"), instead of "<user>.unverified.<acronym>";
-	// empty registers none.
-	AnsNames []string
-	// PrimaryParty is the hint of the user's primary party, when not the
-	// user's own party.
-	PrimaryParty string
-	// ActAs and ReadAs are hints of further parties (other users' or
-	// SeedConfig.Parties) the user acts or reads as.
-	ActAs, ReadAs []string
-	// ParticipantAdmin and ReadAsAnyParty grant those rights.
-	ParticipantAdmin, ReadAsAnyParty bool
-}
-
-// extraRights reports whether the user's rights differ from a default
-// user's.
-func (u UserSeed) extraRights() bool {
-	return u.PrimaryParty != "" || len(u.ActAs) > 0 || len(u.ReadAs) > 0 || u.ParticipantAdmin || u.ReadAsAnyParty
-}
-
-// PartySeed is a party allocated on the validator participant with no
-// user of its own.
-type PartySeed struct {
-	// Hint is the party's hint.
-	Hint string
-	// Balance is the amulet the party is minted at seeding (zero: none).
-	Balance daml.Numeric
-}
-
 func (c *SeedConfig) defaults() {
 	if c.SVs <= 0 {
 		c.SVs = 4
 	}
 	if c.Users == nil {
 		c.Users = []string{"alice", "bob"}
+	}
+	if len(c.Validators) == 0 {
+		c.Validators = []ValidatorConfig{{Name: DefaultValidatorName, Users: c.Users}}
+	}
+	for i := range c.Validators {
+		v := &c.Validators[i]
+		if v.OperatorUser == "" {
+			v.OperatorUser = OperatorUser
+		}
+		if v.PartyHint == "" {
+			v.PartyHint = v.Name
+		}
 	}
 	if c.AnsAcronym == "" {
 		c.AnsAcronym = "cns"
@@ -139,10 +107,17 @@ type Seeded struct {
 	Synchronizer ledger.SynchronizerID `json:"synchronizer"`
 	DSOParty     daml.Party            `json:"dsoParty"`
 	SVs          []SeededSV            `json:"svs"`
-	Validator    SeededValidator       `json:"validator"`
-	Users        []SeededUser          `json:"users"`
-	AnsAcronym   string                `json:"ansAcronym"`
-	TickDuration time.Duration         `json:"tickDuration"`
+	// Validators are the network's validators, the default one first (see
+	// ValidatorConfig). Set them with SetValidators.
+	Validators   []SeededValidator `json:"validators"`
+	AnsAcronym   string            `json:"ansAcronym"`
+	TickDuration time.Duration     `json:"tickDuration"`
+	// Validator is the default validator (Validators[0]) and Users its
+	// wallet users with parties of their own, for the many callers that
+	// know one validator; SetValidators and loading keep them in step
+	// with Validators, which alone is stored.
+	Validator SeededValidator `json:"-"`
+	Users     []SeededUser    `json:"-"`
 }
 
 // SeededSV is a super validator: its node (participant) hosts its party and
@@ -183,9 +158,11 @@ func BftSequencerOf(state SvNodeState, synchronizerID string) (BftSequencer, boo
 	return BftSequencer{SerialID: 0, ID: cfg.Sequencer.SequencerID, P2PURL: cfg.Sequencer.URL + "-p2p"}, true
 }
 
-// SeededValidator is the validator node: its operator party runs the
+// SeededValidator is a validator node: its operator party runs the
 // users' wallets.
 type SeededValidator struct {
+	// Name names the validator (ValidatorConfig.Name).
+	Name            string               `json:"name"`
 	Participant     ledger.ParticipantID `json:"participant"`
 	ParticipantName string               `json:"participantName"`
 	Party           daml.Party           `json:"party"`
@@ -193,9 +170,17 @@ type SeededValidator struct {
 	// reading as any party, acting as the operator party. It is also the
 	// wallet user of the operator.
 	OperatorUser string `json:"operatorUser"`
+	// OperatorWalletUsers are further wallet users of the operator party
+	// (ValidatorConfig.OperatorWalletUsers).
+	OperatorWalletUsers []string `json:"operatorWalletUsers,omitempty"`
+	// SV is k when the validator runs on SV k's node, 0 when it has a
+	// participant of its own.
+	SV int `json:"sv,omitempty"`
+	// Users are its wallet users with parties of their own.
+	Users []SeededUser `json:"users"`
 }
 
-// SeededUser is a wallet user of the validator.
+// SeededUser is a wallet user of a validator.
 type SeededUser struct {
 	// Name is the ledger API user id and the wallet's end-user name.
 	Name  string     `json:"name"`
@@ -211,7 +196,8 @@ func (s *Seeded) AutomationConfig() AutomationConfig {
 	return AutomationConfig{DSO: s.DSOParty, SV: sv.Party, Participant: sv.Participant, UserID: sv.OperatorUser}
 }
 
-// User returns the seeded wallet user with the given name.
+// User returns the default validator's seeded wallet user with the given
+// name.
 func (s *Seeded) User(name string) (SeededUser, bool) {
 	for _, u := range s.Users {
 		if u.Name == name {
@@ -280,6 +266,9 @@ func Seed(ctx context.Context, net *ledger.Network, cfg SeedConfig) (*Seeded, er
 		return nil, fault.New(fault.FailedPrecondition, "the ledger has transactions but was not seeded by sandnet; use an empty data directory")
 	}
 	cfg.defaults()
+	if err := cfg.checkValidators(); err != nil {
+		return nil, err
+	}
 	if cfg.ClockStart != 0 {
 		now := net.Clock().Now()
 		if cfg.ClockStart < now {
@@ -331,9 +320,10 @@ type seeder struct {
 	cfg SeedConfig
 	out *Seeded
 	seq int
-	// parties are the parties allocated on the validator participant by
-	// hint (users' and SeedConfig.Parties), for the users' extra rights.
-	parties map[string]daml.Party
+	// parties are the parties allocated for the validators' users and
+	// ValidatorConfig.Parties, by validator name and hint, for the users'
+	// further rights and the parties' taps.
+	parties map[string]map[string]daml.Party
 }
 
 func (sd *seeder) run() error {
@@ -372,54 +362,24 @@ func (sd *seeder) run() error {
 		}}, string(sync.ID))
 		if err := net.PutUser(ctx, ledger.User{
 			ID: OperatorUser, Participant: sv.Participant, PrimaryParty: sv.Party,
-			Rights: []ledger.Right{
-				{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
-				{Kind: ledger.CanActAs, Party: sv.Party}, {Kind: ledger.CanReadAs, Party: out.DSOParty},
-			},
+			Rights: svOperatorRights(sv.Party, out.DSOParty),
 		}); err != nil {
 			return err
 		}
 	}
-	vp, err := net.AddParticipant(ctx, "validator")
-	if err != nil {
-		return err
-	}
-	vhost := ledger.Hosting{Participant: vp.ID, Synchronizer: sync.ID, Permission: ledger.PermissionSubmission}
-	out.Validator = SeededValidator{Participant: vp.ID, ParticipantName: vp.Name, OperatorUser: OperatorUser}
-	if out.Validator.Party, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "validator", Hosts: []ledger.Hosting{vhost}}); err != nil {
-		return err
-	}
-	if err := net.PutUser(ctx, ledger.User{
-		ID: OperatorUser, Participant: vp.ID, PrimaryParty: out.Validator.Party,
-		Rights: []ledger.Right{
-			{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
-			{Kind: ledger.CanActAs, Party: out.Validator.Party},
-		},
-	}); err != nil {
-		return err
-	}
-	sd.parties = map[string]daml.Party{}
-	for _, name := range cfg.Users {
-		us := cfg.UserSeeds[name]
-		hint := cmp.Or(us.PartyHint, name)
-		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: hint, Hosts: []ledger.Hosting{vhost}})
+	// The validators, in order; the default network's one comes out as it
+	// always has (participant "validator", party hint "validator").
+	for _, vc := range cfg.Validators {
+		v, err := sd.addValidator(vc)
 		if err != nil {
-			return err
+			return fmt.Errorf("add validator %s: %w", vc.Name, err)
 		}
-		sd.parties[hint] = party
-		if err := net.PutUser(ctx, ledger.User{
-			ID: name, Participant: vp.ID, PrimaryParty: party,
-			Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: party}, {Kind: ledger.CanReadAs, Party: party}},
-		}); err != nil {
-			return err
-		}
-		if !us.NoWallet {
-			out.Users = append(out.Users, SeededUser{Name: name, Party: party})
+		out.Validators = append(out.Validators, v)
+		if err := sd.addParties(vc, v); err != nil {
+			return fmt.Errorf("validator %s: %w", vc.Name, err)
 		}
 	}
-	if err := sd.allocateParties(vhost); err != nil {
-		return err
-	}
+	out.SetValidators(out.Validators)
 
 	if err := sd.found(); err != nil {
 		return fmt.Errorf("found the DSO: %w", err)
@@ -429,8 +389,10 @@ func (sd *seeder) run() error {
 			return fmt.Errorf("add SV %s: %w", out.SVs[i].Name, err)
 		}
 	}
-	if err := sd.onboardValidator(); err != nil {
-		return fmt.Errorf("onboard the validator: %w", err)
+	for _, v := range out.Validators {
+		if err := sd.onboardValidator(v); err != nil {
+			return fmt.Errorf("onboard %s: %w", v.describe(), err)
+		}
 	}
 	if err := sd.registerNames(); err != nil {
 		return fmt.Errorf("register names: %w", err)
@@ -438,8 +400,10 @@ func (sd *seeder) run() error {
 	if err := sd.requestVote(); err != nil {
 		return fmt.Errorf("request a vote: %w", err)
 	}
-	if err := sd.preapprove(); err != nil {
-		return fmt.Errorf("pre-approve the users: %w", err)
+	for _, v := range out.Validators {
+		if err := sd.preapprove(v); err != nil {
+			return fmt.Errorf("pre-approve the users of %s: %w", v.describe(), err)
+		}
 	}
 	for _, alias := range cfg.Synchronizers {
 		if _, err := net.AddSynchronizer(ctx, alias); err != nil {
@@ -449,78 +413,15 @@ func (sd *seeder) run() error {
 	return nil
 }
 
-// allocateParties allocates SeedConfig.Parties, then gives the users whose
-// UserSeed asks for more than their own party their full rights (once
-// every party they name exists).
-func (sd *seeder) allocateParties(vhost ledger.Hosting) error {
-	ctx, net, cfg := sd.ctx, sd.net, sd.cfg
-	for _, p := range cfg.Parties {
-		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: p.Hint, Hosts: []ledger.Hosting{vhost}})
-		if err != nil {
-			return err
-		}
-		sd.parties[p.Hint] = party
-	}
-	for _, name := range cfg.Users {
-		us := cfg.UserSeeds[name]
-		if !us.extraRights() {
-			continue
-		}
-		own := sd.parties[cmp.Or(us.PartyHint, name)]
-		primary := own
-		if us.PrimaryParty != "" {
-			var err error
-			if primary, err = sd.party(us.PrimaryParty); err != nil {
-				return fmt.Errorf("user %s: %w", name, err)
-			}
-		}
-		rights := []ledger.Right{{Kind: ledger.CanActAs, Party: own}, {Kind: ledger.CanReadAs, Party: own}}
-		for _, kind := range []struct {
-			kind  ledger.RightKind
-			hints []string
-		}{{ledger.CanActAs, us.ActAs}, {ledger.CanReadAs, us.ReadAs}} {
-			for _, h := range kind.hints {
-				p, err := sd.party(h)
-				if err != nil {
-					return fmt.Errorf("user %s: %w", name, err)
-				}
-				rights = append(rights, ledger.Right{Kind: kind.kind, Party: p})
-			}
-		}
-		if us.ParticipantAdmin {
-			rights = append(rights, ledger.Right{Kind: ledger.ParticipantAdmin})
-		}
-		if us.ReadAsAnyParty {
-			rights = append(rights, ledger.Right{Kind: ledger.CanReadAsAnyParty})
-		}
-		if err := net.PutUser(ctx, ledger.User{
-			ID: name, Participant: sd.out.Validator.Participant, PrimaryParty: primary, Rights: rights,
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// party returns the party seeded with a hint.
-func (sd *seeder) party(hint string) (daml.Party, error) {
-	p, ok := sd.parties[hint]
-	if !ok {
-		return "", fault.New(fault.InvalidArgument, "no seeded party has the hint %s", fault.Quote(hint))
-	}
-	return p, nil
-}
-
-// preapprove gives every user a pre-approval from the validator operator
-// (with SeedConfig.Preapprovals; otherwise those whose UserSeed asks for
-// one): the user proposes it and the operator accepts it for the free base
-// duration, the two steps of Splice's wallet and validator automation.
-func (sd *seeder) preapprove() error {
+// preapprove gives every user of a validator a pre-approval from its
+// operator: the user proposes it and the operator accepts it for the free
+// base duration, the two steps of Splice's wallet and validator
+// automation.
+func (sd *seeder) preapprove(v SeededValidator) error {
 	out := sd.out
-	v := out.Validator
 	dso := out.DSOParty
-	for _, u := range out.Users {
-		if !sd.cfg.Preapprovals && !sd.cfg.UserSeeds[u.Name].Preapproval {
+	for _, u := range v.Users {
+		if !sd.cfg.Preapprovals && !sd.userSeed(v.Name, u.Name).Preapproval {
 			continue
 		}
 		t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, nil, func(tx *ledger.Tx) error {
@@ -736,9 +637,14 @@ func setNodeConfig(ctx context.Context, net *ledger.Network, out *Seeded, sv See
 	})
 }
 
-func (sd *seeder) onboardValidator() error {
+// onboardValidator onboards a validator through the DsoRules
+// (DsoRules_OnboardValidator, sponsored by the first SV) and installs the
+// wallets of its operator, its operator's further wallet users and its
+// users, who then tap (the operator's further wallet users share the
+// operator's coin).
+func (sd *seeder) onboardValidator(v SeededValidator) error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
-	sv1, v := out.SVs[0], out.Validator
+	sv1 := out.SVs[0]
 	rules, err := only[DsoRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
@@ -755,82 +661,83 @@ func (sd *seeder) onboardValidator() error {
 
 	// Wallets: the operator's own, then one per user, each with the
 	// ValidatorRight Splice's validator creates on onboarding.
-	wallets := append([]SeededUser{{Name: v.OperatorUser, Party: v.Party}}, out.Users...)
-	for _, u := range wallets {
+	wallets := append([]SeededUser{{Name: v.OperatorUser, Party: v.Party}}, v.Users...)
+	for i, u := range wallets {
 		if err := sd.submit(v.Participant, v.OperatorUser, slices.Compact([]daml.Party{v.Party, u.Party}), nil, nil, func(tx *ledger.Tx) error {
 			return InstallWallet(tx, out.DSOParty, v.Party, u.Name, u.Party)
 		}); err != nil {
 			return err
 		}
+		if i > 0 {
+			continue
+		}
+		// The operator's further wallet users: a WalletAppInstall each on
+		// the operator's party, whose ValidatorRight exists already.
+		for _, name := range v.OperatorWalletUsers {
+			if err := sd.submit(v.Participant, v.OperatorUser, []daml.Party{v.Party}, nil, nil, func(tx *ledger.Tx) error {
+				_, err := ledger.Create(tx, WalletAppInstall{DSOParty: out.DSOParty, ValidatorParty: v.Party, EndUserName: name, EndUserParty: v.Party})
+				return err
+			}); err != nil {
+				return err
+			}
+		}
 	}
 	for _, u := range wallets {
 		amount := sd.cfg.TapAmount
-		if b := sd.cfg.UserSeeds[u.Name].Balance; b != nil {
+		if b := sd.userSeed(v.Name, u.Name).Balance; b != nil && u.Name != v.OperatorUser {
 			amount = *b
 		}
 		if amount.IsZero() {
 			continue
 		}
-		if err := sd.tap(u.Name, u.Party, amount); err != nil {
+		if err := sd.tap(v.Participant, u.Name, u.Party, amount); err != nil {
 			return fmt.Errorf("tap for %s: %w", u.Name, err)
 		}
 	}
-	for _, p := range sd.cfg.Parties {
-		if p.Balance.IsZero() {
-			continue
-		}
-		if err := sd.tap(v.OperatorUser, sd.parties[p.Hint], p.Balance); err != nil {
-			return fmt.Errorf("tap for party %s: %w", p.Hint, err)
+	return sd.tapParties(v)
+}
+
+// OnboardValidator runs Seed's validator steps on a network whose DSO
+// already exists, such as a fork's, whose DSO was imported from another
+// network: for every validator of seeded, the first SV sponsors it through
+// the DsoRules (DsoRules_OnboardValidator), and the validator installs a
+// wallet (ValidatorRight, WalletAppInstall) for its operator and each of
+// its users, each of whom taps tapAmount (Seed's default when zero). The
+// parties, participants and ledger API users seeded names must exist.
+func OnboardValidator(ctx context.Context, net *ledger.Network, seeded *Seeded, tapAmount daml.Numeric) error {
+	cfg := SeedConfig{TapAmount: tapAmount}
+	cfg.defaults()
+	sd := &seeder{ctx: ctx, net: net, cfg: cfg, out: seeded}
+	for _, v := range seeded.Validators {
+		if err := sd.onboardValidator(v); err != nil {
+			return fmt.Errorf("%s: %w", v.describe(), err)
 		}
 	}
 	return nil
 }
 
-// OnboardValidator runs Seed's validator steps on a network whose DSO
-// already exists, such as a fork's, whose DSO was imported from another
-// network: the first SV of seeded sponsors the validator through the
-// DsoRules (DsoRules_OnboardValidator), and the validator installs a
-// wallet (ValidatorRight, WalletAppInstall) for its operator and every
-// user of seeded, each of whom taps tapAmount (Seed's default when zero).
-// The parties, participants and ledger API users seeded names must exist.
-func OnboardValidator(ctx context.Context, net *ledger.Network, seeded *Seeded, tapAmount daml.Numeric) error {
-	cfg := SeedConfig{TapAmount: tapAmount}
-	cfg.defaults()
-	sd := &seeder{ctx: ctx, net: net, cfg: cfg, out: seeded}
-	return sd.onboardValidator()
-}
-
-// tap mints amount for party, submitted as user.
-func (sd *seeder) tap(user string, party daml.Party, amount daml.Numeric) error {
+// tap mints amount for party, submitted as user of a participant.
+func (sd *seeder) tap(participant ledger.ParticipantID, user string, party daml.Party, amount daml.Numeric) error {
 	ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), sd.out.DSOParty, sd.net.Clock().Now())
 	if err != nil {
 		return err
 	}
-	return sd.submit(sd.out.Validator.Participant, user, []daml.Party{party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+	return sd.submit(participant, user, []daml.Party{party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
 		_, err := Tap(tx, ac, party, amount)
 		return err
 	})
 }
 
-// userNames returns the names to register for a wallet user: its
-// UserSeed's, or "<user>.unverified.<acronym>" unless NoAnsEntries.
-func (sd *seeder) userNames(user string) []string {
-	if names := sd.cfg.UserSeeds[user].AnsNames; names != nil {
-		return names
-	}
-	if sd.cfg.NoAnsEntries {
-		return nil
-	}
-	return []string{user + ".unverified." + sd.out.AnsAcronym}
-}
-
-// registerNames runs the name-service flow for every name of every user:
-// the request, the wallet's first payment, and the DSO collecting it.
+// registerNames runs the name-service flow for every name of every user
+// of every validator: the request, the wallet's first payment, and the DSO
+// collecting it.
 func (sd *seeder) registerNames() error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
 	count := 0
-	for _, u := range out.Users {
-		count += len(sd.userNames(u.Name))
+	for _, v := range out.Validators {
+		for _, u := range v.Users {
+			count += len(sd.userNames(v.Name, u.Name))
+		}
 	}
 	if count == 0 {
 		return nil
@@ -839,17 +746,20 @@ func (sd *seeder) registerNames() error {
 	if err != nil {
 		return err
 	}
-	for i := range out.Users {
-		u := &out.Users[i]
-		for _, name := range sd.userNames(u.Name) {
-			if err := sd.registerName(ansRules, *u, name); err != nil {
-				return fmt.Errorf("%s for %s: %w", name, u.Name, err)
-			}
-			if u.AnsName == "" {
-				u.AnsName = name
+	for _, v := range out.Validators {
+		for i := range v.Users {
+			u := &v.Users[i] // shares out.Validators' users
+			for _, name := range sd.userNames(v.Name, u.Name) {
+				if err := sd.registerName(v, ansRules, *u, name); err != nil {
+					return fmt.Errorf("%s: %s for %s: %w", v.describe(), name, u.Name, err)
+				}
+				if u.AnsName == "" {
+					u.AnsName = name
+				}
 			}
 		}
 	}
+	out.SetValidators(out.Validators)
 	// The DSO collects the payments, creating the entries.
 	res, err := NewAutomation(sd.net, out.AutomationConfig()).RunOnce(ctx)
 	if err != nil {
@@ -861,11 +771,10 @@ func (sd *seeder) registerNames() error {
 	return nil
 }
 
-// registerName requests a name for a user and pays its first
-// subscription period from the user's amulets.
-func (sd *seeder) registerName(ansRules Contract[AnsRules], u SeededUser, name string) error {
+// registerName requests a name for a user of a validator and pays its
+// first subscription period from the user's amulets.
+func (sd *seeder) registerName(v SeededValidator, ansRules Contract[AnsRules], u SeededUser, name string) error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
-	v := out.Validator
 	url := "https://" + u.Name + ".example.com"
 	description := "Seeded name of " + u.Name
 	if err := ValidateAnsEntryRequest(out.AnsAcronym, name, url, description); err != nil {
