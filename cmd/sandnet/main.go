@@ -32,13 +32,18 @@ type CLI struct {
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 
-func main() {
-	var cli CLI
-	parser, err := kong.New(&cli,
+// newParser returns the command-line parser that fills cli.
+func newParser(cli *CLI) (*kong.Kong, error) {
+	return kong.New(cli,
 		kong.Name("sandnet"),
 		kong.Description("sandnet is the Canton Network on one machine."),
 		kong.Vars{"version": version},
 	)
+}
+
+func main() {
+	var cli CLI
+	parser, err := newParser(&cli)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandnet:", err)
 		os.Exit(2)
