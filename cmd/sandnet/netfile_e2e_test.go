@@ -13,40 +13,9 @@ import (
 	"github.com/sandnet/sandnet/internal/daml"
 )
 
-// networkFile is a network with two validators and five users, each asking
-// for something of its own.
-const networkFile = `# e2e network file
-network:
-  svs: 1
-  synchronizers: [private-1]
-  validators:
-    - name: validator
-      parties:
-        - hint: treasury
-          balance: 100
-      users:
-        - name: alice
-          balance: 500
-          preapproval: true
-          names: [alice, alice-shop]
-          actAs: [treasury]
-        - name: bob
-          balance: 0
-          names: []
-        - name: auditor
-          wallet: false
-          primaryParty: alice
-          readAs: [alice, bob]
-    - name: app-provider
-      users:
-        - name: pat
-          balance: 1000
-          preapproval: true
-          names: [pat]
-        - name: quinn
-          balance: 750
-          names: []
-`
+// twoValidators is a network file with two validators and five users,
+// each asking for something of its own.
+const twoValidators = "testdata/two-validators.yaml"
 
 // startTimed starts sandnet and returns it with the time from exec to
 // ready (its /readyz answering: the ready line is logged right after).
@@ -69,8 +38,12 @@ func startTimed(t *testing.T, dir string, args ...string) (*proc, time.Duration)
 func TestNetworkFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	networkFile, err := os.ReadFile(twoValidators)
+	if err != nil {
+		t.Fatal(err)
+	}
 	file := filepath.Join(t.TempDir(), "sandnet.yaml")
-	if err := os.WriteFile(file, []byte(networkFile), 0o600); err != nil {
+	if err := os.WriteFile(file, networkFile, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p, took := startTimed(t, dir, "--config", file)
@@ -180,13 +153,13 @@ func TestNetworkFile(t *testing.T) {
 	}
 	p.stop(t)
 	changed := filepath.Join(t.TempDir(), "changed.yaml")
-	if err := os.WriteFile(changed, []byte(strings.Replace(networkFile, "balance: 750", "balance: 751", 1)), 0o600); err != nil {
+	if err := os.WriteFile(changed, []byte(strings.Replace(string(networkFile), "balance: 750", "balance: 751", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(sandnetBinary(t), "start", "--config", changed, "--data-dir", dir, "--listen", "127.0.0.1:0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err := cmd.Run()
+	err = cmd.Run()
 	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
 		t.Fatalf("a changed file: %v, want exit 1; stderr:\n%s", err, stderr.String())
 	}
