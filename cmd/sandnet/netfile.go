@@ -120,8 +120,8 @@ func (c *InitCmd) Run() error {
 //     netconfig.Spec), so that a restart can be checked;
 //   - on a seeded ledger, a network file whose network differs from the
 //     recorded one is refused, naming what differs; without a file, or on
-//     a ledger seeded before descriptions were recorded, nothing is
-//     checked.
+//     a ledger with no description (a fork, or seeded before descriptions
+//     were recorded), nothing is checked.
 //
 // The genesis (when the seeding history starts) is one minute before the
 // Scan snapshot boundary preceding the network's start, so that its Scan
@@ -167,12 +167,12 @@ func (m *Main) networkSeedConfig(ctx context.Context, network *ledger.Network, f
 		return splice.SeedConfig{}, m.checkNetwork(ctx, store, file, spec)
 	}
 	if forking {
+		// A fork's network comes from the source's snapshot: there is no
+		// description to record.
 		if file != nil && file.DescribesNetwork() {
 			return splice.SeedConfig{}, fmt.Errorf("%s: --fork-from takes the network from the source's snapshot: the file's network section (beyond its seed) does not apply; leave it out", file.Path)
 		}
-		return splice.SeedConfig{}, nil
-	}
-	if err := store.Write(ctx, func(w ledger.WriteTx) error { return w.SetMeta(ctx, netconfig.MetaKey, spec.Marshal()) }); err != nil {
+	} else if err := store.Write(ctx, func(w ledger.WriteTx) error { return w.SetMeta(ctx, netconfig.MetaKey, spec.Marshal()) }); err != nil {
 		return splice.SeedConfig{}, err
 	}
 	start := network.Clock().Now()
@@ -197,7 +197,7 @@ func (m *Main) checkNetwork(ctx context.Context, store ledger.Store, file *netco
 		return err
 	}
 	if !ok {
-		m.Logger.Warn("the network was seeded before sandnet recorded network descriptions: the network file's network section is not checked against it", "config", file.Path)
+		m.Logger.Warn("the ledger holds no description of its network (a fork, or a network seeded before sandnet recorded them): the network file's network section is not checked against it", "config", file.Path)
 		return nil
 	}
 	stored, err := netconfig.UnmarshalSpec(raw)
