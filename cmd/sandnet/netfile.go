@@ -136,7 +136,7 @@ func (m *Main) networkSeedConfig(ctx context.Context, network *ledger.Network, f
 		}
 	}
 	// The --validator flags' validators (the default one first), if any.
-	flagged, err := seedConfig(cfg, 0)
+	flagged, err := seedConfig(cfg)
 	if err != nil {
 		return splice.SeedConfig{}, err
 	}

@@ -104,6 +104,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if cfg.ListLimit <= 0 {
 		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
 	}
+	seedCfg, err := seedConfig(cfg)
+	if err != nil {
+		return err
+	}
 	if cfg.DatabaseURL == "" || cfg.Auth == "hs256" && cfg.AuthSecret == "" {
 		if err := ensureDataDir(cfg.DataDir); err != nil {
 			return err
@@ -169,7 +173,7 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = srv.Shutdown(shutdownCtx)
 	}()
 
-	seedCfg, err := m.networkSeedConfig(ctx, network, forkFrom != nil)
+	seedCfg, err = m.networkSeedConfig(ctx, network, forkFrom != nil)
 	if err != nil {
 		return err
 	}

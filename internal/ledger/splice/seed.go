@@ -70,7 +70,7 @@ func (c *SeedConfig) defaults() {
 		c.SVs = 4
 	}
 	if c.Users == nil {
-		c.Users = []string{"alice", "bob"}
+		c.Users = DefaultValidator().Users
 	}
 	if len(c.Validators) == 0 {
 		c.Validators = []ValidatorConfig{{Name: DefaultValidatorName, Users: c.Users}}
