@@ -139,7 +139,7 @@ func (c *SeedConfig) checkValidators() error {
 			}
 			for _, name := range c.userNames(v, u) {
 				if other, ok := walletUsers[name]; ok {
-					return fault.New(fault.InvalidArgument, "validators %s and %s would both register the name %s (for their users %s); rename one user or give it other names", other, v.Name, name, u)
+					return fault.New(fault.InvalidArgument, "validators %s and %s both ask for the name %s (for their user %s), which would collide; rename one user or give it other names", other, v.Name, name, u)
 				}
 				walletUsers[name] = v.Name
 			}
