@@ -178,7 +178,7 @@ func (m *Main) networkSeedConfig(ctx context.Context, network *ledger.Network, f
 	start := network.Clock().Now()
 	if seed.ClockStart = spec.ClockStartAt(time.UnixMicro(int64(start))); seed.ClockStart != 0 {
 		if seed.ClockStart < start {
-			return splice.SeedConfig{}, fmt.Errorf("%s: network.clock.start: %s is in the past: ledger time only moves forward", file.Path, seed.ClockStart)
+			return splice.SeedConfig{}, file.Errorf("network.clock.start", "%s is in the past: ledger time only moves forward", seed.ClockStart)
 		}
 		start = seed.ClockStart
 	}

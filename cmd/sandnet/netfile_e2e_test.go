@@ -211,3 +211,43 @@ func TestInitStarts(t *testing.T) {
 		t.Errorf("the example's network differs from the default one:\n%s\n%s", a, b)
 	}
 }
+
+// TestNetworkFileBadStarts: a file with a mistake, or one that asks for
+// what cannot be, fails the start with a last line naming the file, and the
+// line and field where they are known.
+func TestNetworkFileBadStarts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, file string
+		args       []string
+		code       int
+		want       string
+	}{
+		{"unknown key", "network:\n  svz: 2\n", nil, 2, "sandnet.yaml:2: network.svz: unknown key"},
+		{"bad value", "log:\n  level: loud\n", nil, 2, `sandnet.yaml:2: log.level: "loud" is not one of debug, info, warn, error`},
+		{"clock in the past", "network:\n  clock:\n    start: 2020-01-01T00:00:00Z\n", nil, 1, "sandnet.yaml:3: network.clock.start: "},
+		{"validators twice", "network:\n  validators: [{name: validator}]\n", []string{"--validator", "extra"}, 1, "sandnet.yaml lists the network's validators"},
+		{"flag makes the file's SV missing", "network:\n  validators: [{name: validator}, {name: on-sv, sv: 2}]\n", []string{"--svs", "1"}, 1, "sandnet.yaml: validator on-sv runs on SV 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), "sandnet.yaml")
+			if err := os.WriteFile(file, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"start", "--config", file, "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0"}, tc.args...)
+			cmd := exec.Command(sandnetBinary(t), args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != tc.code {
+				t.Fatalf("exit %v, want %d; stderr:\n%s", err, tc.code, stderr.String())
+			}
+			lines := nonEmptyLines(stderr.String())
+			last := lines[len(lines)-1]
+			if !strings.Contains(last, tc.want) {
+				t.Errorf("stderr's last line %q, want it to contain %q", last, tc.want)
+			}
+		})
+	}
+}

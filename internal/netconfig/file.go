@@ -261,6 +261,12 @@ func syntaxError(path string, err error) *Error {
 	return &Error{File: path, Line: line, Msg: "not valid YAML: " + msg}
 }
 
+// Errorf returns an *Error at a field of the file (its line, or its
+// nearest parent's), for mistakes found when the file is applied.
+func (c *Config) Errorf(field, format string, args ...any) error {
+	return c.errorf(field, format, args...)
+}
+
 // errorf returns an *Error at a field of the file.
 func (c *Config) errorf(field, format string, args ...any) *Error {
 	return &Error{File: c.Path, Line: c.line(field), Field: field, Msg: fmt.Sprintf(format, args...)}
