@@ -41,7 +41,7 @@ type StartCmd struct {
 	DatabaseURL      string        `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
 	DBSchema         string        `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
 	NetworkSeed      string        `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
-	SVs              int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
+	SVs              int           `name:"svs" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network (default 4; 1 with --localnet)."`
 	SeedPreapprovals bool          `name:"seed-preapprovals" env:"SANDNET_SEED_PREAPPROVALS" help:"Give the seeded users alice and bob transfer pre-approvals provided by the validator operator (90 days, renewed by the validator) in a newly seeded network. Off by default, as in Splice's LocalNet."`
 	SVListen         string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (port 0: a port of its own each, named in the log; they are always under /sv/k on --listen)."`
 	Auth             string        `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
@@ -52,8 +52,9 @@ type StartCmd struct {
 	SnapshotPeriod   time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between the Scan's ACS snapshots; they are taken at multiples of it since midnight UTC (3h: 00:00, 03:00, …)."`
 	ListLimit        int           `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
 	ForkFrom         string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
-	LogFormat        string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
-	LogLevel         string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
+	LocalNetFlags    `embed:""`
+	LogFormat        string `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
+	LogLevel         string `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
 }
 
 // Run starts the network and serves until ctx is cancelled (SIGINT,
@@ -97,6 +98,7 @@ func (m *Main) Run(ctx context.Context) error {
 	start := time.Now()
 	log := m.Logger
 	slog.SetDefault(log)
+	m.Config.applyLocalNetDefaults()
 	cfg := m.Config
 
 	if cfg.SnapshotPeriod < time.Minute {
@@ -123,6 +125,11 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	defer ln.Close()
+	localNet, err := openLocalNet(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer localNet.close()
 
 	store, leader, err := m.openLedgerStore(ctx)
 	if err != nil {
@@ -165,8 +172,8 @@ func (m *Main) Run(ctx context.Context) error {
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 
-	srv := web.NewServer(web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext),
-		web.DefaultTimeouts, log)
+	handler := web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext)
+	srv := web.NewServer(handler, web.DefaultTimeouts, log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer func() {
@@ -174,6 +181,7 @@ func (m *Main) Run(ctx context.Context) error {
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
 	}()
+	defer localNet.close() // before the stores close, as the main server
 
 	// A new network's history starts before the previous snapshot
 	// boundary, so that its Scan has an ACS snapshot from the start.
@@ -269,6 +277,14 @@ func (m *Main) Run(ctx context.Context) error {
 	// Stop automation before the engine and the store close under it.
 	defer automationDone.Wait()
 	defer stopAutomation()
+
+	if localNet != nil {
+		if err := provisionLocalNet(ctx, network, seeded, validatorNode.validator); err != nil {
+			return err
+		}
+		localNet.route(handler)
+		log.Info("serving Splice LocalNet's addresses", localNet.urls()...)
+	}
 
 	m.ready.Store(true)
 	if m.OnReady != nil {

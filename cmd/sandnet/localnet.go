@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sandnet/sandnet/internal/api/validatorapi"
+	"github.com/sandnet/sandnet/internal/api/vhost"
+	"github.com/sandnet/sandnet/internal/api/web"
+	"github.com/sandnet/sandnet/internal/fault"
+	"github.com/sandnet/sandnet/internal/ledger"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
+	"github.com/sandnet/sandnet/internal/validator"
+)
+
+// Splice LocalNet's defaults, which `sandnet start --localnet` takes
+// unless a flag says otherwise: every node verifies HS256 tokens signed
+// with the well-known secret "unsafe" for this audience, with or without
+// exp; the user ledger-api-user is every node's validator operator.
+const (
+	localNetSecret       = "unsafe"
+	localNetAudience     = "https://canton.network.global"
+	localNetOperatorUser = "ledger-api-user"
+	localNetPartyHint    = "localnet-localparty-1"
+)
+
+// LocalNet's port suffixes: a node's ports are its digit (2 app-user, 3
+// app-provider, 4 sv) followed by these.
+const (
+	localNetProxyPort     = 0   // nginx: x000
+	localNetJSONAPIPort   = 975 // the participant's JSON Ledger API
+	localNetValidatorPort = 903 // the validator app's admin API
+)
+
+// LocalNetFlags are `sandnet start`'s LocalNet flags, embedded in
+// StartCmd.
+type LocalNetFlags struct {
+	LocalNet          bool   `name:"localnet" env:"SANDNET_LOCALNET" help:"Also serve Splice LocalNet's addresses (app-user 2000/2975/2903, sv 4000/4975, routed by Host as LocalNet's nginx does), with its defaults: HS256 secret unsafe, audience https://canton.network.global, user ledger-api-user, one SV. Flags given explicitly win."`
+	LocalNetHost      string `name:"localnet-host" default:"127.0.0.1" env:"SANDNET_LOCALNET_HOST" help:"Address the --localnet ports are bound on: another loopback address (127.0.0.2, …) when 127.0.0.1's are taken."`
+	LocalNetPartyHint string `name:"localnet-party-hint" default:"localnet-localparty-1" env:"SANDNET_LOCALNET_PARTY_HINT" help:"LocalNet's PARTY_HINT: a network newly seeded with --localnet names its validator parties app_user_<hint> and app_provider_<hint>."`
+}
+
+// applyLocalNetDefaults gives the flags left at their zero value
+// LocalNet's values, under --localnet: flags given explicitly win. One
+// SV, as LocalNet has; without --localnet, four.
+func (c *StartCmd) applyLocalNetDefaults() {
+	if !c.LocalNet {
+		if c.SVs == 0 {
+			c.SVs = 4
+		}
+		return
+	}
+	if c.SVs == 0 {
+		c.SVs = 1
+	}
+	if c.Auth == "hs256" && c.AuthSecret == "" {
+		c.AuthSecret = localNetSecret
+	}
+	if c.AuthAud == "" && c.Auth != "none" {
+		c.AuthAud = localNetAudience
+	}
+}
+
+// localNetNode is one of LocalNet's nodes as sandnet serves it: where its
+// APIs are on the main listener's handler.
+type localNetNode struct {
+	// name is LocalNet's: app-user, app-provider or sv. It is also the
+	// wallet user of the node's validator party.
+	name string
+	// digit is the first digit of the node's ports.
+	digit int
+	// ledger is the path prefix of the node's JSON Ledger API ("" for the
+	// validator's, /sv/1 for SV 1's).
+	ledger string
+	// validator is the path of the node's validator app (/api/validator),
+	// or "" when sandnet runs none there.
+	validator string
+	// scan says the node serves the network's Scan and registry (SV 1's,
+	// at /api/scan and /registry), at scan.localhost on its proxy port.
+	scan bool
+}
+
+// localNetNodes are the nodes LocalNet runs, as this sandnet serves them:
+// app-user is the validator, sv is SV 1 (participant, Scan, registry).
+func localNetNodes() []localNetNode {
+	return []localNetNode{
+		{name: "app-user", digit: 2, ledger: "", validator: validatorapi.Prefix},
+		{name: "sv", digit: 4, ledger: "/sv/1", scan: true},
+	}
+}
+
+// port is the node's port with the given suffix.
+func (n localNetNode) port(suffix int) int { return n.digit*1000 + suffix }
+
+// localNet serves LocalNet's addresses: each node's nginx port (virtual
+// hosts), JSON Ledger API port and validator port, all on one bind
+// address (--localnet-host). The ports are bound at start, so that a taken
+// one fails at once; until route installs the routes, they answer 503.
+type localNet struct {
+	host    string
+	nodes   []localNetNode
+	log     *slog.Logger
+	ports   map[int]*swapHandler
+	servers []*http.Server
+	wg      sync.WaitGroup
+	closed  sync.Once
+}
+
+// swapHandler serves with the handler last stored in it.
+type swapHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
+
+func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
+
+// openLocalNet binds every LocalNet port on host and serves them (503
+// until route), or returns nil when --localnet is off. A port that cannot
+// be bound fails with its number and what LocalNet serves there.
+func openLocalNet(cfg StartCmd, log *slog.Logger) (*localNet, error) {
+	if !cfg.LocalNet {
+		return nil, nil
+	}
+	l := &localNet{host: cfg.LocalNetHost, nodes: localNetNodes(), log: log, ports: map[int]*swapHandler{}}
+	starting := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		web.WriteJSON(w, http.StatusServiceUnavailable, web.ErrorResponse{Error: "sandnet is starting"})
+	})
+	var lns []net.Listener
+	for _, n := range l.nodes {
+		suffixes := []int{localNetProxyPort, localNetJSONAPIPort}
+		if n.validator != "" {
+			suffixes = append(suffixes, localNetValidatorPort)
+		}
+		for _, s := range suffixes {
+			port := n.port(s)
+			addr := net.JoinHostPort(cfg.LocalNetHost, strconv.Itoa(port))
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				for _, o := range lns {
+					o.Close()
+				}
+				return nil, localNetListenError(addr, n, s, err)
+			}
+			lns = append(lns, ln)
+			sw := &swapHandler{}
+			sw.set(starting)
+			l.ports[port] = sw
+			srv := web.NewServer(web.Chain(sw, web.Recover), web.DefaultTimeouts, log)
+			l.servers = append(l.servers, srv)
+			l.wg.Go(func() { _ = srv.Serve(ln) })
+		}
+	}
+	return l, nil
+}
+
+// localNetListenError says which LocalNet port could not be bound, what
+// it is for and how to get past it.
+func localNetListenError(addr string, n localNetNode, suffix int, err error) error {
+	what := map[int]string{
+		localNetProxyPort:     "its nginx port (virtual hosts)",
+		localNetJSONAPIPort:   "its JSON Ledger API",
+		localNetValidatorPort: "its validator app",
+	}[suffix]
+	hint := ""
+	if errors.Is(err, syscall.EADDRINUSE) {
+		hint = " (is Splice's LocalNet, or another sandnet --localnet, running? stop it, or pass --localnet-host with another loopback address such as 127.0.0.2)"
+	}
+	return fmt.Errorf("--localnet: listen on %s, LocalNet's %s port for %s: %w%s", addr, n.name, what, err, hint)
+}
+
+// route installs the routes of every LocalNet port: each a view of main,
+// the main listener's handler, with the paths LocalNet serves there moved
+// to where main serves them. The readiness paths of the validator, Scan
+// and SV apps answer as /readyz and /livez do. The dashboard at / and
+// sandnet's own admin API are never reachable here.
+func (l *localNet) route(main http.Handler) {
+	if l == nil {
+		return
+	}
+	nf := http.HandlerFunc(web.NotFound)
+	health := func(prefix string) []vhost.Mount {
+		return []vhost.Mount{{From: prefix + "/readyz", To: "/readyz"}, {From: prefix + "/livez", To: "/livez"}}
+	}
+	ledgerAt := func(prefix string, paths ...string) []vhost.Mount {
+		var ms []vhost.Mount
+		for _, p := range paths {
+			ms = append(ms, vhost.Mount{From: p, To: prefix + p})
+		}
+		return ms
+	}
+	// Browsers call LocalNet's JSON Ledger API hosts across origins:
+	// nginx adds the CORS headers there.
+	cors := web.CORS([]string{"*"})
+	for _, n := range l.nodes {
+		ledgerAPI := vhost.Mounts(main, nf, append(ledgerAt(n.ledger, "/v2", "/docs"), health("")...)...)
+		l.ports[n.port(localNetJSONAPIPort)].set(ledgerAPI)
+		validatorApp := http.Handler(nf)
+		if n.validator != "" {
+			validatorApp = vhost.Mounts(main, nf, append(health(validatorapi.Prefix), vhost.Mount{From: validatorapi.Prefix, To: n.validator})...)
+			l.ports[n.port(localNetValidatorPort)].set(validatorApp)
+		}
+		var proxy *vhost.Hosts
+		if n.scan {
+			// The SV's port: Scan, the SV's wallet, the SV app and
+			// the SV participant's ledger API, each on its own host;
+			// nginx's default server there serves none of them.
+			proxy = vhost.NewHosts(nf)
+			proxy.Handle(vhost.Mounts(main, nf, append(health("/api/scan"), vhost.Same("/api/scan", "/registry")...)...), "scan.localhost")
+			proxy.Handle(validatorApp, "wallet.localhost")
+			// sandnet runs no SV app: only its readiness answers.
+			proxy.Handle(vhost.Mounts(main, nf, health("/api/sv")...), "sv.localhost")
+			proxy.Handle(cors(vhost.Mounts(main, nf, ledgerAt(n.ledger, "/v2", "/docs/openapi")...)), "canton.localhost")
+		} else {
+			// A validator's port: its wallet and name service (the
+			// validator app; also for any other host, as nginx's
+			// first server) and its participant's ledger API.
+			proxy = vhost.NewHosts(validatorApp)
+			proxy.Handle(validatorApp, "wallet.localhost", "ans.localhost")
+			proxy.Handle(cors(ledgerAPI), "json-ledger-api.localhost", "canton.localhost")
+		}
+		l.ports[n.port(localNetProxyPort)].set(proxy)
+	}
+}
+
+// urls lists what is served where, for the ready log line.
+func (l *localNet) urls() []any {
+	var out []any
+	for _, n := range l.nodes {
+		base := func(suffix int) string { return "http://" + net.JoinHostPort(l.host, strconv.Itoa(n.port(suffix))) }
+		out = append(out, n.name, fmt.Sprintf("proxy %s, ledger API %s", base(localNetProxyPort), base(localNetJSONAPIPort)))
+		if n.validator != "" {
+			out[len(out)-1] = out[len(out)-1].(string) + ", validator " + base(localNetValidatorPort) + validatorapi.Prefix
+		}
+	}
+	return out
+}
+
+// close shuts the LocalNet servers down; calls after the first do
+// nothing.
+func (l *localNet) close() {
+	if l == nil {
+		return
+	}
+	l.closed.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, srv := range l.servers {
+			_ = srv.Shutdown(ctx)
+		}
+		l.wg.Wait()
+	})
+}
+
+// provisionLocalNet gives the network LocalNet's users, as every start
+// with --localnet does (each step changes nothing when done already):
+// ledger-api-user, a participant admin acting as the node's operator
+// party, on the validator's participant and every SV's; and app-user, the
+// wallet user of the validator's operator party.
+func provisionLocalNet(ctx context.Context, net *ledger.Network, seeded *splice.Seeded, val *validator.Validator) error {
+	nodes := []struct {
+		participant ledger.ParticipantID
+		operator    string
+	}{{seeded.Validator.Participant, seeded.Validator.OperatorUser}}
+	for _, sv := range seeded.SVs {
+		nodes = append(nodes, struct {
+			participant ledger.ParticipantID
+			operator    string
+		}{sv.Participant, sv.OperatorUser})
+	}
+	for _, n := range nodes {
+		if err := copyUser(ctx, net, n.participant, n.operator, localNetOperatorUser); err != nil {
+			return fmt.Errorf("--localnet: user %s on %s: %w", localNetOperatorUser, n.participant, err)
+		}
+	}
+	if _, err := val.Onboard(ctx, "app-user", seeded.Validator.Party); err != nil {
+		return fmt.Errorf("--localnet: wallet user app-user: %w", err)
+	}
+	return nil
+}
+
+// copyUser creates user to on participant p with the primary party and
+// rights of user from, unless it exists.
+func copyUser(ctx context.Context, net *ledger.Network, p ledger.ParticipantID, from, to string) error {
+	if _, err := net.Store().User(ctx, p, to); err == nil {
+		return nil
+	} else if !fault.Is(err, fault.NotFound) {
+		return err
+	}
+	u, err := net.Store().User(ctx, p, from)
+	if err != nil {
+		return err
+	}
+	c := *u
+	c.ID = to
+	c.Rights = append([]ledger.Right(nil), u.Rights...)
+	if err := net.CreateUser(ctx, c); err != nil && !fault.Is(err, fault.AlreadyExists) {
+		return err
+	}
+	return nil
+}
