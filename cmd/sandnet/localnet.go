@@ -16,10 +16,7 @@ import (
 	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/api/vhost"
 	"github.com/sandnet/sandnet/internal/api/web"
-	"github.com/sandnet/sandnet/internal/fault"
-	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
-	"github.com/sandnet/sandnet/internal/validator"
 )
 
 // Splice LocalNet's defaults, which `sandnet start --localnet` takes
@@ -90,12 +87,51 @@ type localNetNode struct {
 }
 
 // localNetNodes are the nodes LocalNet runs, as this sandnet serves them:
-// app-user is the validator, sv is SV 1 (participant, Scan, registry).
+// the validators --localnet seeds (app-user, the default one, at the root
+// of the main listener; the others under /validators/<name>) and SV 1
+// (participant, Scan, registry, and the validator on its node).
 func localNetNodes() []localNetNode {
 	return []localNetNode{
 		{name: "app-user", digit: 2, ledger: "", validator: validatorapi.Prefix},
-		{name: "sv", digit: 4, ledger: "/sv/1", scan: true},
+		{name: "app-provider", digit: 3, ledger: "/validators/app-provider", validator: "/validators/app-provider" + validatorapi.Prefix},
+		{name: "sv", digit: 4, ledger: "/sv/1", validator: "/validators/sv" + validatorapi.Prefix, scan: true},
 	}
+}
+
+// localNetValidators are the validators a network newly seeded with
+// --localnet has, as LocalNet's: app-user and app-provider with
+// participants of their own and the parties app_user_<hint> and
+// app_provider_<hint>, and one on SV 1's node; each with the operator user
+// ledger-api-user and the node's name as its wallet user. The default
+// validator (app-user) keeps sandnet's seeded users alice and bob, whom
+// sandnet's own docs and hints use.
+func (c *StartCmd) localNetValidators() []splice.ValidatorConfig {
+	if !c.LocalNet {
+		return nil
+	}
+	return []splice.ValidatorConfig{
+		{Name: "app-user", PartyHint: "app_user_" + c.LocalNetPartyHint, OperatorUser: localNetOperatorUser, OperatorWalletUsers: []string{"app-user"}, Users: []string{"alice", "bob"}},
+		{Name: "app-provider", PartyHint: "app_provider_" + c.LocalNetPartyHint, OperatorUser: localNetOperatorUser, OperatorWalletUsers: []string{"app-provider"}},
+		{Name: "sv", SV: 1, OperatorUser: localNetOperatorUser, OperatorWalletUsers: []string{"sv"}},
+	}
+}
+
+// checkLocalNet refuses to serve LocalNet's addresses for a network that
+// was not seeded with --localnet: its validators are not LocalNet's.
+func checkLocalNet(cfg StartCmd, seeded *splice.Seeded) error {
+	for _, n := range localNetNodes() {
+		if n.name == "sv" {
+			continue
+		}
+		if _, ok := seeded.ValidatorNamed(n.name); !ok {
+			where := cfg.DataDir
+			if cfg.DatabaseURL != "" {
+				where = "the PostgreSQL schemas " + cfg.DBSchema + "_*"
+			}
+			return fmt.Errorf("--localnet: the network in %s was seeded without --localnet (it has no validator %s); start with an empty data directory", where, n.name)
+		}
+	}
+	return nil
 }
 
 // port is the node's port with the given suffix.
@@ -130,6 +166,10 @@ func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
 func openLocalNet(cfg StartCmd, log *slog.Logger) (*localNet, error) {
 	if !cfg.LocalNet {
 		return nil, nil
+	}
+	if cfg.ForkFrom != "" {
+		// A fork has the source's validators, not LocalNet's.
+		return nil, errors.New("--localnet and --fork-from do not go together: a fork's network is not LocalNet's")
 	}
 	l := &localNet{host: cfg.LocalNetHost, nodes: localNetNodes(), log: log, ports: map[int]*swapHandler{}}
 	starting := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -259,52 +299,4 @@ func (l *localNet) close() {
 		}
 		l.wg.Wait()
 	})
-}
-
-// provisionLocalNet gives the network LocalNet's users, as every start
-// with --localnet does (each step changes nothing when done already):
-// ledger-api-user, a participant admin acting as the node's operator
-// party, on the validator's participant and every SV's; and app-user, the
-// wallet user of the validator's operator party.
-func provisionLocalNet(ctx context.Context, net *ledger.Network, seeded *splice.Seeded, val *validator.Validator) error {
-	nodes := []struct {
-		participant ledger.ParticipantID
-		operator    string
-	}{{seeded.Validator.Participant, seeded.Validator.OperatorUser}}
-	for _, sv := range seeded.SVs {
-		nodes = append(nodes, struct {
-			participant ledger.ParticipantID
-			operator    string
-		}{sv.Participant, sv.OperatorUser})
-	}
-	for _, n := range nodes {
-		if err := copyUser(ctx, net, n.participant, n.operator, localNetOperatorUser); err != nil {
-			return fmt.Errorf("--localnet: user %s on %s: %w", localNetOperatorUser, n.participant, err)
-		}
-	}
-	if _, err := val.Onboard(ctx, "app-user", seeded.Validator.Party); err != nil {
-		return fmt.Errorf("--localnet: wallet user app-user: %w", err)
-	}
-	return nil
-}
-
-// copyUser creates user to on participant p with the primary party and
-// rights of user from, unless it exists.
-func copyUser(ctx context.Context, net *ledger.Network, p ledger.ParticipantID, from, to string) error {
-	if _, err := net.Store().User(ctx, p, to); err == nil {
-		return nil
-	} else if !fault.Is(err, fault.NotFound) {
-		return err
-	}
-	u, err := net.Store().User(ctx, p, from)
-	if err != nil {
-		return err
-	}
-	c := *u
-	c.ID = to
-	c.Rights = append([]ledger.Right(nil), u.Rights...)
-	if err := net.CreateUser(ctx, c); err != nil && !fault.Is(err, fault.AlreadyExists) {
-		return err
-	}
-	return nil
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -11,6 +13,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -205,5 +208,35 @@ func TestLocalNetPortTaken(t *testing.T) {
 	want := "--localnet: listen on " + host + ":4975, LocalNet's sv port for its JSON Ledger API"
 	if !strings.Contains(string(out), want) || !strings.Contains(string(out), "--localnet-host") {
 		t.Errorf("stderr does not say %q (and how to get past it):\n%s", want, out)
+	}
+}
+
+// TestLocalNetWalletSDK runs scripts/clients/localnet.sh: the wallet SDK,
+// with its own LocalNet configuration and nothing of sandnet's, against
+// the test binary started with --localnet (in a network namespace of its
+// own, where LocalNet's fixed ports are always free). It needs Node 20 or
+// later and npm, as TestClientScripts does, and is skipped without them;
+// where the script can neither make namespaces nor find 127.0.0.1's
+// LocalNet ports free, it says so and the test is skipped.
+func TestLocalNetWalletSDK(t *testing.T) {
+	t.Parallel()
+	needNode(t, "scripts/clients/localnet.sh", 20)
+	needTools(t, "scripts/clients/localnet.sh", "bash", "npm")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "../../scripts/clients/localnet.sh")
+	cmd.Env = append(os.Environ(), "SANDNET="+sandnetBinary(t))
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 77 {
+		t.Skipf("scripts/clients/localnet.sh skipped:\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("scripts/clients/localnet.sh: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "ok ") || strings.HasPrefix(line, "FAIL ") || strings.Contains(line, " checks: ") || strings.HasPrefix(line, "no network namespace") {
+			t.Log(line)
+		}
 	}
 }

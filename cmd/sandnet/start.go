@@ -190,7 +190,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	seeded, err := seedOrFork(ctx, network, leader, forkFrom, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis, Preapprovals: cfg.SeedPreapprovals})
+	seeded, err := seedOrFork(ctx, network, leader, forkFrom, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis, Preapprovals: cfg.SeedPreapprovals, Validators: cfg.localNetValidators()})
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}
@@ -279,7 +279,7 @@ func (m *Main) Run(ctx context.Context) error {
 	defer stopAutomation()
 
 	if localNet != nil {
-		if err := provisionLocalNet(ctx, network, seeded, validatorNode.validator); err != nil {
+		if err := checkLocalNet(cfg, seeded); err != nil {
 			return err
 		}
 		localNet.route(handler)
