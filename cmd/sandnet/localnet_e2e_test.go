@@ -78,6 +78,9 @@ func TestLocalNet(t *testing.T) {
 		t.Fatalf("validator-user: %d", code)
 	}
 	validatorParty := vu.PartyID
+	if !strings.HasPrefix(validatorParty, "app_user_localnet-localparty-1::") {
+		t.Fatalf("the validator party is %s, not LocalNet's app_user_<hint>", validatorParty)
+	}
 
 	type req struct {
 		port       int
@@ -190,6 +193,32 @@ func TestLocalNet(t *testing.T) {
 	}
 }
 
+// TestLocalNetFlagsWin checks that flags given with --localnet win over
+// its defaults: the party hint, the secret, the number of SVs.
+func TestLocalNetFlagsWin(t *testing.T) {
+	t.Parallel()
+	host := localNetHost(t)
+	const secret = "a-secret-of-our-own-not-localnets"
+	p := startSandnet(t, t.TempDir(), "--localnet", "--localnet-host", host, "--localnet-party-hint", "acme-1", "--auth-secret", secret, "--svs", "2")
+	defer p.stop(t)
+	at := func(port int, path string) string { return fmt.Sprintf("http://%s%s", net.JoinHostPort(host, fmt.Sprint(port)), path) }
+	var vu struct {
+		PartyID string `json:"party_id"`
+	}
+	if code := call(t, "GET", at(2903, "/api/validator/v0/validator-user"), localNetToken(t, localNetOperatorUser, secret), nil, &vu); code != 200 || !strings.HasPrefix(vu.PartyID, "app_user_acme-1::") {
+		t.Errorf("validator-user: %d %s, want app_user_acme-1::…", code, vu.PartyID)
+	}
+	if code := call(t, "GET", at(2975, "/v2/version"), localNetToken(t, localNetOperatorUser, localNetSecret), nil, nil); code != 401 {
+		t.Errorf("a token signed with LocalNet's secret, when --auth-secret names another: %d, want 401", code)
+	}
+	var network struct {
+		SVs []json.RawMessage `json:"svs"`
+	}
+	if code := call(t, "GET", p.url("/api/sandnet/v0/network"), localNetToken(t, OperatorUser, secret), nil, &network); code != 200 || len(network.SVs) != 2 {
+		t.Errorf("network: %d, %d SVs, want 2", code, len(network.SVs))
+	}
+}
+
 // TestLocalNetPortTaken checks that a LocalNet port another process holds
 // fails the start with a message naming it.
 func TestLocalNetPortTaken(t *testing.T) {
@@ -238,5 +267,19 @@ func TestLocalNetWalletSDK(t *testing.T) {
 		if strings.HasPrefix(line, "ok ") || strings.HasPrefix(line, "FAIL ") || strings.Contains(line, " checks: ") || strings.HasPrefix(line, "no network namespace") {
 			t.Log(line)
 		}
+	}
+}
+
+// TestLocalNetOnAnotherNetwork checks that --localnet refuses a data
+// directory seeded without it, whose validators are not LocalNet's.
+func TestLocalNetOnAnotherNetwork(t *testing.T) {
+	t.Parallel()
+	host := localNetHost(t)
+	dir := t.TempDir()
+	startSandnet(t, dir, "--svs", "1").stop(t)
+	cmd := exec.Command(sandnetBinary(t), "start", "--localnet", "--localnet-host", host, "--listen", "127.0.0.1:0", "--data-dir", dir)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "was seeded without --localnet (it has no validator app-user)") {
+		t.Errorf("--localnet on a network seeded without it: %v\n%s", err, out)
 	}
 }
