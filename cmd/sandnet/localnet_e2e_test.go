@@ -201,7 +201,9 @@ func TestLocalNetFlagsWin(t *testing.T) {
 	const secret = "a-secret-of-our-own-not-localnets"
 	p := startSandnet(t, t.TempDir(), "--localnet", "--localnet-host", host, "--localnet-party-hint", "acme-1", "--auth-secret", secret, "--svs", "2")
 	defer p.stop(t)
-	at := func(port int, path string) string { return fmt.Sprintf("http://%s%s", net.JoinHostPort(host, fmt.Sprint(port)), path) }
+	at := func(port int, path string) string {
+		return fmt.Sprintf("http://%s%s", net.JoinHostPort(host, fmt.Sprint(port)), path)
+	}
 	var vu struct {
 		PartyID string `json:"party_id"`
 	}
