@@ -98,6 +98,23 @@ func localNetNodes() []localNetNode {
 	}
 }
 
+// withLocalNetValidators makes LocalNet's validators those of a network
+// newly seeded with --localnet, before the further ones --validator names.
+func (c *StartCmd) withLocalNetValidators(sc *splice.SeedConfig) error {
+	if !c.LocalNet {
+		return nil
+	}
+	var extra []splice.ValidatorConfig
+	if len(sc.Validators) > 1 {
+		extra = sc.Validators[1:] // after the default one
+	}
+	sc.Validators = append(c.localNetValidators(), extra...)
+	if err := sc.Check(); err != nil {
+		return fmt.Errorf("--localnet: %w", err)
+	}
+	return nil
+}
+
 // localNetValidators are the validators a network newly seeded with
 // --localnet has, as LocalNet's: app-user and app-provider with
 // participants of their own and the parties app_user_<hint> and

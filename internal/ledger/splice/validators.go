@@ -65,6 +65,15 @@ var svParticipantName = regexp.MustCompile(`^sv-[0-9]+$`)
 // (ValidatorConfig.Name).
 func ValidValidatorName(name string) bool { return validatorName.MatchString(name) }
 
+// Check reports, as a fault.InvalidArgument, what in the configuration
+// Seed would refuse (its validators, their names and users), without
+// seeding anything: a command line or network file can be checked before
+// anything is opened, also when the network exists already.
+func (c SeedConfig) Check() error {
+	c.defaults()
+	return c.checkValidators()
+}
+
 // checkValidators refuses a configuration Seed could not build, or would
 // build ambiguously, before anything is written. It runs after defaults.
 func (c *SeedConfig) checkValidators() error {
