@@ -93,8 +93,8 @@ type localNetNode struct {
 func localNetNodes() []localNetNode {
 	return []localNetNode{
 		{name: "app-user", digit: 2, ledger: "", validator: validatorapi.Prefix},
-		{name: "app-provider", digit: 3, ledger: "/validators/app-provider", validator: "/validators/app-provider" + validatorapi.Prefix},
-		{name: "sv", digit: 4, ledger: "/sv/1", validator: "/validators/sv" + validatorapi.Prefix, scan: true},
+		{name: "app-provider", digit: 3, ledger: validatorPathPrefix("app-provider"), validator: validatorPathPrefix("app-provider") + validatorapi.Prefix},
+		{name: "sv", digit: 4, ledger: "/sv/1", validator: validatorPathPrefix("sv") + validatorapi.Prefix, scan: true},
 	}
 }
 

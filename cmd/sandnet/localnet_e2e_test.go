@@ -81,6 +81,15 @@ func TestLocalNet(t *testing.T) {
 	if !strings.HasPrefix(validatorParty, "app_user_localnet-localparty-1::") {
 		t.Fatalf("the validator party is %s, not LocalNet's app_user_<hint>", validatorParty)
 	}
+	if code := call(t, "GET", p.url("/validators/app-provider/api/validator/v0/validator-user"), op, nil, &vu); code != 200 {
+		t.Fatalf("app-provider's validator-user: %d", code)
+	}
+	providerParty := vu.PartyID
+	if !strings.HasPrefix(providerParty, "app_provider_localnet-localparty-1::") {
+		t.Fatalf("app-provider's validator party is %s, not LocalNet's app_provider_<hint>", providerParty)
+	}
+	svUser := localNetToken(t, "sv", localNetSecret)
+	provider := localNetToken(t, "app-provider", localNetSecret)
 
 	type req struct {
 		port       int
@@ -129,6 +138,22 @@ func TestLocalNet(t *testing.T) {
 		{port: 2000, host: "canton.localhost", method: "GET", path: "/v2/version", token: op, origin: "http://localhost:5173", wantStatus: 200, wantCORS: true},
 		{port: 2000, host: "json-ledger-api.localhost", method: "OPTIONS", path: "/v2/commands/submit-and-wait", origin: "http://localhost:5173", wantStatus: 204, wantCORS: true},
 		get(2000, "json-ledger-api.localhost", "/api/validator/v0/validator-user", op, 404, ""),
+		// app-provider: the same on 3xxx, for its own validator
+		get(3975, "", "/v2/authenticated-user", op, 200, `"id":"ledger-api-user","primaryParty":"`+providerParty+`"`),
+		get(3975, "", "/v2/users/app-provider", op, 200, providerParty),
+		get(3903, "", "/api/validator/v0/validator-user", op, 200, `{"party_id":"`+providerParty+`","user_name":"ledger-api-user"`),
+		get(3903, "", "/api/validator/v0/wallet/user-status", provider, 200, `"party_id":"`+providerParty+`","user_onboarded":true,"user_wallet_installed":true`),
+		get(3903, "", "/api/validator/readyz", "", 200, "ok"),
+		get(3000, "", "/api/validator/v0/validator-user", op, 200, providerParty),
+		get(3000, "wallet.localhost", "/api/validator/v0/wallet/balance", provider, 200, "effective_unlocked_qty"),
+		get(3000, "json-ledger-api.localhost", "/v2/authenticated-user", op, 200, providerParty),
+		get(3000, "localhost", "/", "", 404, notFound),
+		// the SV: its validator app, with wallet user sv, on 4903 and
+		// wallet.localhost:4000
+		get(4903, "", "/api/validator/v0/validator-user", op, 200, `{"party_id":"`+sv1+`","user_name":"ledger-api-user"`),
+		get(4903, "", "/api/validator/readyz", "", 200, "ok"),
+		get(4000, "wallet.localhost", "/api/validator/v0/wallet/user-status", svUser, 200, `"party_id":"`+sv1+`","user_onboarded":true,"user_wallet_installed":true`),
+		get(4000, "wallet.localhost", "/api/validator/readyz", "", 200, "ok"),
 		// the SV: its participant's ledger API
 		get(4975, "", "/v2/authenticated-user", op, 200, `"id":"ledger-api-user","primaryParty":"`+sv1+`"`),
 		get(4975, "", "/docs/asyncapi", "", 200, "asyncapi"),
@@ -186,8 +211,7 @@ func TestLocalNet(t *testing.T) {
 		})
 	}
 
-	// The main listener still serves everything, dashboard and admin API
-	// included.
+	// The main listener still serves everything.
 	if code := call(t, "GET", p.url("/v2/version"), op, nil, nil); code != 200 {
 		t.Errorf("main listener /v2/version: %d", code)
 	}
@@ -199,8 +223,9 @@ func TestLocalNetFlagsWin(t *testing.T) {
 	t.Parallel()
 	host := localNetHost(t)
 	const secret = "a-secret-of-our-own-not-localnets"
-	p := startSandnet(t, t.TempDir(), "--localnet", "--localnet-host", host, "--localnet-party-hint", "acme-1", "--auth-secret", secret, "--svs", "2")
-	defer p.stop(t)
+	dir := t.TempDir()
+	args := []string{"--localnet", "--localnet-host", host, "--localnet-party-hint", "acme-1", "--auth-secret", secret, "--svs", "2"}
+	p := startSandnet(t, dir, args...)
 	at := func(port int, path string) string {
 		return fmt.Sprintf("http://%s%s", net.JoinHostPort(host, fmt.Sprint(port)), path)
 	}
@@ -218,6 +243,14 @@ func TestLocalNetFlagsWin(t *testing.T) {
 	}
 	if code := call(t, "GET", p.url("/api/sandnet/v0/network"), localNetToken(t, OperatorUser, secret), nil, &network); code != 200 || len(network.SVs) != 2 {
 		t.Errorf("network: %d, %d SVs, want 2", code, len(network.SVs))
+	}
+	// A restart serves the same network on the same addresses.
+	p.stop(t)
+	p = startSandnet(t, dir, args...)
+	defer p.stop(t)
+	before := vu.PartyID
+	if code := call(t, "GET", at(2000, "/api/validator/v0/validator-user"), localNetToken(t, localNetOperatorUser, secret), nil, &vu); code != 200 || vu.PartyID != before {
+		t.Errorf("validator-user after a restart: %d %s, want %s", code, vu.PartyID, before)
 	}
 }
 
