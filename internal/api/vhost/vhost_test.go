@@ -116,3 +116,28 @@ func TestMountsPattern(t *testing.T) {
 		t.Errorf("pattern %q", r.Pattern)
 	}
 }
+
+// FuzzMounts checks, for any request path and Host, that Name and Mounts
+// do not panic and that a request reaches next only at a path under one
+// of the mounts' targets: no path (dot segments, slashes, escapes) leaves
+// its mount.
+func FuzzMounts(f *testing.F) {
+	for _, s := range []string{"/v2/updates", "/v2/../api/sandnet", "//v2", "/v2/%2e%2e/x", "/docs", "/", "/api/validator/readyz"} {
+		f.Add(s, "scan.localhost:4000")
+	}
+	f.Fuzz(func(t *testing.T, p, host string) {
+		_ = Name(host)
+		var got string
+		next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.URL.Path })
+		h := Mounts(next, http.NotFoundHandler(), Mount{From: "/v2", To: "/sv/1/v2"}, Mount{From: "/api/validator/readyz", To: "/readyz"})
+		r := httptest.NewRequest("GET", "/", nil)
+		r.URL.Path = p
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if got != "" && got != "/readyz" && got != "/sv/1/v2" && !strings.HasPrefix(got, "/sv/1/v2/") {
+			t.Errorf("path %q reached %q", p, got)
+		}
+		if strings.Contains(got, "/../") || strings.HasSuffix(got, "/..") {
+			t.Errorf("path %q reached %q, with a dot segment", p, got)
+		}
+	})
+}
