@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -286,11 +285,7 @@ func TestLocalNetWalletSDK(t *testing.T) {
 	t.Parallel()
 	needNode(t, "scripts/clients/localnet.sh", 20)
 	needTools(t, "scripts/clients/localnet.sh", "bash", "npm")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "../../scripts/clients/localnet.sh")
-	cmd.Env = append(os.Environ(), "SANDNET="+sandnetBinary(t))
-	out, err := cmd.CombinedOutput()
+	out, err := runScript(t, "scripts/clients/localnet.sh", 5*time.Minute)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 77 {
 		t.Skipf("scripts/clients/localnet.sh skipped:\n%s", out)
