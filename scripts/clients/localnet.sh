@@ -80,7 +80,10 @@ export SANDNET
 	fi
 ) 9>"$here/.npm-ci.lock"
 
-if command -v unshare >/dev/null && command -v ip >/dev/null && unshare -rnm true 2>/dev/null; then
+# What the namespace needs, tried first: some containers allow the
+# namespaces but not the mount or the interface change.
+if command -v unshare >/dev/null && command -v ip >/dev/null &&
+	unshare -rnm sh -c 'ip link set lo up && mount --bind /etc/hosts /etc/hosts' 2>/dev/null; then
 	exec unshare -rnm bash "$0" --in-namespace
 fi
 echo "no network namespace here (unshare -rnm, ip): running on this machine's 127.0.0.1"
