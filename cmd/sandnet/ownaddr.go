@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/sandnet/sandnet/internal/api/web"
 )
@@ -42,4 +44,14 @@ func serveOwn(ln net.Listener, mux *http.ServeMux, corsOrigins []string, log *sl
 	srv := web.NewServer(web.Chain(mux, web.Recover, web.CORS(corsOrigins), web.TraceContext), web.DefaultTimeouts, log)
 	go func() { _ = srv.Serve(ln) }()
 	return srv
+}
+
+// shutdownOwn shuts down the servers serveOwn started, giving each five
+// seconds to finish its requests.
+func shutdownOwn(servers []*http.Server) {
+	for _, srv := range servers {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = srv.Shutdown(ctx)
+		cancel()
+	}
 }

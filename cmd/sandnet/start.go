@@ -107,6 +107,13 @@ func (m *Main) Run(ctx context.Context) error {
 	if cfg.ListLimit <= 0 {
 		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
 	}
+	seedCfg, err := seedConfig(cfg)
+	if err == nil {
+		err = cfg.withLocalNetValidators(&seedCfg)
+	}
+	if err != nil {
+		return err
+	}
 	if cfg.DatabaseURL == "" || cfg.Auth == "hs256" && cfg.AuthSecret == "" {
 		if err := ensureDataDir(cfg.DataDir); err != nil {
 			return err
@@ -185,13 +192,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	seedCfg, err := seedConfig(cfg, genesis)
-	if err == nil {
-		err = cfg.withLocalNetValidators(&seedCfg)
-	}
-	if err != nil {
-		return err
-	}
+	seedCfg.Genesis = genesis
 	seeded, err := seedOrFork(ctx, network, leader, forkFrom, seedCfg)
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)

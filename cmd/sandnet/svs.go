@@ -224,11 +224,7 @@ func (s *svNodes) first() *scanNode {
 func (s *svNodes) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, srv := range s.servers {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = srv.Shutdown(ctx)
-		cancel()
-	}
+	shutdownOwn(s.servers)
 	for _, n := range s.nodes {
 		n.store.Close()
 	}

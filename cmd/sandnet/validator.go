@@ -15,7 +15,6 @@ import (
 	"github.com/sandnet/sandnet/internal/api/scanapi"
 	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/api/web"
-	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/scanclient"
@@ -193,21 +192,19 @@ func (vs *validatorNodes) run(ctx context.Context) {
 // close stops the validators' own servers and closes their stores, once
 // nothing runs on them.
 func (vs *validatorNodes) close() {
-	for _, srv := range vs.servers {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = srv.Shutdown(ctx)
-		cancel()
-	}
+	shutdownOwn(vs.servers)
 	for _, n := range vs.nodes {
 		n.store.Close()
 	}
 }
 
 // seedConfig is the configuration a new network is seeded with from the
-// flags: the default network, plus the validators --validator names
-// after the default one.
-func seedConfig(cfg StartCmd, genesis daml.Timestamp) (splice.SeedConfig, error) {
-	sc := splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis, Preapprovals: cfg.SeedPreapprovals}
+// flags (but its genesis): the default network, plus the validators
+// --validator names after the default one. It is checked before anything
+// is opened, so that a bad --validator fails at once, also on a restart
+// (when the stored network wins).
+func seedConfig(cfg StartCmd) (splice.SeedConfig, error) {
+	sc := splice.SeedConfig{SVs: cfg.SVs, Preapprovals: cfg.SeedPreapprovals}
 	var extra []splice.ValidatorConfig
 	for _, spec := range cfg.Validators {
 		if strings.TrimSpace(spec) == "" {

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
@@ -82,9 +85,7 @@ func TestSeveralValidators(t *testing.T) {
 			if code := call(t, "GET", base+"/api/validator/v0/wallet/balance", tok, nil, &bal); code != 200 || bal.Unlocked == "" {
 				t.Errorf("%s's balance at %s: %d %+v", user, base, code, bal)
 			}
-			if code := call(t, "POST", base+"/api/validator/v0/wallet/tap", tok, map[string]string{"amount": "10.0"}, nil); code != 200 {
-				t.Errorf("%s's tap at %s: %d", user, base, code)
-			}
+			tapAt(t, base+"/api/validator", tok, "10.0")
 			var me struct {
 				User struct {
 					ID string `json:"id"`
@@ -236,6 +237,59 @@ func TestLegacyNetworkDescriptionLoads(t *testing.T) {
 		if code := call(t, "GET", p.url(path+"/v0/wallet/balance"), alice, nil, nil); code != 200 {
 			t.Errorf("alice's balance at %s: %d", path, code)
 		}
+	}
+	p.stop(t)
+}
+
+// On PostgreSQL, each validator keeps its data in a schema of its own
+// (<prefix>_validator for the default one, <prefix>_validator_app_user
+// for app-user), and a restart serves them again.
+func TestPostgresSeveralValidators(t *testing.T) {
+	t.Parallel()
+	url := testDatabaseURL(t)
+	prefix := schemaPrefix(t, url, "e2e_")
+	secret := strings.Repeat("s", 32)
+	args := []string{"--database-url", url, "--database-schema", prefix, "--auth-secret", secret, "--svs", "1"}
+	token := func(user string) string {
+		tok, err := runCLI(t, "token", "--user", user, "--auth-secret", secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(tok)
+	}
+	dir := t.TempDir()
+	p := startSandnet(t, dir, append(args, "--validator", "app-user:uma")...)
+	uma := token("uma")
+	tapAt(t, p.url("/validators/app-user/api/validator"), uma, "3.0")
+	p.stop(t)
+
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY nspname`, prefix+"_validator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{prefix + "_validator", prefix + "_validator_app_user"}; !slices.Equal(schemas, want) {
+		t.Errorf("validator schemas %v, want %v", schemas, want)
+	}
+
+	p = startSandnet(t, dir, args...)
+	var bal struct {
+		Unlocked string `json:"effective_unlocked_qty"`
+	}
+	if code := call(t, "GET", p.url("/validators/app-user/api/validator/v0/wallet/balance"), uma, nil, &bal); code != 200 || bal.Unlocked == "" {
+		t.Errorf("after a restart, uma's balance: %d %+v", code, bal)
+	}
+	if code := call(t, "GET", p.url("/api/validator/v0/wallet/balance"), token("alice"), nil, nil); code != 200 {
+		t.Errorf("after a restart, alice's balance: %d", code)
 	}
 	p.stop(t)
 }
