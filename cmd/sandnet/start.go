@@ -52,9 +52,9 @@ type StartCmd struct {
 	SnapshotPeriod   time.Duration `name:"scan-snapshot-period" default:"3h" env:"SANDNET_SCAN_SNAPSHOT_PERIOD" help:"Time between the Scan's ACS snapshots; they are taken at multiples of it since midnight UTC (3h: 00:00, 03:00, …)."`
 	ListLimit        int           `name:"http-list-max-elements-limit" default:"200" env:"SANDNET_HTTP_LIST_MAX_ELEMENTS_LIMIT" help:"Most elements a ledger API list (POST /v2/updates) returns; a longer list is refused with 413."`
 	ForkFrom         string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
+	LogFormat        string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
+	LogLevel         string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
 	LocalNetFlags    `embed:""`
-	LogFormat        string `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
-	LogLevel         string `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
 }
 
 // Run starts the network and serves until ctx is cancelled (SIGINT,
