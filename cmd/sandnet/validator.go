@@ -218,7 +218,7 @@ func seedConfig(cfg StartCmd) (splice.SeedConfig, error) {
 	if cfg.ForkFrom != "" {
 		return sc, fmt.Errorf("--validator: a fork has one validator; drop --validator or --fork-from")
 	}
-	sc.Validators = append([]splice.ValidatorConfig{{Name: splice.DefaultValidatorName, Users: []string{"alice", "bob"}}}, extra...)
+	sc.Validators = append([]splice.ValidatorConfig{splice.DefaultValidator()}, extra...)
 	if err := sc.Check(); err != nil {
 		return sc, fmt.Errorf("--validator: %w", err)
 	}

@@ -15,6 +15,13 @@ import (
 // and its participant.
 const DefaultValidatorName = "validator"
 
+// DefaultValidator is the validator of sandnet's default network:
+// DefaultValidatorName, with users alice and bob. A configuration that
+// lists validators and wants that one too lists it first.
+func DefaultValidator() ValidatorConfig {
+	return ValidatorConfig{Name: DefaultValidatorName, Users: []string{"alice", "bob"}}
+}
+
 // ValidatorConfig describes one validator of a network to seed: a
 // validator node with its operator party and its wallet users, as in
 // Splice's LocalNet (an app provider and an app user, each with a

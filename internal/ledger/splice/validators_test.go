@@ -251,3 +251,47 @@ func TestLoadLegacyDescription(t *testing.T) {
 		t.Errorf("stored as %s", out)
 	}
 }
+
+// FuzzSeededDescription feeds stored network descriptions, old and new
+// forms and garbage, to Load's decoder: it never panics, and what it
+// accepts has its default validator in step with Validators.
+func FuzzSeededDescription(f *testing.F) {
+	f.Add(`{"validator":{"participant":"PAR::validator::1220ab","party":"validator::1220ab","operatorUser":"participant_admin"},"users":[{"name":"alice","party":"alice::1220ab"}]}`)
+	f.Add(`{"validators":[{"name":"app-user","participant":"PAR::app-user::1220ab","users":[]},{"name":"sv","sv":1,"users":null}]}`)
+	f.Add(`{"validators":[],"validator":{}}`)
+	f.Add(`{"validators":null}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		var s splice.Seeded
+		if json.Unmarshal([]byte(raw), &s) != nil {
+			return
+		}
+		if len(s.Validators) == 0 {
+			if s.Validator.Participant != "" || s.Users != nil {
+				t.Fatalf("no validators, but a default one: %+v", s)
+			}
+			return
+		}
+		if !reflect.DeepEqual(s.Validator, s.Validators[0]) || !reflect.DeepEqual(s.Users, s.Validators[0].Users) {
+			t.Fatalf("default validator %+v, users %+v; validators %+v", s.Validator, s.Users, s.Validators)
+		}
+	})
+}
+
+// FuzzValidatorConfigCheck checks that Check refuses, with an
+// InvalidArgument and no panic, whatever it refuses.
+func FuzzValidatorConfigCheck(f *testing.F) {
+	f.Add("app-user", "uma", "ledger-api-user", 0)
+	f.Add("sv-1", "", "", 0)
+	f.Add("sv", "sv", "", 1)
+	f.Add("", "a b", "x::y", -1)
+	f.Fuzz(func(t *testing.T, name, user, operator string, sv int) {
+		cfg := splice.SeedConfig{SVs: 2, Validators: []splice.ValidatorConfig{
+			splice.DefaultValidator(),
+			{Name: name, Users: []string{user}, OperatorUser: operator, SV: sv},
+		}}
+		if err := cfg.Check(); err != nil && fault.KindOf(err) != fault.InvalidArgument {
+			t.Fatalf("Check: %v, want an InvalidArgument", err)
+		}
+	})
+}
