@@ -256,8 +256,16 @@ func (l *localNet) route(main http.Handler) {
 		return ms
 	}
 	// Browsers call LocalNet's JSON Ledger API hosts across origins:
-	// nginx adds the CORS headers there.
-	cors := web.CORS([]string{"*"})
+	// nginx adds the CORS headers there, and answers any OPTIONS with 204.
+	cors := func(h http.Handler) http.Handler {
+		return web.CORS([]string{"*"})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodOptions {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			h.ServeHTTP(w, r)
+		}))
+	}
 	for _, n := range l.nodes {
 		ledgerAPI := vhost.Mounts(main, nf, append(ledgerAt(n.ledger, "/v2", "/docs"), health("")...)...)
 		l.ports[n.port(localNetJSONAPIPort)].set(ledgerAPI)

@@ -21,6 +21,19 @@ func TestLocalNetRoutes(t *testing.T) {
 	}
 	mainHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "main "+r.URL.Path) })
 	l.route(mainHandler)
+	// nginx answers OPTIONS on the ledger API hosts itself.
+	for _, at := range []struct {
+		port int
+		host string
+	}{{2000, "json-ledger-api.localhost"}, {3000, "canton.localhost"}, {4000, "canton.localhost"}} {
+		r := httptest.NewRequest("OPTIONS", "/v2/version", nil)
+		r.Host = at.host
+		w := httptest.NewRecorder()
+		l.ports[at.port].ServeHTTP(w, r)
+		if w.Code != http.StatusNoContent {
+			t.Errorf("OPTIONS :%d %s: %d, want 204", at.port, at.host, w.Code)
+		}
+	}
 	const nf = "404"
 	for _, tc := range []struct {
 		port       int
