@@ -38,7 +38,7 @@ type StartCmd struct {
 	DatabaseURL      string        `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
 	DBSchema         string        `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
 	NetworkSeed      string        `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
-	SVs              int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
+	SVs              int           `name:"svs" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network (default 4; 1 with --localnet)."`
 	SeedPreapprovals bool          `name:"seed-preapprovals" env:"SANDNET_SEED_PREAPPROVALS" help:"Give the seeded users alice and bob transfer pre-approvals provided by the validator operator (90 days, renewed by the validator) in a newly seeded network. Off by default, as in Splice's LocalNet."`
 	SVListen         string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (port 0: a port of its own each, named in the log; they are always under /sv/k on --listen)."`
 	Validators       []string      `name:"validator" sep:";" env:"SANDNET_VALIDATORS" placeholder:"NAME[:USER,…]" help:"Seed a further validator, with a participant of its own, in a newly seeded network (repeatable; in the environment, separated by ;): NAME is 1-40 of a-z, 0-9, -, the USERs its wallet users. Served under /validators/NAME (its validator API at /api/validator, its ledger API at /v2)."`
@@ -53,6 +53,7 @@ type StartCmd struct {
 	ForkFrom         string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
 	LogFormat        string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
 	LogLevel         string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
+	LocalNetFlags    `embed:""`
 }
 
 // Run starts the network and serves until ctx is cancelled (SIGINT,
@@ -96,6 +97,7 @@ func (m *Main) Run(ctx context.Context) error {
 	start := time.Now()
 	log := m.Logger
 	slog.SetDefault(log)
+	m.Config.applyLocalNetDefaults()
 	cfg := m.Config
 
 	if cfg.SnapshotPeriod < time.Minute {
@@ -105,6 +107,9 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
 	}
 	seedCfg, err := seedConfig(cfg)
+	if err == nil {
+		err = cfg.withLocalNetValidators(&seedCfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -126,6 +131,11 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	defer ln.Close()
+	localNet, err := openLocalNet(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer localNet.close()
 
 	store, leader, err := m.openLedgerStore(ctx)
 	if err != nil {
@@ -163,8 +173,8 @@ func (m *Main) Run(ctx context.Context) error {
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 
-	srv := web.NewServer(web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext),
-		web.DefaultTimeouts, log)
+	handler := web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext)
+	srv := web.NewServer(handler, web.DefaultTimeouts, log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer func() {
@@ -172,6 +182,7 @@ func (m *Main) Run(ctx context.Context) error {
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
 	}()
+	defer localNet.close() // before the stores close, as the main server
 
 	seedCfg, err = m.networkSeedConfig(ctx, network, forkFrom != nil)
 	if err != nil {
@@ -265,6 +276,14 @@ func (m *Main) Run(ctx context.Context) error {
 	// Stop automation before the engine and the store close under it.
 	defer automationDone.Wait()
 	defer stopAutomation()
+
+	if localNet != nil {
+		if err := checkLocalNet(cfg, seeded); err != nil {
+			return err
+		}
+		localNet.route(handler)
+		log.Info("serving Splice LocalNet's addresses", localNet.urls()...)
+	}
 
 	m.ready.Store(true)
 	if m.OnReady != nil {

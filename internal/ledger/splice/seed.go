@@ -230,10 +230,10 @@ func svName(k int) string {
 // change or a transaction in the update log, as Splice's bootstrap would
 // produce it:
 //
-//  1. the global synchronizer, a participant per SV and one for the
-//     validator; the DSO party (its own namespace) hosted on every SV
-//     participant; the SV, validator operator and user parties; ledger
-//     API users;
+//  1. the global synchronizer, a participant per SV and one for each
+//     validator that does not run on an SV's node; the DSO party (its own
+//     namespace) hosted on every SV participant; the SV, validator
+//     operator and user parties; ledger API users;
 //  2. the founding transaction: the first SV creates DsoBootstrap and
 //     exercises DsoBootstrap_Bootstrap (AmuletRules, AnsRules, DsoRules,
 //     the first three open rounds, the SV's node state with its sequencer);
@@ -241,10 +241,10 @@ func svName(k int) string {
 //     (DsoRules_ConfirmSvOnboarding), the SV adds itself
 //     (DsoRules_AddConfirmedSv) and publishes its nodes
 //     (DsoRules_SetSynchronizerNodeConfig);
-//  4. the validator is onboarded (DsoRules_OnboardValidator) and installs a
-//     wallet (ValidatorRight, WalletAppInstall) for its operator and each
-//     user, who tap the faucet;
-//  5. each user registers "<user>.unverified.<acronym>" through the real
+//  4. each validator, in order, is onboarded (DsoRules_OnboardValidator)
+//     and installs a wallet (ValidatorRight, WalletAppInstall) for its
+//     operator and each user, who tap the faucet;
+//  5. each user of each validator registers "<user>.unverified.<acronym>" through the real
 //     request, pay and collect flow;
 //  6. the first SV requests a vote (to change the second SV's reward
 //     weight), which stays open.
