@@ -113,7 +113,7 @@ func (c *InitCmd) Run() error {
 }
 
 // networkSeedConfig returns how to seed the network the start command
-// describes (its network file's network part, or the flags' default
+// describes (its network file's network part, or flagged: the flags'
 // network), after checking it against the one the ledger holds:
 //
 //   - on a ledger not yet seeded, it records the description (as a
@@ -126,7 +126,7 @@ func (c *InitCmd) Run() error {
 // The genesis (when the seeding history starts) is one minute before the
 // Scan snapshot boundary preceding the network's start, so that its Scan
 // has an ACS snapshot from the start.
-func (m *Main) networkSeedConfig(ctx context.Context, network *ledger.Network, forking bool) (splice.SeedConfig, error) {
+func (m *Main) networkSeedConfig(ctx context.Context, network *ledger.Network, forking bool, flagged splice.SeedConfig) (splice.SeedConfig, error) {
 	cfg := m.Config
 	var file *netconfig.Config
 	if cfg.Config != "" {
@@ -135,28 +135,23 @@ func (m *Main) networkSeedConfig(ctx context.Context, network *ledger.Network, f
 			return splice.SeedConfig{}, err
 		}
 	}
-	// The --validator flags' validators (the default one first), if any.
-	flagged, err := seedConfig(cfg)
-	if err != nil {
-		return splice.SeedConfig{}, err
-	}
+	// Without a file, the flags' configuration is seeded as it is, and
+	// its spec only recorded.
 	spec := netconfig.FlagSpec(cfg.NetworkSeed, cfg.SVs, cfg.SeedPreapprovals, flagged.Validators)
+	seed := flagged
 	if file != nil {
 		if len(flagged.Validators) > 0 && file.File.Network.Validators != nil {
-			return splice.SeedConfig{}, fmt.Errorf("%s lists the network's validators: add further ones there, not with --validator", file.Path)
+			return splice.SeedConfig{}, fmt.Errorf("%s lists the network's validators: add further ones there, not with --validator or --localnet", file.Path)
 		}
 		validators := spec.Validators
 		spec = file.Spec(cfg.NetworkSeed, cfg.SVs, cfg.SeedPreapprovals)
 		if file.File.Network.Validators == nil {
 			spec.Validators = validators
 		}
-	}
-	seed := spec.SeedConfig()
-	if err := seed.Check(); err != nil {
-		if file != nil {
+		seed = spec.SeedConfig()
+		if err := seed.Check(); err != nil {
 			return splice.SeedConfig{}, fmt.Errorf("%s: %w", file.Path, err)
 		}
-		return splice.SeedConfig{}, err
 	}
 	store := network.Store()
 	_, seeded, err := store.Meta(ctx, splice.SeededMetaKey)

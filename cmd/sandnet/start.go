@@ -184,7 +184,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}()
 	defer localNet.close() // before the stores close, as the main server
 
-	seedCfg, err = m.networkSeedConfig(ctx, network, forkFrom != nil)
+	seedCfg, err = m.networkSeedConfig(ctx, network, forkFrom != nil, seedCfg)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sandnet/sandnet/internal/daml"
+	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/netconfig"
 )
 
@@ -264,4 +265,33 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("the spec does not round-trip: %v", err)
 		}
 	})
+}
+
+// The flags' validators (--validator, --localnet's) survive the spec: a
+// file without a validators section seeds them as the flags alone do.
+func TestFlagSpecKeepsValidators(t *testing.T) {
+	t.Parallel()
+	in := []splice.ValidatorConfig{
+		{Name: "app-user", PartyHint: "app_user_x", OperatorUser: "ledger-api-user", OperatorWalletUsers: []string{"app-user"}, Users: []string{"alice", "bob"}},
+		{Name: "app-provider", OperatorWalletUsers: []string{"app-provider"}},
+		{Name: "sv", SV: 1, OperatorUser: "ledger-api-user"},
+	}
+	out := netconfig.FlagSpec("s", 1, false, in).SeedConfig().Validators
+	if len(out) != len(in) {
+		t.Fatalf("%d validators, want %d", len(out), len(in))
+	}
+	for i, want := range in {
+		got := out[i]
+		if want.PartyHint == "" && want.SV == 0 {
+			want.PartyHint = want.Name
+		}
+		if want.OperatorUser == "" {
+			want.OperatorUser = splice.OperatorUser
+		}
+		if got.Name != want.Name || got.PartyHint != want.PartyHint || got.OperatorUser != want.OperatorUser || got.SV != want.SV ||
+			!slices.Equal(got.OperatorWalletUsers, want.OperatorWalletUsers) && len(want.OperatorWalletUsers)+len(got.OperatorWalletUsers) > 0 ||
+			!slices.Equal(got.Users, want.Users) && len(want.Users)+len(got.Users) > 0 || got.UserSeeds != nil || got.Parties != nil {
+			t.Errorf("validator %d: got %+v, want %+v", i, got, want)
+		}
+	}
 }

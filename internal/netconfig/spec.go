@@ -1,6 +1,7 @@
 package netconfig
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -166,6 +167,12 @@ func FlagSpec(seed string, svs int, preapprovals bool, validators []splice.Valid
 	}
 	for _, vc := range validators {
 		v := newValidatorSpec(vc.Name)
+		v.Party, v.SV = cmp.Or(vc.PartyHint, vc.Name), vc.SV
+		if vc.SV > 0 {
+			v.Party = "" // the SV's
+		}
+		v.OperatorUser = cmp.Or(vc.OperatorUser, v.OperatorUser)
+		v.OperatorWalletUsers = nonNil(vc.OperatorWalletUsers)
 		for _, name := range vc.Users {
 			v.Users = append(v.Users, defaultUser(name))
 		}
