@@ -3,7 +3,6 @@ package netconfig
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -204,7 +203,6 @@ func (d *decoder) decodeStruct(n *yaml.Node, path string, v reflect.Value) error
 				for _, c := range val.Content {
 					fv.List = append(fv.List, c.Value)
 				}
-				fv.List = slices.Clip(fv.List)
 				fv.IsList = true
 			} else {
 				fv.Value = val.Value

@@ -56,7 +56,7 @@ type Database struct {
 
 // Auth is how tokens are verified.
 type Auth struct {
-	Mode     *Enum   `yaml:"mode" flag:"auth" enum:"hs256,jwks,none"`
+	Mode     *Enum   `yaml:"mode" flag:"auth"`
 	Secret   *string `yaml:"secret" flag:"auth-secret"`
 	Audience *string `yaml:"audience" flag:"auth-audience"`
 	JWKSURL  *string `yaml:"jwksUrl" flag:"auth-jwks-url"`
@@ -74,8 +74,8 @@ type HTTP struct {
 
 // Log is the log's shape.
 type Log struct {
-	Format *Enum `yaml:"format" flag:"log-format" enum:"text,json"`
-	Level  *Enum `yaml:"level" flag:"log-level" enum:"debug,info,warn,error"`
+	Format *Enum `yaml:"format" flag:"log-format"`
+	Level  *Enum `yaml:"level" flag:"log-level"`
 }
 
 // Network is the part of the file that decides the seeded network.
@@ -176,8 +176,7 @@ func (t *Timestamp) parseScalar(s string) error {
 	return nil
 }
 
-// Enum is one of a fixed set of words, checked after decoding against
-// the field's enum tag.
+// Enum is one of a fixed set of words, checked by validate.
 type Enum string
 
 func (e *Enum) parseScalar(s string) error {
