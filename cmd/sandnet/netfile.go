@@ -203,6 +203,10 @@ func (m *Main) checkNetwork(ctx context.Context, store ledger.Store, file *netco
 	if len(diff) == 0 {
 		return nil
 	}
+	where := "data directory " + m.Config.DataDir
+	if m.Config.DatabaseURL != "" {
+		where = "PostgreSQL schemas " + m.Config.DBSchema + "_*"
+	}
 	return fmt.Errorf("%s describes another network than the one in %s (stored → file):\n  %s\nsandnet seeds a network once, at its first start: restore the file (or the flags), or start from an empty data directory (or database schema) to seed the new network",
-		file.Path, storeName(m.Config), strings.Join(diff, "\n  "))
+		file.Path, where, strings.Join(diff, "\n  "))
 }

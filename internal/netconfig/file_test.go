@@ -295,3 +295,28 @@ func TestFlagSpecKeepsValidators(t *testing.T) {
 		}
 	}
 }
+
+// A stored spec from a sandnet that lacked a field is not refused for it;
+// a field both know is compared.
+func TestDiffOlderStoredSpec(t *testing.T) {
+	t.Parallel()
+	now := netconfig.DefaultSpec("sandnet", 4, false)
+	old := strings.Replace(now.Marshal(), `"operatorWalletUsers":[],`, "", 1)
+	if old == now.Marshal() {
+		t.Fatal("the test's edit did not apply")
+	}
+	stored, err := netconfig.UnmarshalSpec(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := netconfig.Diff(stored, now); len(d) != 0 {
+		t.Errorf("a field the stored spec lacks differs: %v", d)
+	}
+	c, err := netconfig.Parse("f.yaml", []byte("network:\n  clock: {offset: 1h}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := netconfig.Diff(stored, c.Spec("sandnet", 4, false)); len(d) != 1 || !strings.HasPrefix(d[0], "clockOffset:") {
+		t.Errorf("diff %v, want the clock offset", d)
+	}
+}

@@ -32,10 +32,13 @@ type Spec struct {
 	Seed          string          `json:"seed"`
 	SVs           int             `json:"svs"`
 	Preapprovals  bool            `json:"preapprovals"`
-	ClockStart    string          `json:"clockStart,omitempty"`
-	ClockOffset   string          `json:"clockOffset,omitempty"`
+	ClockStart    string          `json:"clockStart"`
+	ClockOffset   string          `json:"clockOffset"`
 	Synchronizers []string        `json:"synchronizers"`
 	Validators    []ValidatorSpec `json:"validators"`
+
+	// stored is the JSON form UnmarshalSpec read.
+	stored string
 }
 
 // ValidatorSpec is a validator of a Spec.
@@ -211,6 +214,7 @@ func UnmarshalSpec(raw string) (Spec, error) {
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		return Spec{}, fmt.Errorf("read the stored network description: %w", err)
 	}
+	s.stored = raw
 	return s, nil
 }
 
@@ -296,8 +300,10 @@ func amount(n daml.Numeric) string {
 }
 
 // Diff lists how two Specs differ, one line per differing field, as
-// "validators[0].users[1].balance: 2000 → 500" (from a to b); empty when
-// they are equal.
+// "validators[0].users[1].balance: 2000 → 500" (from a, the stored one,
+// to b); empty when they are equal. A field a's JSON form lacks is not
+// compared: a was stored by a sandnet that did not have it yet, and seeded
+// what its default is.
 func Diff(a, b Spec) []string {
 	var out []string
 	diffValue(&out, "", toAny(a), toAny(b))
@@ -306,8 +312,17 @@ func Diff(a, b Spec) []string {
 
 func toAny(s Spec) any {
 	var v any
-	_ = json.Unmarshal([]byte(s.Marshal()), &v)
+	_ = json.Unmarshal([]byte(s.raw()), &v)
 	return v
+}
+
+// raw is the JSON form Diff compares: the one UnmarshalSpec read, when
+// the Spec was read, so that fields it lacked stay absent.
+func (s Spec) raw() string {
+	if s.stored != "" {
+		return s.stored
+	}
+	return s.Marshal()
 }
 
 func diffValue(out *[]string, path string, a, b any) {
@@ -318,11 +333,7 @@ func diffValue(out *[]string, path string, a, b any) {
 			for k := range av {
 				keys = append(keys, k)
 			}
-			for k := range bv {
-				if _, ok := av[k]; !ok {
-					keys = append(keys, k)
-				}
-			}
+			// Keys only b has are fields a's sandnet did not know.
 			slices.Sort(keys)
 			for _, k := range keys {
 				diffValue(out, join(path, k), av[k], bv[k])
