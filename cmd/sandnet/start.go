@@ -22,18 +22,17 @@ import (
 	"github.com/sandnet/sandnet/internal/api/admin"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
-	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/ledger/builtin"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/operator"
-	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/store/pgstore"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
 )
 
 // StartCmd runs a network. Every flag has an environment-variable twin.
 type StartCmd struct {
+	Config           ConfigFile    `name:"config" env:"SANDNET_CONFIG" placeholder:"FILE" help:"Network file (YAML; sandnet init writes an example): the network a first start seeds and the other settings, which flags and environment override."`
 	Listen           string        `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
 	DataDir          string        `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
 	DatabaseURL      string        `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
@@ -185,14 +184,14 @@ func (m *Main) Run(ctx context.Context) error {
 	}()
 	defer localNet.close() // before the stores close, as the main server
 
-	// A new network's history starts before the previous snapshot
-	// boundary, so that its Scan has an ACS snapshot from the start.
-	genesis := scan.Boundary(network.Clock().Now(), cfg.SnapshotPeriod) - daml.Timestamp(time.Minute.Microseconds())
+	seedCfg, err = m.networkSeedConfig(ctx, network, forkFrom != nil, seedCfg)
+	if err != nil {
+		return err
+	}
 	_, wasSeeded, err := network.Store().Meta(ctx, splice.SeededMetaKey)
 	if err != nil {
 		return err
 	}
-	seedCfg.Genesis = genesis
 	seeded, err := seedOrFork(ctx, network, leader, forkFrom, seedCfg)
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
