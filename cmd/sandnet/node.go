@@ -19,7 +19,6 @@ import (
 	"github.com/sandnet/sandnet/internal/ledger/builtin"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
 	"github.com/sandnet/sandnet/internal/operator"
-	"github.com/sandnet/sandnet/internal/scan"
 )
 
 // node is the network this process serves, on its data: the stores, the
@@ -121,15 +120,16 @@ func openNode(ctx context.Context, d nodeDeps) (_ *node, err error) {
 	}
 	n.closers = append(n.closers, func() { n.network.Close() })
 
-	// A new network's history starts before the previous snapshot
-	// boundary, so that its Scan has an ACS snapshot from the start.
-	genesis := scan.Boundary(n.network.Clock().Now(), cfg.SnapshotPeriod) - daml.Timestamp(time.Minute.Microseconds())
+	// The network file (or the flags) and the ledger's recorded network;
+	// a new network's genesis.
+	seedCfg, err := m.networkSeedConfig(ctx, n.network, forkFrom != nil, d.seedCfg)
+	if err != nil {
+		return nil, err
+	}
 	_, wasSeeded, err := n.network.Store().Meta(ctx, splice.SeededMetaKey)
 	if err != nil {
 		return nil, err
 	}
-	seedCfg := d.seedCfg
-	seedCfg.Genesis = genesis
 	if n.seeded, err = seedOrFork(ctx, n.network, n.leader, forkFrom, seedCfg); err != nil {
 		return nil, fmt.Errorf("seed the network: %w", err)
 	}

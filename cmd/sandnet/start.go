@@ -29,12 +29,13 @@ import (
 
 // StartCmd runs a network. Every flag has an environment-variable twin.
 type StartCmd struct {
+	Config           ConfigFile    `name:"config" env:"SANDNET_CONFIG" placeholder:"FILE" help:"Network file (YAML; sandnet init writes an example): the network a first start seeds and the other settings, which flags and environment override."`
 	Listen           string        `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
 	DataDir          string        `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
 	DatabaseURL      string        `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
 	DBSchema         string        `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
 	NetworkSeed      string        `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
-	SVs              int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
+	SVs              int           `name:"svs" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network (default 4; 1 with --localnet)."`
 	SeedPreapprovals bool          `name:"seed-preapprovals" env:"SANDNET_SEED_PREAPPROVALS" help:"Give the seeded users alice and bob transfer pre-approvals provided by the validator operator (90 days, renewed by the validator) in a newly seeded network. Off by default, as in Splice's LocalNet."`
 	SVListen         string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (port 0: a port of its own each, named in the log; they are always under /sv/k on --listen)."`
 	Validators       []string      `name:"validator" sep:";" env:"SANDNET_VALIDATORS" placeholder:"NAME[:USER,…]" help:"Seed a further validator, with a participant of its own, in a newly seeded network (repeatable; in the environment, separated by ;): NAME is 1-40 of a-z, 0-9, -, the USERs its wallet users. Served under /validators/NAME (its validator API at /api/validator, its ledger API at /v2)."`
@@ -49,6 +50,7 @@ type StartCmd struct {
 	ForkFrom         string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
 	LogFormat        string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
 	LogLevel         string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
+	LocalNetFlags    `embed:""`
 }
 
 // Run starts the network and serves until ctx is cancelled (SIGINT,
@@ -96,6 +98,7 @@ func (m *Main) Run(ctx context.Context) error {
 	start := time.Now()
 	log := m.Logger
 	slog.SetDefault(log)
+	m.Config.applyLocalNetDefaults()
 	cfg := m.Config
 
 	if cfg.SnapshotPeriod < time.Minute {
@@ -105,6 +108,9 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
 	}
 	seedCfg, err := seedConfig(cfg)
+	if err == nil {
+		err = cfg.withLocalNetValidators(&seedCfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -126,6 +132,11 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	defer ln.Close()
+	localNet, err := openLocalNet(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer localNet.close()
 
 	// The process's metrics; each node registers its own in a registry of
 	// its own, gathered beside these while it serves.
@@ -156,8 +167,8 @@ func (m *Main) Run(ctx context.Context) error {
 	// (a dashboard) answers only what the network's routes do not (see
 	// server.ServeHTTP).
 
-	srv := web.NewServer(web.Chain(srvState, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext),
-		web.DefaultTimeouts, log)
+	handler := web.Chain(srvState, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext)
+	srv := web.NewServer(handler, web.DefaultTimeouts, log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer func() {
@@ -165,6 +176,7 @@ func (m *Main) Run(ctx context.Context) error {
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
 	}()
+	defer localNet.close() // before the stores close, as the main server
 
 	deps := nodeDeps{main: m, authn: authn, addr: ln.Addr().String(), engineMetrics: newEngineMetrics(reg), seedCfg: seedCfg}
 	n, err := openNode(ctx, deps)
@@ -175,6 +187,15 @@ func (m *Main) Run(ctx context.Context) error {
 	// The node closes first: its streams end, then its automation and
 	// stores, before the server shuts down.
 	defer srvState.closeNode(errNodeClosed)
+	if localNet != nil {
+		if err := checkLocalNet(cfg, n.seeded); err != nil {
+			return err
+		}
+		// LocalNet's addresses serve the process's handler: they follow
+		// the node across restores as the main address does.
+		localNet.route(handler)
+		log.Info("serving Splice LocalNet's addresses", localNet.urls()...)
+	}
 	srvState.setNode(n)
 
 	// The hints come before the ready line, so whoever waits for that
