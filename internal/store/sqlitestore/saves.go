@@ -49,7 +49,15 @@ var _ store.Saves = (*Saves)(nil)
 // NewSaves returns the saves of the data directory dir.
 func NewSaves(dir string) *Saves {
 	ctx, stop := context.WithCancel(context.Background())
-	return &Saves{dir: dir, ctx: ctx, stop: stop}
+	s := &Saves{dir: dir, ctx: ctx, stop: stop}
+	// What a process that stopped during a restore left behind.
+	s.spares.Go(func() {
+		leftovers, _ := filepath.Glob(filepath.Join(dir, ".trash-*"))
+		for _, l := range leftovers {
+			_ = os.RemoveAll(l)
+		}
+	})
+	return s
 }
 
 // Close stops making spares and waits for the one being made.
