@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sandnet/sandnet/internal/api/admin"
+	"github.com/sandnet/sandnet/internal/api/dashboard"
 	"github.com/sandnet/sandnet/internal/api/ledgerapi"
 	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/api/web"
@@ -164,6 +165,7 @@ func (m *Main) Run(ctx context.Context) error {
 		w.Write([]byte("ok\n"))
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	dashboard.Register(mux)
 
 	srv := web.NewServer(web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext),
 		web.DefaultTimeouts, log)
@@ -281,6 +283,7 @@ func (m *Main) Run(ctx context.Context) error {
 		log.Info("mint a token with: " + tokenHint)
 	}
 	log.Info("drive it with: " + adminHint)
+	log.Info("open the dashboard: " + dashboardLink(minter, ln.Addr().String()))
 	log.Info("sandnet is ready",
 		"url", "http://"+ln.Addr().String(),
 		"startup", time.Since(start).Round(time.Millisecond),

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The dashboard tests drive the page the binary serves at / in headless
+// Chromium (Debian's chromium package), as its user would: opened from
+// the link `sandnet start` prints, against the real binary.
+
+// chromiumPath finds the browser, or skips the test when there is none
+// (fails under CI=true, where .ci/run installs it).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("SANDNET_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is missing (apt-get install -y chromium)")
+	}
+	t.Skip("chromium is missing (apt-get install -y chromium): skipping the dashboard's browser test")
+	return ""
+}
+
+// newBrowser starts a headless Chromium with a fresh profile and the
+// flags that keep it from reaching for the network (the machine may have
+// none: updates, QUIC and sync would fail or hang).
+func newBrowser(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.NoSandbox, // tests run as root in CI containers
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	// The first action starts the browser, which lives as long as its
+	// context: it gets no timeout, the actions after it do.
+	if err := chromedp.Do(ctx); err != nil {
+		cancelCtx()
+		cancelAlloc()
+		t.Fatalf("start chromium: %v", err)
+	}
+	tctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+	})
+	return tctx
+}
+
+// dashboardLinkOf is the link `sandnet start` printed.
+func dashboardLinkOf(t *testing.T, p *proc) string {
+	t.Helper()
+	const prefix = "open the dashboard: "
+	for _, line := range strings.Split(p.logs(), "\n") {
+		if i := strings.Index(line, `"msg":"`+prefix); i >= 0 {
+			rest := line[i+len(`"msg":"`+prefix):]
+			return rest[:strings.IndexByte(rest, '"')]
+		}
+	}
+	t.Fatalf("sandnet start printed no dashboard link:\n%s", p.logs())
+	return ""
+}
+
+// waitJS polls a JavaScript expression until it is true.
+func waitJS(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))
+}
+
+// The text that would run script if the page parsed ledger data as HTML:
+// each sets window.__xss. The party hint has no blanks (a hint is
+// printable ASCII without them), which HTML does not need.
+const (
+	xssHint        = `<img/src=x/onerror=window.__xss=1>`
+	xssDescription = `<img src=x onerror="window.__xss=2"><script>window.__xss=3</script>`
+	xssName        = `xss.unverified.cns`
+	xssURL         = `https://x.example/<img src=x onerror="window.__xss=4">`
+)
+
+func TestDashboard(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	p := startSandnet(t, dataDir)
+	link := dashboardLinkOf(t, p)
+	u, err := url.Parse(link)
+	if err != nil || !strings.HasPrefix(u.Fragment, "token=") || u.Path != "/" {
+		t.Fatalf("dashboard link %q: want http://host/#token=…", link)
+	}
+	op := strings.TrimPrefix(u.Fragment, "token=")
+
+	// The page is served at / only: other paths keep their own answers.
+	if code := call(t, "GET", p.url("/"), "", nil, nil); code != http.StatusOK {
+		t.Fatalf("GET /: %d", code)
+	}
+	for path, want := range map[string]int{"/nope": 404, "/ui/": 404, "/ui/app.js": 200, "/v2/nope": 404, "/livez": 200} {
+		if code := call(t, "GET", p.url(path), "", nil, nil); code != want {
+			t.Errorf("GET %s: %d, want %d", path, code, want)
+		}
+	}
+
+	// User input that would be markup: a party hint, a transfer offer's
+	// description, a name entry's URL and description.
+	var user struct {
+		PartyID string `json:"party_id"`
+	}
+	if code := call(t, "POST", p.url("/api/sandnet/v0/users"), op, map[string]string{"name": "mallory", "party_hint": xssHint}, &user); code != 200 && code != 201 {
+		t.Fatalf("create user with hint %s: %d", xssHint, code)
+	}
+	alice := mustToken(t, dataDir, "alice")
+	var net struct {
+		Users []struct {
+			UserID  string `json:"user_id"`
+			PartyID string `json:"party_id"`
+		} `json:"users"`
+	}
+	call(t, "GET", p.url("/api/sandnet/v0/network"), op, nil, &net)
+	bob := ""
+	for _, u := range net.Users {
+		if u.UserID == "bob" {
+			bob = u.PartyID
+		}
+	}
+	if code := call(t, "POST", p.url("/api/validator/v0/wallet/transfer-offers"), alice, map[string]any{
+		"receiver_party_id": bob, "amount": "1.5", "description": xssDescription,
+		"expires_at": time.Now().Add(24 * time.Hour).UnixMicro(), "tracking_id": "xss-offer",
+	}, nil); code != 200 {
+		t.Fatalf("create transfer offer: %d", code)
+	}
+	var entry struct {
+		SubscriptionRequestCid string `json:"subscriptionRequestCid"`
+	}
+	if code := call(t, "POST", p.url("/api/validator/v0/entry/create"), alice, map[string]string{
+		"name": xssName, "url": xssURL, "description": xssDescription,
+	}, &entry); code != 200 {
+		t.Fatalf("create name entry: %d", code)
+	}
+	if code := call(t, "POST", p.url("/api/validator/v0/wallet/subscription-requests/"+entry.SubscriptionRequestCid+"/accept"), alice, nil, nil); code != 200 {
+		t.Fatalf("accept the name's subscription request: %d", code)
+	}
+	waitFor(t, "the name entry in the Scan", func() bool {
+		var r struct {
+			Entries []struct{ Name string } `json:"entries"`
+		}
+		call(t, "GET", p.url("/api/scan/v0/ans-entries?page_size=100"), "", nil, &r)
+		for _, e := range r.Entries {
+			if e.Name == xssName {
+				return true
+			}
+		}
+		return false
+	})
+
+	ctx := newBrowser(t, 90*time.Second)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(link),
+		waitJS(`document.body.dataset.loaded === 'true' && document.body.dataset.feed === 'live'`),
+	); err != nil {
+		t.Fatalf("open the dashboard: %v", err)
+	}
+	fragment := evalJS[string](t, ctx, `location.hash`)
+	networkText := evalJS[string](t, ctx, `document.querySelector('#network').textContent`)
+	firstRenderMS := evalJS[float64](t, ctx, `window.sandnetFirstRender.sincenavigation`)
+	t.Logf("first render %.0f ms after navigation", firstRenderMS)
+	if fragment != "" {
+		t.Errorf("the token stayed in the address bar: %q", fragment)
+	}
+	for _, want := range []string{"Digital-Asset-2", "Digital-Asset-Eng-4", "global-domain", "validator", "DSO"} {
+		if !strings.Contains(networkText, want) {
+			t.Errorf("network panel lacks %q:\n%s", want, networkText)
+		}
+	}
+
+	// Escaping: the markup shows as text, and nothing ran or was built.
+	checkInert := func(when string) {
+		t.Helper()
+		r := evalJS[struct {
+			Imgs, Scripts int
+			XSS           any
+			Parties       string
+			Contracts     string
+			Feed          string
+		}](t, ctx, `({
+			imgs: document.querySelectorAll('img').length,
+			scripts: document.querySelectorAll('script').length,
+			xss: window.__xss ?? null,
+			parties: document.querySelector('#parties').textContent,
+			contracts: document.querySelector('#contracts').textContent,
+			feed: document.querySelector('#feed').textContent,
+		})`)
+		if r.Imgs != 0 || r.Scripts != 1 || r.XSS != nil {
+			t.Errorf("%s: ledger data became markup: %d img, %d script elements, window.__xss = %v", when, r.Imgs, r.Scripts, r.XSS)
+		}
+		for what, text := range map[string]string{"party hint": r.Parties, "transfer description": r.Contracts, "name URL": r.Contracts, "feed": r.Feed} {
+			want := map[string]string{"party hint": xssHint, "transfer description": xssDescription, "name URL": xssURL, "feed": "window.__xss=3</script>"}[what]
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: the %s is not shown as text (want %q)", when, what, want)
+			}
+		}
+	}
+	// The feed shows an update's JSON, the offer's description in it, on a click.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll('#feed-rows tr')].find(tr => tr.textContent.includes('+TransferOffer'))`)),
+		waitJS(`!document.querySelector('#feed-detail').hidden`),
+	); err != nil {
+		t.Fatalf("show the transfer offer's update: %v", err)
+	}
+	checkInert("after loading")
+
+	// A tap through the API appears live in the feed.
+	var ledgerEnd struct{ Offset int64 }
+	call(t, "GET", p.url("/v2/state/ledger-end"), op, nil, &ledgerEnd)
+	if code := call(t, "POST", p.url("/api/sandnet/v0/tap"), op, map[string]string{"user": "alice", "amount": "7.25"}, nil); code != 200 {
+		t.Fatalf("tap: %d", code)
+	}
+	if err := chromedp.Do(ctx, waitJS(fmt.Sprintf(`[...document.querySelectorAll('#feed-rows tr')].some(tr =>
+		Number(tr.cells[0].textContent) > %d && tr.textContent.includes('+Amulet') && tr.textContent.includes('7.25'))`, ledgerEnd.Offset))); err != nil {
+		t.Fatalf("the tap did not appear in the live feed: %v", err)
+	}
+
+	// The clock control advances ledger time.
+	var before, after struct {
+		ClockOffsetUs int64 `json:"clock_offset_us"`
+	}
+	call(t, "GET", p.url("/api/sandnet/v0/clock"), op, nil, &before)
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#clock-by`), "2h"),
+		chromedp.Click(chromedp.CSS(`#clock-advance`)),
+		waitJS(`document.querySelector('#clock-offset').textContent.includes('2h')`),
+	); err != nil {
+		t.Fatalf("advance the clock: %v", err)
+	}
+	call(t, "GET", p.url("/api/sandnet/v0/clock"), op, nil, &after)
+	if d := time.Duration(after.ClockOffsetUs-before.ClockOffsetUs) * time.Microsecond; d < 2*time.Hour {
+		t.Errorf("the clock moved by %v, want 2h", d)
+	}
+
+	// Saves: the controls when the API exists, a clear note when not.
+	if code := call(t, "GET", p.url("/api/sandnet/v0/saves"), op, nil, nil); code == http.StatusNotFound {
+		if err := chromedp.Do(ctx, waitJS(`document.querySelector('#saves').textContent.includes('404')`)); err != nil {
+			t.Errorf("the saves panel does not say the API is missing: %v", err)
+		}
+	} else {
+		if err := chromedp.Do(ctx,
+			chromedp.SetValue(chromedp.CSS(`#save-name`), "checkpoint-1"),
+			chromedp.Submit(chromedp.CSS(`#save-form`)),
+			waitJS(`!!document.querySelector('#saves tr[data-save="checkpoint-1"]')`),
+			chromedp.Click(chromedp.CSS(`#saves tr[data-save="checkpoint-1"] button.restore`)),
+			waitJS(`document.body.dataset.loaded === 'true' && document.querySelector('#error').hidden`),
+			chromedp.Click(chromedp.CSS(`#saves tr[data-save="checkpoint-1"] button.delete`)),
+			waitJS(`!document.querySelector('#saves tr[data-save="checkpoint-1"]')`),
+		); err != nil {
+			t.Errorf("save, restore and delete from the dashboard: %v", err)
+		}
+	}
+
+	// The Scan explorer's views open.
+	for tab, want := range map[string]string{"history": "sandnet-seed", "acs": "AmuletRules", "votes": "requester", "migrations": "current"} {
+		if err := chromedp.Do(ctx,
+			chromedp.Click(chromedp.CSS(`#explorer-tabs button[data-tab="`+tab+`"]`)),
+			waitJS(`document.querySelector('#explorer .body').textContent.includes(`+jsString(want)+`)`),
+		); err != nil {
+			t.Errorf("explorer tab %s does not show %q: %v", tab, want, err)
+		}
+	}
+	checkInert("at the end")
+
+	if dir := os.Getenv("SANDNET_DASHBOARD_SCREENSHOTS"); dir != "" {
+		if err := chromedp.Do(ctx,
+			chromedp.Click(chromedp.CSS(`#explorer-tabs button[data-tab="history"]`)),
+			waitJS(`document.querySelector('#explorer .body').textContent.includes('sandnet-seed')`),
+		); err != nil {
+			t.Fatal(err)
+		}
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "dashboard.png"), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// evalJS evaluates a JavaScript expression in the page.
+func evalJS[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+func jsString(s string) string {
+	return fmt.Sprintf("%q", s)
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not come in 30 s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
