@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -329,4 +330,65 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// timingJS sums up a load: the page's and its requests' timings (ms from
+// navigation) and the marks the page sets.
+const timingJS = `JSON.stringify({
+	page: (({responseEnd, domInteractive, domContentLoadedEventEnd}) => ({responseEnd, domInteractive, domContentLoadedEventEnd}))(performance.getEntriesByType('navigation')[0]),
+	marks: performance.getEntriesByType('mark').map(m => [m.name, Math.round(m.startTime)]),
+	requests: performance.getEntriesByType('resource').map(r => [r.name.replace(location.origin, '').slice(0, 60), Math.round(r.startTime), Math.round(r.duration)]),
+})`
+
+// TestDashboardFirstRender measures the dashboard's first render: the
+// time from navigation to the network panel, the clock and the feed's
+// first page drawn (window.sandnetFirstRender), over
+// SANDNET_DASHBOARD_RUNS loads (default 10) after one warm-up, in one
+// browser. It runs against SANDNET_DASHBOARD_URL, a link as `sandnet
+// start` prints it (http://host:port/#token=…), or else a new sandnet.
+// docs/performance.md has the figures; it is a measure, not a check:
+//
+//	SANDNET_DASHBOARD_URL=… go test -run 'TestDashboardFirstRender$' -v ./cmd/sandnet
+func TestDashboardFirstRender(t *testing.T) {
+	link := os.Getenv("SANDNET_DASHBOARD_URL")
+	if link == "" {
+		if testing.Short() {
+			t.Skip("a measure")
+		}
+		link = dashboardLinkOf(t, startSandnet(t, t.TempDir()))
+	}
+	runs := 10
+	if s := os.Getenv("SANDNET_DASHBOARD_RUNS"); s != "" {
+		fmt.Sscan(s, &runs)
+	}
+	ctx := newBrowser(t, 10*time.Minute)
+	var times []float64
+	for i := 0; i <= runs; i++ {
+		if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(link)); err != nil {
+			t.Fatal(err)
+		}
+		// The page replaces its URL (dropping the token) as it starts,
+		// which may renew the context a poll started in: poll again.
+		for try := 0; ; try++ {
+			err := chromedp.Do(ctx, waitJS(`document.body.dataset.ready === 'true'`))
+			if err == nil {
+				break
+			}
+			if try == 5 || !strings.Contains(err.Error(), "Cannot find context") {
+				t.Fatal(err)
+			}
+		}
+		ms := evalJS[float64](t, ctx, `window.sandnetFirstRender.sincenavigation`)
+		if i == runs {
+			t.Logf("timing of the last load: %s", evalJS[string](t, ctx, timingJS))
+		}
+		rows := evalJS[int](t, ctx, `document.querySelectorAll('#feed-rows tr').length`)
+		t.Logf("load %d: first render %.0f ms after navigation, %d feed rows", i, ms, rows)
+		if i > 0 {
+			times = append(times, ms)
+		}
+	}
+	slices.Sort(times)
+	t.Logf("first render over %d loads: median %.0f ms, min %.0f ms, max %.0f ms",
+		len(times), times[len(times)/2], times[0], times[len(times)-1])
 }

@@ -358,16 +358,16 @@ async function startFeed() {
   if (feed.ws) feed.ws.close();
   feed.rows.replaceChildren();
   feed.pending = [];
-  const end = (await api('GET', '/v2/state/ledger-end')).offset;
-  state.ledgerEnd = end;
-  if (end > 0) {
-    const page = await api('POST', '/v2/updates/get-updates-page', {
-      maxPageSize: FEED_INITIAL, descendingOrder: true, endOffsetInclusive: end, updateFormat: UPDATE_FORMAT,
-    });
-    const ups = (page.updates || []).map((u) => u.update).reverse();
-    for (const u of ups) enqueue(u, false);
-  }
-  feed.offset = end;
+  feed.offset = 0;
+  // The newest FEED_INITIAL updates, read from the ledger end down in one
+  // request; the stream then starts after the newest of them, so that no
+  // update is missed or shown twice.
+  const page = await api('POST', '/v2/updates/get-updates-page', {
+    maxPageSize: FEED_INITIAL, descendingOrder: true, updateFormat: UPDATE_FORMAT,
+  });
+  const ups = (page.updates || []).map((u) => u.update).reverse();
+  for (const u of ups) enqueue(u, false);
+  state.ledgerEnd = feed.offset;
   flushFeed(); // the initial page is drawn at once, not a frame later
   if (gen === feed.generation) connectFeed(gen);
 }
@@ -637,6 +637,7 @@ async function loadAll() {
 }
 
 function init() {
+  performance.mark('sandnet:start');
   takeTokenFromFragment();
   feed.rows = document.getElementById('feed-rows');
   feed.stats = document.getElementById('feed-stats');
