@@ -638,6 +638,8 @@ async function loadAll() {
 
 function init() {
   performance.mark('sandnet:start');
+  // For measures and tests: where the feed is.
+  window.sandnetFeed = () => ({ offset: feed.offset, received: feed.received, rows: feed.rows.childElementCount, pending: feed.pending.length });
   takeTokenFromFragment();
   feed.rows = document.getElementById('feed-rows');
   feed.stats = document.getElementById('feed-stats');
