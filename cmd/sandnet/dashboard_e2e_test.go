@@ -292,21 +292,6 @@ func TestDashboard(t *testing.T) {
 	}
 	checkInert("at the end")
 
-	if dir := os.Getenv("SANDNET_DASHBOARD_SCREENSHOTS"); dir != "" {
-		if err := chromedp.Do(ctx,
-			chromedp.Click(chromedp.CSS(`#explorer-tabs button[data-tab="history"]`)),
-			waitJS(`document.querySelector('#explorer .body').textContent.includes('sandnet-seed')`),
-		); err != nil {
-			t.Fatal(err)
-		}
-		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "dashboard.png"), shot, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // evalJS evaluates a JavaScript expression in the page.
@@ -471,4 +456,64 @@ func TestDashboardFeedKeepsUp(t *testing.T) {
 	}](t, ctx, `window.__frames`)
 	t.Logf("%d taps in %d s by %d writers (%.0f commits/s); the page received %d updates, had drawn the last %v after the last commit, keeps %d rows; %d frames, %d over 50 ms, worst %.0f ms",
 		committed.Load(), seconds, writers, float64(committed.Load())/float64(seconds), f.Received, lag.Round(time.Millisecond), f.Rows, fr.N, fr.Long, fr.Worst)
+}
+
+// TestDashboardScreenshots takes the screenshots of the docs
+// (docs/img/dashboard.png) of a network with some activity:
+//
+//	SANDNET_DASHBOARD_SCREENSHOTS=$PWD/docs/img go test -run 'TestDashboardScreenshots$' ./cmd/sandnet
+func TestDashboardScreenshots(t *testing.T) {
+	dir := os.Getenv("SANDNET_DASHBOARD_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("set SANDNET_DASHBOARD_SCREENSHOTS to a directory")
+	}
+	dataDir := t.TempDir()
+	p := startSandnet(t, dataDir)
+	link := dashboardLinkOf(t, p)
+	op := strings.TrimPrefix(link[strings.Index(link, "#"):], "#token=")
+	alice := mustToken(t, dataDir, "alice")
+	var net struct {
+		Users []struct {
+			UserID  string `json:"user_id"`
+			PartyID string `json:"party_id"`
+		} `json:"users"`
+	}
+	call(t, "GET", p.url("/api/sandnet/v0/network"), op, nil, &net)
+	bob := ""
+	for _, u := range net.Users {
+		if u.UserID == "bob" {
+			bob = u.PartyID
+		}
+	}
+	for i, d := range []string{"lunch on Friday", "concert tickets"} {
+		if code := call(t, "POST", p.url("/api/validator/v0/wallet/transfer-offers"), alice, map[string]any{
+			"receiver_party_id": bob, "amount": fmt.Sprint(12 + 30*i), "description": d,
+			"expires_at": time.Now().Add(24 * time.Hour).UnixMicro(), "tracking_id": fmt.Sprint("offer-", i),
+		}, nil); code != 200 {
+			t.Fatalf("create transfer offer: %d", code)
+		}
+	}
+	ctx := newBrowser(t, 2*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate(link), waitJS(`document.body.dataset.loaded === 'true' && document.body.dataset.feed === 'live'`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, amount := range []string{"25", "100", "7.5"} {
+		call(t, "POST", p.url("/api/sandnet/v0/tap"), op, map[string]string{"user": "bob", "amount": amount}, nil)
+	}
+	if err := chromedp.Do(ctx,
+		waitJS(`window.sandnetFeed().received >= 3`),
+		chromedp.Click(chromedp.CSS(`button[data-refresh="parties"]`)),
+		chromedp.Click(chromedp.CSS(`#explorer-tabs button[data-tab="acs"]`)),
+		waitJS(`document.querySelector('#explorer .body').textContent.includes('AmuletRules')`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // the parties' refresh
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "dashboard.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -70,7 +70,7 @@ function partyHint(p) {
 
 function partyCell(p) {
   const s = String(p ?? '');
-  return el('td', { class: 'id', title: s }, partyHint(s));
+  return el('td', { class: 'id', title: s }, clip(partyHint(s), 40));
 }
 
 function shortTemplate(t) {
@@ -529,7 +529,7 @@ async function acsTab(at, pageToken, recordTime) {
     migration_id: migration, record_time: recordTime, page_size: 50, ...(pageToken !== undefined ? { after: pageToken } : {}),
   });
   const rows = (page.created_events || []).map((c) => el('tr', {}, idCell(c.contract_id, 20), td(shortTemplate(c.template_id)),
-    td(clip(JSON.stringify(c.create_arguments), 160)), el('td', {}, detailsPre(c))));
+    td(clip(JSON.stringify(c.create_arguments), 300), 'args'), el('td', {}, detailsPre(c))));
   const next = page.next_page_token !== undefined && page.next_page_token !== null
     ? el('button', { type: 'button', text: 'Next page', onclick: () => acsTab(at, page.next_page_token, recordTime).catch(showError) }) : null;
   setBody('explorer', form, el('div', { class: 'pager' }, el('span', { class: 'muted' }, `snapshot ${recordTime}, migration ${migration}`), next),
