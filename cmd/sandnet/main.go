@@ -26,6 +26,7 @@ type CLI struct {
 	Start   StartCmd   `cmd:"" help:"Run a local Canton Network: ledger API, validator, Scan and admin API on one port."`
 	Token   TokenCmd   `cmd:"" help:"Print a bearer token (JWT) for a ledger API user."`
 	Admin   AdminCmd   `cmd:"" help:"Drive a running sandnet through its admin API."`
+	Status  StatusCmd  `cmd:"" help:"Summarize a running sandnet: readiness, network, clock, ledger ends, Scan."`
 	Scan    ScanCmd    `cmd:"" help:"Run a Scan in its own process, reading a running sandnet over its JSON Ledger API."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
