@@ -509,7 +509,8 @@ func TestDashboardScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond) // the parties' refresh
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
+	// Quality 100 makes a PNG; below it, a JPEG.
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
