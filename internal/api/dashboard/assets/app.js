@@ -3,11 +3,11 @@
 //
 // Everything read from the ledger (party hints, descriptions, names) is
 // user input: the page is built with el() and text nodes only, never
-// innerHTML, and the server's Content-Security-Policy allows no inline
+// parsed as HTML, and the server's Content-Security-Policy allows no inline
 // script as a second line of defence.
 //
-// The first render reads heads only (the clock, the network, the ledger
-// end and the last FEED_INITIAL updates), so it costs the same on a
+// The first render reads heads only (the clock, the network, the last
+// FEED_INITIAL updates from the ledger end down), so it costs the same on a
 // ledger of a million updates as on a new one; the other panels load
 // after it.
 
@@ -340,7 +340,7 @@ async function loadContracts() {
 
 const feed = {
   rows: null, stats: null, ws: null, offset: 0, received: 0, pending: [], scheduled: false, paused: false,
-  data: new WeakMap(), started: performance.now(), rateWindow: [], closed: false, generation: 0,
+  data: new WeakMap(), rateWindow: [], generation: 0, backoff: 1000,
 };
 
 const UPDATE_FORMAT = {
@@ -378,6 +378,7 @@ function connectFeed(gen) {
   const ws = new WebSocket(`${proto}//${location.host}/v2/updates`, protocols);
   feed.ws = ws;
   ws.onopen = () => {
+    feed.backoff = 1000;
     ws.send(JSON.stringify({ beginExclusive: feed.offset, verbose: false, updateFormat: UPDATE_FORMAT }));
     document.body.dataset.feed = 'live';
     renderStats();
@@ -398,7 +399,11 @@ function connectFeed(gen) {
     if (feed.ws !== ws) return;
     document.body.dataset.feed = 'reconnecting';
     renderStats();
-    if (gen === feed.generation) setTimeout(() => gen === feed.generation && connectFeed(gen), 1000);
+    // Reconnect from the last offset seen, waiting longer after each
+    // failure (a bad token, a stopped server), up to 30 s.
+    const wait = feed.backoff || 1000;
+    feed.backoff = Math.min(wait * 2, 30000);
+    if (gen === feed.generation) setTimeout(() => gen === feed.generation && connectFeed(gen), wait);
   };
 }
 
