@@ -268,16 +268,35 @@ func TestDashboard(t *testing.T) {
 			t.Errorf("the saves panel does not say the API is missing: %v", err)
 		}
 	} else {
-		if err := chromedp.Do(ctx,
-			chromedp.SetValue(chromedp.CSS(`#save-name`), "checkpoint-1"),
-			chromedp.Submit(chromedp.CSS(`#save-form`)),
-			waitJS(`!!document.querySelector('#saves tr[data-save="checkpoint-1"]')`),
-			chromedp.Click(chromedp.CSS(`#saves tr[data-save="checkpoint-1"] button.restore`)),
-			waitJS(`document.body.dataset.loaded === 'true' && document.querySelector('#error').hidden`),
-			chromedp.Click(chromedp.CSS(`#saves tr[data-save="checkpoint-1"] button.delete`)),
-			waitJS(`!document.querySelector('#saves tr[data-save="checkpoint-1"]')`),
-		); err != nil {
-			t.Errorf("save, restore and delete from the dashboard: %v", err)
+		for _, step := range []struct {
+			what string
+			do   []chromedp.Action[chromedp.Void]
+		}{
+			{"save", []chromedp.Action[chromedp.Void]{
+				chromedp.SetValue(chromedp.CSS(`#save-name`), "checkpoint-1"),
+				chromedp.Click(chromedp.CSS(`#save-form button`)),
+				waitJS(`!!document.querySelector('#saves tr[data-save="checkpoint-1"]')`),
+			}},
+			{"restore", []chromedp.Action[chromedp.Void]{
+				chromedp.Click(chromedp.CSS(`#saves tr[data-save="checkpoint-1"] button.restore`)),
+				waitJS(`document.body.dataset.restored === 'checkpoint-1' && document.body.dataset.loaded === 'true' && document.body.dataset.feed === 'live'`),
+			}},
+			{"delete", []chromedp.Action[chromedp.Void]{
+				chromedp.Click(chromedp.CSS(`#saves tr[data-save="checkpoint-1"] button.delete`)),
+				waitJS(`!document.querySelector('#saves tr[data-save="checkpoint-1"]')`),
+			}},
+		} {
+			if err := chromedp.Do(ctx, step.do...); err != nil {
+				t.Errorf("%s from the dashboard: %v; the page says: %s", step.what, err,
+					evalJS[string](t, ctx, `document.querySelector('#error').textContent + ' | ' + document.querySelector('#saves').textContent`))
+				break
+			}
+		}
+		if t.Failed() {
+			return
+		}
+		if msg := evalJS[string](t, ctx, `document.querySelector('#error').hidden ? '' : document.querySelector('#error').textContent`); msg != "" {
+			t.Errorf("the dashboard shows an error after save, restore and delete: %s", msg)
 		}
 	}
 

@@ -601,7 +601,7 @@ async function createSave(ev) {
 async function restoreSave(name) {
   try {
     await api('POST', `${ADMIN}/saves/${encodeURIComponent(name)}/restore`);
-    showError(null);
+    document.body.dataset.restored = name;
     await loadAll();
   } catch (err) {
     showError(err);
@@ -622,6 +622,7 @@ async function deleteSave(name) {
 
 async function loadAll() {
   showError(null);
+  document.body.dataset.loaded = 'false';
   document.getElementById('token-status').textContent = token() ? '' : 'no token: paste one';
   const t0 = performance.now();
   // First render: heads only.
