@@ -135,19 +135,7 @@ func TestDashboard(t *testing.T) {
 		t.Fatalf("create user with hint %s: %d", xssHint, code)
 	}
 	alice := mustToken(t, dataDir, "alice")
-	var net struct {
-		Users []struct {
-			UserID  string `json:"user_id"`
-			PartyID string `json:"party_id"`
-		} `json:"users"`
-	}
-	call(t, "GET", p.url("/api/sandnet/v0/network"), op, nil, &net)
-	bob := ""
-	for _, u := range net.Users {
-		if u.UserID == "bob" {
-			bob = u.PartyID
-		}
-	}
+	bob := primaryParty(t, p, op, "bob")
 	if code := call(t, "POST", p.url("/api/validator/v0/wallet/transfer-offers"), alice, map[string]any{
 		"receiver_party_id": bob, "amount": "1.5", "description": xssDescription,
 		"expires_at": time.Now().Add(24 * time.Hour).UnixMicro(), "tracking_id": "xss-offer",
@@ -311,6 +299,25 @@ func TestDashboard(t *testing.T) {
 	}
 	checkInert("at the end")
 
+}
+
+// primaryParty is a user's party, as the admin API's network lists it.
+func primaryParty(t *testing.T, p *proc, op, user string) string {
+	t.Helper()
+	var net struct {
+		Users []struct {
+			UserID  string `json:"user_id"`
+			PartyID string `json:"party_id"`
+		} `json:"users"`
+	}
+	call(t, "GET", p.url("/api/sandnet/v0/network"), op, nil, &net)
+	for _, u := range net.Users {
+		if u.UserID == user && u.PartyID != "" {
+			return u.PartyID
+		}
+	}
+	t.Fatalf("the network has no user %s with a party", user)
+	return ""
 }
 
 // evalJS evaluates a JavaScript expression in the page.
@@ -491,19 +498,7 @@ func TestDashboardScreenshots(t *testing.T) {
 	link := dashboardLinkOf(t, p)
 	op := strings.TrimPrefix(link[strings.Index(link, "#"):], "#token=")
 	alice := mustToken(t, dataDir, "alice")
-	var net struct {
-		Users []struct {
-			UserID  string `json:"user_id"`
-			PartyID string `json:"party_id"`
-		} `json:"users"`
-	}
-	call(t, "GET", p.url("/api/sandnet/v0/network"), op, nil, &net)
-	bob := ""
-	for _, u := range net.Users {
-		if u.UserID == "bob" {
-			bob = u.PartyID
-		}
-	}
+	bob := primaryParty(t, p, op, "bob")
 	for i, d := range []string{"lunch on Friday", "concert tickets"} {
 		if code := call(t, "POST", p.url("/api/validator/v0/wallet/transfer-offers"), alice, map[string]any{
 			"receiver_party_id": bob, "amount": fmt.Sprint(12 + 30*i), "description": d,
