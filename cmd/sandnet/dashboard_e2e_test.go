@@ -485,7 +485,7 @@ func TestDashboardFeedKeepsUp(t *testing.T) {
 }
 
 // TestDashboardScreenshots takes the screenshots of the docs
-// (docs/img/dashboard.png) of a network with some activity:
+// (docs/img/dashboard.png, dashboard-feed.png) of a network with some activity:
 //
 //	SANDNET_DASHBOARD_SCREENSHOTS=$PWD/docs/img go test -run 'TestDashboardScreenshots$' ./cmd/sandnet
 func TestDashboardScreenshots(t *testing.T) {
@@ -529,6 +529,19 @@ func TestDashboardScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "dashboard.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The live feed with a transfer offer's update opened.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll('#feed-rows tr')].find(tr => tr.textContent.includes('+TransferOffer'))`)),
+		waitJS(`!document.querySelector('#feed-detail').hidden`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if shot, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`#feed`))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "dashboard-feed.png"), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -187,14 +187,18 @@ async function advanceClock(ev) {
 
 // ---- network ----
 
+// loadNetwork draws the network as the admin API gives it at once, and
+// the Scan's open rounds when they come: a Scan still catching up on a
+// long history must not hold the first render back.
 async function loadNetwork() {
-  const [net, rounds] = await Promise.all([
-    api('GET', ADMIN + '/network'),
-    api('POST', SCAN + '/v0/open-and-issuing-mining-rounds',
-      { cached_open_mining_round_contract_ids: [], cached_issuing_round_contract_ids: [] }).catch(() => null),
-  ]);
+  const rounds = api('POST', SCAN + '/v0/open-and-issuing-mining-rounds',
+    { cached_open_mining_round_contract_ids: [], cached_issuing_round_contract_ids: [] }).catch(() => null);
+  const net = await api('GET', ADMIN + '/network');
   state.network = net;
-  renderNetwork(net, rounds);
+  renderNetwork(net, null);
+  rounds.then((r) => {
+    if (r && state.network === net) renderNetwork(net, r);
+  });
   return net;
 }
 
@@ -202,11 +206,11 @@ function renderNetwork(net, rounds) {
   const svParticipants = new Set(net.svs.map((s) => s.participant_id));
   const byID = new Map(net.participants.map((p) => [p.participant_id, p]));
   const openRounds = rounds ? Object.values(rounds.open_mining_rounds || {})
-    .map((r) => Number(r.contract?.payload?.round?.number)).sort((a, b) => a - b) : [];
+    .map((r) => Number(r.contract?.payload?.round?.number)).sort((a, b) => a - b).join(', ') : '…';
   const summary = el('table', { class: 'kv' }, el('tbody', {},
     el('tr', {}, el('th', { text: 'DSO party' }), idCell(net.dso_party_id, 80)),
     el('tr', {}, el('th', { text: 'migration' }), td(String(net.migration_id))),
-    el('tr', {}, el('th', { text: 'open mining rounds' }), td(openRounds.join(', ') || '–')),
+    el('tr', {}, el('th', { text: 'open mining rounds' }), td(openRounds || '–')),
   ));
   const svs = table(['SV', 'party', 'participant', 'ledger end'], net.svs.slice(0, LIST_CAP).map((s) =>
     el('tr', {}, td(s.name), partyCell(s.party_id), idCell(s.participant_id), td(String(byID.get(s.participant_id)?.ledger_end ?? ''), 'num'))));
