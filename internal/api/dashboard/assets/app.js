@@ -16,6 +16,7 @@ const SCAN = '/api/scan';
 const TOKEN_KEY = 'sandnet.dashboard.token';
 const FEED_CAP = 500; // rows the feed keeps
 const FEED_INITIAL = 50; // updates read before the live stream starts
+const FEED_INTERVAL = 100; // ms: the feed draws at most this often
 const LIST_CAP = 200; // rows of the other tables
 
 const TEMPLATES = {
@@ -344,7 +345,7 @@ async function loadContracts() {
 
 const feed = {
   rows: null, stats: null, ws: null, offset: 0, received: 0, pending: [], scheduled: false, paused: false,
-  data: new WeakMap(), rateWindow: [], generation: 0, backoff: 1000,
+  data: new WeakMap(), rateWindow: [], generation: 0, backoff: 1000, lastDraw: 0,
 };
 
 const UPDATE_FORMAT = {
@@ -430,7 +431,12 @@ function enqueue(u, live) {
   if (feed.pending.length > FEED_CAP * 2) feed.pending.splice(0, feed.pending.length - FEED_CAP);
   if (!feed.scheduled) {
     feed.scheduled = true;
-    requestAnimationFrame(flushFeed);
+    // One draw per animation frame, and at most one per FEED_INTERVAL:
+    // each draw shifts and repaints the visible rows, whatever their
+    // number, so at a high commit rate fewer, larger batches cost less.
+    const wait = feed.lastDraw + FEED_INTERVAL - performance.now();
+    if (wait <= 0) requestAnimationFrame(flushFeed);
+    else setTimeout(() => requestAnimationFrame(flushFeed), wait);
   }
 }
 
@@ -438,6 +444,7 @@ function enqueue(u, live) {
 // change, newest on top, and trims the table to FEED_CAP rows.
 function flushFeed() {
   feed.scheduled = false;
+  feed.lastDraw = performance.now();
   if (feed.paused || feed.pending.length === 0) {
     renderStats();
     return;
@@ -466,8 +473,10 @@ function feedRow(u) {
     else if (e.JsAssignmentEvent || e.JsUnassignedEvent) parts.push(Object.keys(e)[0]);
   }
   if (events.length > 4) parts.push(`… ${events.length} events`);
-  const tr = el('tr', {}, td(String(v.offset ?? ''), 'num'), td(v.recordTime || v.effectiveAt || ''),
-    td(kind), idCell(v.updateId, 24), el('td', { title: args }, parts.join(' '), args ? el('span', { class: 'muted' }, ' ', clip(args, 200)) : null));
+  const cell = (text, cls, title) => el('span', { class: cls, title }, text);
+  const tr = el('div', { class: 'row' }, cell(String(v.offset ?? '')), cell(v.recordTime || v.effectiveAt || ''),
+    cell(kind), cell(clip(v.updateId, 24), 'id', v.updateId),
+    el('span', { title: args }, parts.join(' '), args ? el('span', { class: 'muted' }, ' ', clip(args, 200)) : null));
   feed.data.set(tr, u);
   return tr;
 }
@@ -480,7 +489,7 @@ function renderStats() {
 }
 
 function showFeedDetail(ev) {
-  const tr = ev.target.closest('tr');
+  const tr = ev.target.closest('.row');
   const u = tr && feed.data.get(tr);
   const pre = document.getElementById('feed-detail');
   if (!u) return;
