@@ -10,6 +10,8 @@
 #   scripts/bench-dashboard.sh [runs]                 (default 10 runs, 1,000,000 updates)
 #   UPDATES=100000 scripts/bench-dashboard.sh
 #   BENCH_DATA_DIR=/big/disk/dir scripts/bench-dashboard.sh
+#   IDLE_TIMEOUT=60 scripts/bench-dashboard.sh        wait at most 60 s (default 1800) for sandnet to be idle:
+#                                                     a restart's Scans ingest the history in the background
 #
 # It needs chromium (apt-get install -y chromium). The data directory is
 # kept for the next run (1,000,000 updates take about 6 GB and an hour to
@@ -33,19 +35,53 @@ run_child "$BENCH_TMP/populate" --data-dir "$data" --contracts "$updates" --per-
 
 log="$BENCH_TMP/sandnet.log"
 READY_TIMEOUT=600 start_sandnet "$log" --data-dir "$data" --log-format json
-echo "sandnet ready in ${READY_MS} ms; waiting until it is idle (its Scans catch up on the history)"
-for _ in $(seq "${IDLE_TIMEOUT:-1800}"); do
+idle_timeout="${IDLE_TIMEOUT:-1800}"
+echo "sandnet ready in ${READY_MS} ms; waiting up to ${idle_timeout} s until it is idle (its Scans catch up on the history)"
+for _ in $(seq $((idle_timeout / 5))); do
   c0=$(cpu_ms)
   sleep 5
   c1=$(cpu_ms)
   # Idle: under 10 % of one CPU over 5 s.
   [ $((c1 - c0)) -lt 500 ] && break
 done
-end=$(curl -fs -H "Authorization: Bearer $("$SANDNET_BIN" token --data-dir "$data" --user participant_admin 2>/dev/null)" \
-  "$SANDNET_URL/v2/state/ledger-end" | jq -r .offset)
-echo "ledger end: $end"
+
+token=$("$SANDNET_BIN" token --data-dir "$data" --user participant_admin 2>/dev/null)
+acs_of() { # the page's read of a template's active contracts, any party
+  printf '{"maxPageSize":200,"eventFormat":{"filtersForAnyParty":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"%s","includeCreatedEventBlob":false}}}}]},"verbose":false}}' "$1"
+}
+wildcard='{"filtersForAnyParty":{"cumulative":[{"identifierFilter":{"WildcardFilter":{"value":{"includeCreatedEventBlob":false}}}}]},"verbose":false}'
+# time_read NAME METHOD PATH [BODY]: the server time of one of the page's
+# reads (curl's total over loopback), 5 times.
+time_read() {
+  local name=$1 method=$2 path=$3 body=${4:-} times=()
+  for _ in 1 2 3 4 5; do
+    if [ -n "$body" ]; then
+      times+=("$(curl -fs -o /dev/null -w '%{time_total}' -X "$method" -H "Authorization: Bearer $token" \
+        -H 'Content-Type: application/json' -d "$body" "$SANDNET_URL$path" | awk '{printf "%.1f", $1 * 1000}')")
+    else
+      times+=("$(curl -fs -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $token" "$SANDNET_URL$path" |
+        awk '{printf "%.1f", $1 * 1000}')")
+    fi
+  done
+  summarize "$name" ms "${times[@]}"
+}
+echo "== the page's reads, server time over loopback"
+time_read "clock (first render)" GET /api/sandnet/v0/clock
+time_read "network (first render)" GET /api/sandnet/v0/network
+time_read "last 50 updates (first render)" POST /v2/updates/get-updates-page \
+  '{"maxPageSize":50,"descendingOrder":true,"updateFormat":{"includeTransactions":{"eventFormat":'"$wildcard"',"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA"}}}'
+time_read "transfer offers" POST /v2/state/active-contracts-page "$(acs_of '#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer')"
+time_read "transfer instructions" POST /v2/state/active-contracts-page "$(acs_of '#splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction')"
+party=$(curl -fs -H "Authorization: Bearer $token" "$SANDNET_URL/api/sandnet/v0/network" |
+  jq -r '[.users[] | select(.user_id == "load-01")][0].party_id')
+if [ -n "$party" ] && [ "$party" != null ]; then
+  time_read "a wallet's amulets (1,000)" POST /v2/state/active-contracts-page \
+    '{"maxPageSize":1000,"eventFormat":{"filtersByParty":{"'"$party"'":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#splice-amulet:Splice.Amulet:Amulet","includeCreatedEventBlob":false}}}}]}},"verbose":false}}'
+fi
+time_read "name entries (Scan)" GET '/api/scan/v0/ans-entries?page_size=200'
 
 link=$(grep -o '"msg":"open the dashboard: [^"]*' "$log" | tail -n 1 | sed 's/.*open the dashboard: //')
+echo "ledger end: $(curl -fs -H "Authorization: Bearer $token" "$SANDNET_URL/v2/state/ledger-end" | jq -r .offset)"
 echo "== first render, $runs loads after a warm-up"
 SANDNET_DASHBOARD_URL="$link" SANDNET_DASHBOARD_RUNS="$runs" \
   go test -count=1 -run 'TestDashboardFirstRender$' -v ./cmd/sandnet |
