@@ -34,7 +34,7 @@ run_child "$BENCH_TMP/populate" --data-dir "$data" --contracts "$updates" --per-
   --submitters "${SUBMITTERS:-4}"
 
 log="$BENCH_TMP/sandnet.log"
-READY_TIMEOUT=600 start_sandnet "$log" --data-dir "$data" --log-format json
+READY_TIMEOUT=600 start_sandnet "$log" --data-dir "$data"
 idle_timeout="${IDLE_TIMEOUT:-1800}"
 echo "sandnet ready in ${READY_MS} ms; waiting up to ${idle_timeout} s until it is idle (its Scans catch up on the history)"
 for _ in $(seq $((idle_timeout / 5))); do
@@ -80,7 +80,7 @@ if [ -n "$party" ] && [ "$party" != null ]; then
 fi
 time_read "name entries (Scan)" GET '/api/scan/v0/ans-entries?page_size=200'
 
-link=$(grep -o '"msg":"open the dashboard: [^"]*' "$log" | tail -n 1 | sed 's/.*open the dashboard: //')
+link=$(grep -o 'open the dashboard: [^"]*' "$log" | tail -n 1 | sed 's/open the dashboard: //')
 echo "ledger end: $(curl -fs -H "Authorization: Bearer $token" "$SANDNET_URL/v2/state/ledger-end" | jq -r .offset)"
 echo "== first render, $runs loads after a warm-up"
 SANDNET_DASHBOARD_URL="$link" SANDNET_DASHBOARD_RUNS="$runs" \
