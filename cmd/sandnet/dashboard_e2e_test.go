@@ -114,6 +114,7 @@ const (
 	xssDescription = `<img src=x onerror="window.__xss=2"><script>window.__xss=3</script>`
 	xssName        = `xss.unverified.cns`
 	xssURL         = `https://x.example/<img src=x onerror="window.__xss=4">`
+	xssReason      = `<svg onload="window.__xss=5"></svg>`
 )
 
 func TestDashboard(t *testing.T) {
@@ -152,6 +153,14 @@ func TestDashboard(t *testing.T) {
 		"expires_at": time.Now().Add(24 * time.Hour).UnixMicro(), "tracking_id": "xss-offer",
 	}, nil); code != 200 {
 		t.Fatalf("create transfer offer: %d", code)
+	}
+	// A token-standard transfer to bob, who has no pre-approval: a pending
+	// instruction, with the description as its reason.
+	if code := call(t, "POST", p.url("/api/validator/v0/wallet/token-standard/transfers"), alice, map[string]any{
+		"receiver_party_id": bob, "amount": "2.5", "description": xssReason,
+		"expires_at": time.Now().Add(24 * time.Hour).UnixMicro(), "tracking_id": "xss-instruction",
+	}, nil); code != 200 {
+		t.Fatalf("create token-standard transfer: %d", code)
 	}
 	var entry struct {
 		SubscriptionRequestCid string `json:"subscriptionRequestCid"`
@@ -201,21 +210,22 @@ func TestDashboard(t *testing.T) {
 	checkInert := func(when string) {
 		t.Helper()
 		r := evalJS[struct {
-			Imgs, Scripts int
-			XSS           any
-			Parties       string
-			Contracts     string
-			Feed          string
+			Imgs, Scripts, Svgs int
+			XSS                 any
+			Parties             string
+			Contracts           string
+			Feed                string
 		}](t, ctx, `({
 			imgs: document.querySelectorAll('img').length,
 			scripts: document.querySelectorAll('script').length,
+			svgs: document.querySelectorAll('svg').length,
 			xss: window.__xss ?? null,
 			parties: document.querySelector('#parties').textContent,
 			contracts: document.querySelector('#contracts').textContent,
 			feed: document.querySelector('#feed').textContent,
 		})`)
-		if r.Imgs != 0 || r.Scripts != 1 || r.XSS != nil {
-			t.Errorf("%s: ledger data became markup: %d img, %d script elements, window.__xss = %v", when, r.Imgs, r.Scripts, r.XSS)
+		if r.Imgs != 0 || r.Scripts != 1 || r.Svgs != 0 || r.XSS != nil {
+			t.Errorf("%s: ledger data became markup: %d img, %d script, %d svg elements, window.__xss = %v", when, r.Imgs, r.Scripts, r.Svgs, r.XSS)
 		}
 		for what, text := range map[string]string{"party hint": r.Parties, "transfer description": r.Contracts, "name URL": r.Contracts, "feed": r.Feed} {
 			want := map[string]string{"party hint": xssHint, "transfer description": xssDescription, "name URL": xssURL, "feed": "window.__xss=3</script>"}[what]
@@ -223,6 +233,14 @@ func TestDashboard(t *testing.T) {
 				t.Errorf("%s: the %s is not shown as text (want %q)", when, what, want)
 			}
 		}
+	}
+	// Transfer instructions come from the Scan's latest snapshot: the
+	// page's control takes one now.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#contracts button.snapshot`)),
+		waitJS(`document.querySelector('#contracts').textContent.includes(`+jsString(xssReason)+`)`),
+	); err != nil {
+		t.Fatalf("the transfer instruction does not show after a snapshot: %v", err)
 	}
 	// The feed shows an update's JSON, the offer's description in it, on a click.
 	if err := chromedp.Do(ctx,

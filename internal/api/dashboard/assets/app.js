@@ -18,11 +18,18 @@ const FEED_CAP = 500; // rows the feed keeps
 const FEED_INITIAL = 50; // updates read before the live stream starts
 const FEED_INTERVAL = 100; // ms: the feed draws at most this often
 const LIST_CAP = 200; // rows of the other tables
+// The ledger API computes active contracts by replaying the participant's
+// history, so a read of them costs in proportion to the ledger: above
+// this many offsets the page reads them only when asked.
+const LEDGER_ACS_AUTO = 10000;
 
 const TEMPLATES = {
   amulet: '#splice-amulet:Splice.Amulet:Amulet',
   transferOffer: '#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer',
-  transferInstruction: '#splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction',
+};
+// The Scan's names of templates (package_name:module:entity).
+const SCAN_TEMPLATES = {
+  transferInstruction: 'splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction',
 };
 
 // ---- DOM helpers: text only ----
@@ -231,7 +238,7 @@ function renderNetwork(net, rounds) {
 
 // ---- parties and balances ----
 
-async function loadParties() {
+async function loadParties(withLive) {
   const net = state.network || await loadNetwork();
   const parties = new Map();
   for (const p of net.participants) {
@@ -249,21 +256,23 @@ async function loadParties() {
     if (validatorIDs.has(u.participant_id) && u.user_id !== 'participant_admin') wallets.push(entry);
   }
   const list = [...parties.values()].slice(0, LIST_CAP);
-  // Live balances of the wallet users (their Amulet contracts at the
-  // ledger end, read as the party); the Scan's summary of every listed
-  // party as of its latest ACS snapshot.
+  // The Scan's summary of every listed party as of its latest ACS
+  // snapshot; live balances of the wallet users (their Amulet contracts
+  // at the ledger end, read as the party) on a short ledger or when asked.
   const live = new Map();
-  await Promise.all([...new Set(wallets)].slice(0, 50).map(async (w) => {
-    try {
-      live.set(w.party, await amuletOf(w.party));
-    } catch {
-      /* shown as – */
-    }
-  }));
+  const readLive = withLive === true || state.ledgerEnd <= LEDGER_ACS_AUTO;
+  if (readLive) {
+    await Promise.all([...new Set(wallets)].slice(0, 50).map(async (w) => {
+      try {
+        live.set(w.party, await amuletOf(w.party));
+      } catch {
+        /* shown as – */
+      }
+    }));
+  }
   let scanSummary = new Map(), snapshotAt = '';
   try {
-    const ts = await api('GET', `${SCAN}/v0/state/acs/snapshot-timestamp?migration_id=${net.migration_id}&before=${encodeURIComponent(new Date(Date.now() + 1000 * 86400 * 365 * 100).toISOString())}`);
-    snapshotAt = ts.record_time;
+    snapshotAt = await latestSnapshot(net.migration_id);
     const s = await api('POST', SCAN + '/v0/holdings/summary',
       { migration_id: net.migration_id, record_time: snapshotAt, owner_party_ids: list.map((p) => p.party) });
     scanSummary = new Map(s.summaries.map((x) => [x.party_id, x]));
@@ -273,13 +282,38 @@ async function loadParties() {
   const rows = list.map((p) => {
     const l = live.get(p.party), s = scanSummary.get(p.party);
     return el('tr', {}, partyCell(p.party), td(p.hosts.join(', ')), td(p.users.join(', ')),
-      td(l ? l.total : '', 'num'), td(l ? String(l.count) : '', 'num'),
-      td(s ? s.total_available_coin : '', 'num'), td(s ? s.total_locked_coin : '', 'num'));
+      td(s ? s.total_available_coin : '', 'num'), td(s ? s.total_locked_coin : '', 'num'),
+      td(l ? l.total : '', 'num'), td(l ? String(l.count) : '', 'num'));
   });
   setBody('parties',
-    table(['party', 'hosted on', 'users', 'amulet (live)', 'coins', 'available (Scan)', 'locked (Scan)'], rows),
-    el('p', { class: 'muted' }, `Live: the wallet users' Amulet contracts at the ledger end (initial amounts, before holding fees). ` +
-      `Scan: holdings summary of the ACS snapshot at ${snapshotAt || '(none yet)'}.`));
+    table(['party', 'hosted on', 'users', 'available (Scan)', 'locked (Scan)', 'amulet (live)', 'coins'], rows),
+    el('p', { class: 'muted' }, `Scan: holdings summary of the ACS snapshot at ${snapshotAt || '(none yet)'} `,
+      snapshotButton(), '. ',
+      readLive ? `Live: the wallet users' Amulet contracts at the ledger end (initial amounts, before holding fees).`
+        : el('button', { type: 'button', text: 'Read live balances', onclick: () => loadParties(true).catch(showError) }),
+      readLive ? '' : ` (the ledger API replays the history of ${state.ledgerEnd} offsets to list them: slow on a long ledger)`));
+}
+
+// snapshotButton takes a Scan ACS snapshot now (the admin API), so that
+// the Scan's views read the ledger as it is.
+function snapshotButton() {
+  return el('button', {
+    type: 'button', class: 'snapshot', text: 'snapshot now',
+    onclick: async () => {
+      try {
+        await api('POST', ADMIN + '/scan/snapshots');
+        await Promise.all([loadParties(), loadContracts()]);
+      } catch (err) {
+        showError(err);
+      }
+    },
+  });
+}
+
+async function latestSnapshot(migration) {
+  const far = new Date(Date.now() + 100 * 365 * 86400e3).toISOString();
+  const ts = await api('GET', `${SCAN}/v0/state/acs/snapshot-timestamp?migration_id=${migration}&before=${encodeURIComponent(far)}`);
+  return ts.record_time;
 }
 
 async function amuletOf(party) {
@@ -311,34 +345,49 @@ async function activeOf(templateId, n) {
 
 // ---- offers, instructions, names ----
 
-async function loadContracts() {
+async function loadContracts(withOffers) {
+  const net = state.network || await loadNetwork();
+  const readOffers = withOffers === true || state.ledgerEnd <= LEDGER_ACS_AUTO;
   const [offers, instructions, names] = await Promise.all([
-    activeOf(TEMPLATES.transferOffer, LIST_CAP).catch((e) => e),
-    activeOf(TEMPLATES.transferInstruction, LIST_CAP).catch((e) => e),
+    readOffers ? activeOf(TEMPLATES.transferOffer, LIST_CAP).catch((e) => e) : null,
+    scanActiveOf(net.migration_id, SCAN_TEMPLATES.transferInstruction).catch((e) => e),
     api('GET', SCAN + `/v0/ans-entries?page_size=${LIST_CAP}`).catch((e) => e),
   ]);
   const failed = (x) => x instanceof Error ? el('p', { class: 'bad', text: x.message }) : null;
-  const offerRows = offers instanceof Error ? [] : offers.map((c) => {
+  const offerRows = !offers || offers instanceof Error ? [] : offers.map((c) => {
     const a = c.createArgument || {};
     return el('tr', {}, partyCell(a.sender), partyCell(a.receiver), td(a.amount?.amount, 'num'),
       td(a.description), td(a.expiresAt), idCell(a.trackingId, 16));
   });
-  const instrRows = instructions instanceof Error ? [] : instructions.map((c) => {
-    const t = c.createArgument?.transfer || {};
+  const instrRows = instructions instanceof Error ? [] : instructions.events.map((c) => {
+    const t = c.create_arguments?.transfer || {};
     const meta = t.meta?.values || {};
     const reason = meta['splice.lfdecentralizedtrust.org/reason'] ?? Object.values(meta).join(' ');
     return el('tr', {}, partyCell(t.sender), partyCell(t.receiver), td(t.amount, 'num'), td(reason),
-      td(t.executeBefore), idCell(c.contractId, 16));
+      td(t.executeBefore), idCell(c.contract_id, 16));
   });
   const nameRows = names instanceof Error ? [] : (names.entries || []).map((e) =>
     el('tr', {}, td(e.name), partyCell(e.user), td(e.url), td(e.description), td(e.expires_at)));
   setBody('contracts',
-    el('h3', { text: `Transfer offers (${offerRows.length})` }), failed(offers),
-    table(['sender', 'receiver', 'amount', 'description', 'expires', 'tracking id'], offerRows),
+    el('h3', { text: offers ? `Transfer offers (${offerRows.length})` : 'Transfer offers' }), failed(offers),
+    offers ? table(['sender', 'receiver', 'amount', 'description', 'expires', 'tracking id'], offerRows)
+      : el('p', { class: 'muted' }, 'Only their parties and the validator see them (not the Scan), and the ledger API replays ',
+        `the history of ${state.ledgerEnd} offsets to list them: `,
+        el('button', { type: 'button', text: 'Read them', onclick: () => loadContracts(true).catch(showError) })),
     el('h3', { text: `Token-standard transfer instructions (${instrRows.length})` }), failed(instructions),
     table(['sender', 'receiver', 'amount', 'reason', 'execute before', 'contract'], instrRows),
+    instructions instanceof Error ? null : el('p', { class: 'muted' }, `As of the Scan's ACS snapshot at ${instructions.at} `, snapshotButton(), '.'),
     el('h3', { text: `Name entries (${nameRows.length})` }), failed(names),
     table(['name', 'user', 'url', 'description', 'expires'], nameRows));
+}
+
+// scanActiveOf reads a template's contracts in the Scan's latest ACS
+// snapshot: one indexed page, whatever the ledger's length.
+async function scanActiveOf(migration, template) {
+  const at = await latestSnapshot(migration);
+  const page = await api('POST', SCAN + '/v2/state/acs',
+    { migration_id: migration, record_time: at, page_size: LIST_CAP, templates: [template] });
+  return { at, events: page.created_events || [] };
 }
 
 // ---- live feed ----
