@@ -51,15 +51,15 @@ acs_of() { # the page's read of a template's active contracts, any party
 }
 wildcard='{"filtersForAnyParty":{"cumulative":[{"identifierFilter":{"WildcardFilter":{"value":{"includeCreatedEventBlob":false}}}}]},"verbose":false}'
 # time_read NAME METHOD PATH [BODY]: the server time of one of the page's
-# reads (curl's total over loopback), 5 times.
+# reads (curl's total over loopback), REPS times (default 5).
 time_read() {
   local name=$1 method=$2 path=$3 body=${4:-} times=()
-  for _ in 1 2 3 4 5; do
+  for _ in $(seq "${REPS:-5}"); do
     if [ -n "$body" ]; then
-      times+=("$(curl -fs -o /dev/null -w '%{time_total}' -X "$method" -H "Authorization: Bearer $token" \
+      times+=("$(curl -fs --max-time 900 -o /dev/null -w '%{time_total}' -X "$method" -H "Authorization: Bearer $token" \
         -H 'Content-Type: application/json' -d "$body" "$SANDNET_URL$path" | awk '{printf "%.1f", $1 * 1000}')")
     else
-      times+=("$(curl -fs -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $token" "$SANDNET_URL$path" |
+      times+=("$(curl -fs --max-time 900 -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $token" "$SANDNET_URL$path" |
         awk '{printf "%.1f", $1 * 1000}')")
     fi
   done
@@ -70,15 +70,27 @@ time_read "clock (first render)" GET /api/sandnet/v0/clock
 time_read "network (first render)" GET /api/sandnet/v0/network
 time_read "last 50 updates (first render)" POST /v2/updates/get-updates-page \
   '{"maxPageSize":50,"descendingOrder":true,"updateFormat":{"includeTransactions":{"eventFormat":'"$wildcard"',"transactionShape":"TRANSACTION_SHAPE_ACS_DELTA"}}}'
-time_read "transfer offers" POST /v2/state/active-contracts-page "$(acs_of '#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer')"
-time_read "transfer instructions" POST /v2/state/active-contracts-page "$(acs_of '#splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction')"
+# The Scan of a restarted network has no snapshot until its ingestion
+# reaches a boundary: take one now, of what it has ingested.
+t0=$(now_ns)
+curl -fs --max-time 900 -X POST -H "Authorization: Bearer $token" "$SANDNET_URL/api/sandnet/v0/scan/snapshots" | jq -c .
+echo "  (the snapshot took $((($(now_ns) - t0) / 1000000)) ms)"
+at=$(curl -fs "$SANDNET_URL/api/scan/v0/state/acs/snapshot-timestamp?migration_id=0&before=2100-01-01T00:00:00Z" | jq -r .record_time)
+time_read "transfer instructions (Scan)" POST /api/scan/v2/state/acs \
+  '{"migration_id":0,"record_time":"'"$at"'","page_size":200,"templates":["splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction"]}'
+owners=$(curl -fs -H "Authorization: Bearer $token" "$SANDNET_URL/api/sandnet/v0/network" | jq -c '[.participants[].parties[]] | unique')
+time_read "holdings summary (Scan)" POST /api/scan/v0/holdings/summary \
+  '{"migration_id":0,"record_time":"'"$at"'","owner_party_ids":'"$owners"'}'
+time_read "name entries (Scan)" GET '/api/scan/v0/ans-entries?page_size=200'
+# What the page reads only on a short ledger or when asked: the ledger
+# API's active contracts, which it computes by replaying the history.
+REPS=1 time_read "transfer offers (ledger ACS)" POST /v2/state/active-contracts-page "$(acs_of '#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer')"
 party=$(curl -fs -H "Authorization: Bearer $token" "$SANDNET_URL/api/sandnet/v0/network" |
   jq -r '[.users[] | select(.user_id == "load-01")][0].party_id')
 if [ -n "$party" ] && [ "$party" != null ]; then
-  time_read "a wallet's amulets (1,000)" POST /v2/state/active-contracts-page \
+  REPS=1 time_read "a wallet's amulets (ledger ACS, 1,000)" POST /v2/state/active-contracts-page \
     '{"maxPageSize":1000,"eventFormat":{"filtersByParty":{"'"$party"'":{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#splice-amulet:Splice.Amulet:Amulet","includeCreatedEventBlob":false}}}}]}},"verbose":false}}'
 fi
-time_read "name entries (Scan)" GET '/api/scan/v0/ans-entries?page_size=200'
 
 link=$(grep -o 'open the dashboard: [^"]*' "$log" | tail -n 1 | sed 's/open the dashboard: //')
 echo "ledger end: $(curl -fs -H "Authorization: Bearer $token" "$SANDNET_URL/v2/state/ledger-end" | jq -r .offset)"
