@@ -559,6 +559,9 @@ func TestBadStarts(t *testing.T) {
 		{"data dir is a file", []string{"start", "--data-dir", file, "--listen", "127.0.0.1:0"}, 1, "data directory"},
 		{"database down", []string{"start", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--database-url", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=2"}, 1, "PostgreSQL"},
 		{"bad auth mode", []string{"start", "--auth", "magic"}, 2, "--auth"},
+		{"bad validator name", []string{"start", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--validator", "App:pat"}, 1, "--validator: invalid validator name"},
+		{"validator named twice", []string{"start", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--validator", "a", "--validator", "a"}, 1, "two validators are named a"},
+		{"validator user twice", []string{"start", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--validator", "a:alice"}, 1, "would collide"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

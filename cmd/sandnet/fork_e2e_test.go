@@ -119,14 +119,20 @@ func walletTransfer(t *testing.T, p *proc, sender, receiver, receiverParty, trac
 // validator answers that with 429, and a client retries.
 func tap(t *testing.T, p *proc, token, amount string) {
 	t.Helper()
+	tapAt(t, p.url("/api/validator"), token, amount)
+}
+
+// tapAt is tap through the validator API at base (…/api/validator).
+func tapAt(t *testing.T, base, token, amount string) {
+	t.Helper()
 	code := 0
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if code = call(t, "POST", p.url("/api/validator/v0/wallet/tap"), token, map[string]string{"amount": amount}, nil); code != http.StatusTooManyRequests {
+		if code = call(t, "POST", base+"/v0/wallet/tap", token, map[string]string{"amount": amount}, nil); code != http.StatusTooManyRequests {
 			break
 		}
 	}
 	if code != 200 {
-		t.Fatalf("tap %s: %d", amount, code)
+		t.Fatalf("tap %s at %s: %d", amount, base, code)
 	}
 }
 

@@ -21,8 +21,6 @@ import (
 
 	"github.com/sandnet/sandnet/internal/api/admin"
 	"github.com/sandnet/sandnet/internal/api/dashboard"
-	"github.com/sandnet/sandnet/internal/api/ledgerapi"
-	"github.com/sandnet/sandnet/internal/api/validatorapi"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/daml"
@@ -45,6 +43,8 @@ type StartCmd struct {
 	SVs              int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
 	SeedPreapprovals bool          `name:"seed-preapprovals" env:"SANDNET_SEED_PREAPPROVALS" help:"Give the seeded users alice and bob transfer pre-approvals provided by the validator operator (90 days, renewed by the validator) in a newly seeded network. Off by default, as in Splice's LocalNet."`
 	SVListen         string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (port 0: a port of its own each, named in the log; they are always under /sv/k on --listen)."`
+	Validators       []string      `name:"validator" sep:";" env:"SANDNET_VALIDATORS" placeholder:"NAME[:USER,…]" help:"Seed a further validator, with a participant of its own, in a newly seeded network (repeatable; in the environment, separated by ;): NAME is 1-40 of a-z, 0-9, -, the USERs its wallet users. Served under /validators/NAME (its validator API at /api/validator, its ledger API at /v2)."`
+	ValidatorListen  string        `name:"validator-listen" env:"SANDNET_VALIDATOR_LISTEN" placeholder:"HOST:PORT" help:"Also serve each validator on an address of its own: validator i's (the default first) validator API at /api/validator and ledger API at the root of HOST:PORT+i-1 (port 0: a port of its own each, named in the log; they are always under /validators/NAME on --listen)."`
 	Auth             string        `default:"hs256" enum:"hs256,jwks,none" env:"SANDNET_AUTH" help:"Token verification: hs256 (shared secret), jwks (RS256/ES256 keys from --auth-jwks-url) or none (throwaway use only)."`
 	AuthSecret       string        `env:"SANDNET_AUTH_SECRET" help:"HS256 secret (at least 32 bytes). Default: generated at first start and kept in <data-dir>/auth-secret."`
 	AuthAud          string        `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience that tokens must carry in aud."`
@@ -106,6 +106,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if cfg.ListLimit <= 0 {
 		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
 	}
+	seedCfg, err := seedConfig(cfg)
+	if err != nil {
+		return err
+	}
 	if cfg.DatabaseURL == "" || cfg.Auth == "hs256" && cfg.AuthSecret == "" {
 		if err := ensureDataDir(cfg.DataDir); err != nil {
 			return err
@@ -130,11 +134,6 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
-	validatorStore, err := openValidatorStore(ctx, cfg.DataDir, cfg.DatabaseURL, cfg.DBSchema)
-	if err != nil {
-		return err
-	}
-	defer validatorStore.Close()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -184,7 +183,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	seeded, err := seedOrFork(ctx, network, leader, forkFrom, splice.SeedConfig{SVs: cfg.SVs, Genesis: genesis, Preapprovals: cfg.SeedPreapprovals})
+	seedCfg.Genesis = genesis
+	seeded, err := seedOrFork(ctx, network, leader, forkFrom, seedCfg)
 	if err != nil {
 		return fmt.Errorf("seed the network: %w", err)
 	}
@@ -213,7 +213,12 @@ func (m *Main) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	validatorNode, err := newValidatorNode(validatorStore, network, seeded, scanURLOf(ln.Addr().String()), log)
+	// One validator node per validator, each with its own store.
+	validators, err := openValidators(ctx, validatorDeps{
+		cfg: cfg, network: network, seeded: seeded, registry: registry, authn: authn, mux: mux,
+		scanURL: scanURLOf(ln.Addr().String()), log: log,
+	})
+	defer validators.close()
 	if err != nil {
 		return err
 	}
@@ -237,14 +242,6 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	// The on-demand snapshot is SV 1's Scan's.
 	admin.New(op, authn, scanNode.snapshots).Register(mux)
-	validatorapi.New(validatorapi.Config{
-		Validator: validatorNode.validator, Auth: authn, ScanProxy: validatorNode.scan, Logger: log,
-	}).Register(mux, validatorapi.Prefix)
-	// The validator's ledger API at the root (the SVs' are under /sv/k).
-	ledgerapi.New(ledgerapi.Config{
-		Participant: seeded.Validator.Participant, ParticipantName: seeded.Validator.ParticipantName,
-		Ledger: ledgerapi.NetworkLedger(network), Registry: registry, Auth: authn, MaxListElements: cfg.ListLimit, Logger: log,
-	}).Register(mux, "")
 
 	// One lease covers all automation: with several processes on one
 	// PostgreSQL database, exactly one of them runs it.
@@ -261,7 +258,7 @@ func (m *Main) Run(ctx context.Context) error {
 			defer cancel()
 			var wg sync.WaitGroup
 			wg.Go(func() { svs.run(ctx) })
-			wg.Go(func() { _ = validatorNode.run(ctx) })
+			wg.Go(func() { validators.run(ctx) })
 			err := automation.Run(ctx)
 			cancel() // automation ended: the scan's loops end with it
 			wg.Wait()

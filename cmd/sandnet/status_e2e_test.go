@@ -16,7 +16,7 @@ func TestStatus(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sandnet status: %v\n%s", err, out)
 	}
-	for _, want := range []string{base + ": ready", "DSO party", "DSO::", "participant", "validator  ledger end", "Scan", "latest ACS snapshot 20"} {
+	for _, want := range []string{base + ": ready", "DSO party", "DSO::", "participant", "validator  ledger end", "validator  party validator::", "Scan", "latest ACS snapshot 20"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}

@@ -148,6 +148,13 @@ func (s Status) print(w io.Writer) error {
 	for _, p := range n.Participants {
 		line("participant", "%s  ledger end %d, %d parties", p.Name, p.LedgerEnd, len(p.Parties))
 	}
+	for i, v := range n.Validators {
+		where := validatorPathPrefix(v.Name) + "/api/validator"
+		if i == 0 {
+			where += " and /api/validator"
+		}
+		line("validator", "%s  party %s, %d wallet users, at %s", v.Name, v.PartyID, len(v.WalletUsers), where)
+	}
 	users := 0
 	for _, u := range n.Users {
 		if u.PartyID != "" {

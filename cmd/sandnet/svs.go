@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -138,33 +137,14 @@ func scanPeers(base string, k, n int, log *slog.Logger) (scan.Peers, error) {
 	return scanclient.NewPeers(scanclient.Config{URLs: urls, Logger: log})
 }
 
-// listen opens SV k's own address: the port of --sv-listen plus k-1, or,
-// with port 0, a port the system picks for each SV (logged by serve), so
-// that tests and scripts never have to guess a run of free ports.
+// listen opens SV k's own address (--sv-listen, see listenNth).
 func (s *svNodes) listen(k int) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(s.cfg.SVListen)
-	if err != nil {
-		return nil, fmt.Errorf("--sv-listen %q: %w", s.cfg.SVListen, err)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p < 0 {
-		return nil, fmt.Errorf("--sv-listen %q: the port must be a number", s.cfg.SVListen)
-	}
-	if p > 0 {
-		p += k - 1
-	}
-	addr := net.JoinHostPort(host, strconv.Itoa(p))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s for SV %d: %w", addr, k, err)
-	}
-	return ln, nil
+	return listenNth("--sv-listen", s.cfg.SVListen, k, fmt.Sprintf("SV %d", k))
 }
 
 // serve serves SV k's routes on its own address; close shuts it down.
 func (s *svNodes) serve(k int, ln net.Listener, mux *http.ServeMux) {
-	srv := web.NewServer(web.Chain(mux, web.Recover, web.CORS(s.cfg.CORSOrigins), web.TraceContext), web.DefaultTimeouts, s.log)
-	go func() { _ = srv.Serve(ln) }()
+	srv := serveOwn(ln, mux, s.cfg.CORSOrigins, s.log)
 	s.mu.Lock()
 	s.servers = append(s.servers, srv)
 	s.mu.Unlock()
@@ -244,11 +224,7 @@ func (s *svNodes) first() *scanNode {
 func (s *svNodes) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, srv := range s.servers {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = srv.Shutdown(ctx)
-		cancel()
-	}
+	shutdownOwn(s.servers)
 	for _, n := range s.nodes {
 		n.store.Close()
 	}

@@ -141,20 +141,20 @@ func Build(ctx context.Context, net *ledger.Network, src *Source, contracts []*l
 		}
 	}
 
-	vp, err := net.AddParticipant(ctx, "validator")
+	vp, err := net.AddParticipant(ctx, splice.DefaultValidatorName)
 	if err != nil {
 		return nil, err
 	}
 	vhost := host(vp.ID)
-	out.Validator = splice.SeededValidator{Participant: vp.ID, ParticipantName: vp.Name, OperatorUser: splice.OperatorUser}
-	if out.Validator.Party, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "validator", Hosts: []ledger.Hosting{vhost}}); err != nil {
+	v := splice.SeededValidator{Name: splice.DefaultValidatorName, Participant: vp.ID, ParticipantName: vp.Name, OperatorUser: splice.OperatorUser, Users: []splice.SeededUser{}}
+	if v.Party, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: splice.DefaultValidatorName, Hosts: []ledger.Hosting{vhost}}); err != nil {
 		return nil, err
 	}
 	if err := net.PutUser(ctx, ledger.User{
-		ID: splice.OperatorUser, Participant: vp.ID, PrimaryParty: out.Validator.Party,
+		ID: splice.OperatorUser, Participant: vp.ID, PrimaryParty: v.Party,
 		Rights: []ledger.Right{
 			{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
-			{Kind: ledger.CanActAs, Party: out.Validator.Party},
+			{Kind: ledger.CanActAs, Party: v.Party},
 		},
 	}); err != nil {
 		return nil, err
@@ -170,8 +170,9 @@ func Build(ctx context.Context, net *ledger.Network, src *Source, contracts []*l
 		}); err != nil {
 			return nil, err
 		}
-		out.Users = append(out.Users, splice.SeededUser{Name: name, Party: party})
+		v.Users = append(v.Users, splice.SeededUser{Name: name, Party: party})
 	}
+	out.SetValidators([]splice.SeededValidator{v})
 	// Every other stakeholder: the source's validators and users, hosted
 	// on the local validator under their own ids.
 	for _, p := range st.others(out) {

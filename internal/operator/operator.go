@@ -22,6 +22,8 @@ type NetworkInfo struct {
 	Participants []ParticipantInfo
 	SVs          []SVInfo
 	Users        []UserInfo
+	// Validators are the network's validators, the default one first.
+	Validators []ValidatorInfo
 }
 
 // ParticipantInfo is a participant and the parties it hosts.
@@ -39,6 +41,28 @@ type SVInfo struct {
 	Name        string
 	Party       daml.Party
 	Participant ledger.ParticipantID
+}
+
+// ValidatorInfo is a validator node.
+type ValidatorInfo struct {
+	Name        string
+	Party       daml.Party
+	Participant ledger.ParticipantID
+	// OperatorUser is its validator app's ledger API user.
+	OperatorUser string
+	// SV is k when it runs on SV k's node, 0 when it has a participant of
+	// its own.
+	SV int
+	// WalletUsers are the users with a wallet seeded on it: the operator
+	// user and the operator's further wallet users (their party is the
+	// operator's), then the users with parties of their own.
+	WalletUsers []WalletUserInfo
+}
+
+// WalletUserInfo is a seeded wallet user and its party.
+type WalletUserInfo struct {
+	Name  string
+	Party daml.Party
 }
 
 // UserInfo is a ledger API user.

@@ -116,6 +116,16 @@ func (o *Operator) Network(ctx context.Context) (*NetworkInfo, error) {
 	for _, sv := range now.SVs {
 		info.SVs = append(info.SVs, SVInfo{Name: sv.Name, Party: sv.Party, Participant: sv.Participant})
 	}
+	for _, v := range now.Validators {
+		vi := ValidatorInfo{Name: v.Name, Party: v.Party, Participant: v.Participant, OperatorUser: v.OperatorUser, SV: v.SV}
+		for _, name := range append([]string{v.OperatorUser}, v.OperatorWalletUsers...) {
+			vi.WalletUsers = append(vi.WalletUsers, WalletUserInfo{Name: name, Party: v.Party})
+		}
+		for _, u := range v.Users {
+			vi.WalletUsers = append(vi.WalletUsers, WalletUserInfo{Name: u.Name, Party: u.Party})
+		}
+		info.Validators = append(info.Validators, vi)
+	}
 	return info, nil
 }
 

@@ -166,6 +166,7 @@ type NetworkResponse struct {
 	Participants []ParticipantOut `json:"participants"`
 	SVs          []SVOut          `json:"svs"`
 	Users        []UserOut        `json:"users"`
+	Validators   []ValidatorOut   `json:"validators"`
 }
 
 // SynchronizerOut is a synchronizer.
@@ -208,6 +209,24 @@ type SVOut struct {
 	ParticipantID string `json:"participant_id"`
 }
 
+// ValidatorOut is a validator node.
+type ValidatorOut struct {
+	Name          string `json:"name"`
+	PartyID       string `json:"party_id"`
+	ParticipantID string `json:"participant_id"`
+	OperatorUser  string `json:"operator_user"`
+	// SV is k when the validator runs on SV k's node (absent: a
+	// participant of its own).
+	SV          int             `json:"sv,omitempty"`
+	WalletUsers []WalletUserOut `json:"wallet_users"`
+}
+
+// WalletUserOut is a validator's wallet user.
+type WalletUserOut struct {
+	UserID  string `json:"user_id"`
+	PartyID string `json:"party_id"`
+}
+
 // UserOut is a ledger API user.
 type UserOut struct {
 	ID            string     `json:"user_id"`
@@ -232,6 +251,7 @@ func (h *Handler) network(w http.ResponseWriter, r *http.Request) error {
 		DSOPartyID: string(info.DSOParty), MigrationID: info.MigrationID,
 		Now: FormatTime(info.Now), ClockOffsetUs: info.ClockOffset,
 		Synchronizers: []SynchronizerOut{}, Migrations: []MigrationOut{}, Participants: []ParticipantOut{}, SVs: []SVOut{}, Users: []UserOut{},
+		Validators: []ValidatorOut{},
 	}
 	for _, s := range info.Synchronizers {
 		out.Synchronizers = append(out.Synchronizers, SynchronizerOut{string(s.ID), s.Alias, s.MigrationID})
@@ -256,6 +276,13 @@ func (h *Handler) network(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, u := range info.Users {
 		out.Users = append(out.Users, userOut(u))
+	}
+	for _, v := range info.Validators {
+		vo := ValidatorOut{Name: v.Name, PartyID: string(v.Party), ParticipantID: string(v.Participant), OperatorUser: v.OperatorUser, SV: v.SV, WalletUsers: []WalletUserOut{}}
+		for _, u := range v.WalletUsers {
+			vo.WalletUsers = append(vo.WalletUsers, WalletUserOut{UserID: u.Name, PartyID: string(u.Party)})
+		}
+		out.Validators = append(out.Validators, vo)
 	}
 	web.WriteJSON(w, http.StatusOK, out)
 	return nil

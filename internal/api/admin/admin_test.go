@@ -255,6 +255,14 @@ func sampleNetwork() *operator.NetworkInfo {
 			}},
 			{ID: "nobody", Participant: validatorPart},
 		},
+		Validators: []operator.ValidatorInfo{
+			{Name: "validator", Party: validatorPty, Participant: validatorPart, OperatorUser: operatorUser, WalletUsers: []operator.WalletUserInfo{
+				{Name: operatorUser, Party: validatorPty}, {Name: "alice", Party: aliceParty},
+			}},
+			{Name: "sv", Party: svParty, Participant: svParticipant, OperatorUser: "ledger-api-user", SV: 1, WalletUsers: []operator.WalletUserInfo{
+				{Name: "ledger-api-user", Party: svParty}, {Name: "sv", Party: svParty},
+			}},
+		},
 	}
 }
 

@@ -17,9 +17,15 @@ import (
 type SeedConfig struct {
 	// SVs is the number of super validators (default 4).
 	SVs int
-	// Users are the wallet users of the validator, each with a party, a
-	// ledger API user and a wallet (default "alice" and "bob").
+	// Users are the wallet users of the default validator, each with a
+	// party, a ledger API user and a wallet (default "alice" and "bob"),
+	// when Validators is empty.
 	Users []string
+	// Validators are the network's validators, in order. Empty means one,
+	// [DefaultValidatorName], with Users: the network sandnet has always
+	// seeded. The first is the default validator, served at the root of
+	// the main address. See [ValidatorConfig].
+	Validators []ValidatorConfig
 	// AnsAcronym is the name service's acronym: names end in
 	// ".unverified.<acronym>" (default "cns", the Canton Name Service).
 	AnsAcronym string
@@ -55,7 +61,19 @@ func (c *SeedConfig) defaults() {
 		c.SVs = 4
 	}
 	if c.Users == nil {
-		c.Users = []string{"alice", "bob"}
+		c.Users = DefaultValidator().Users
+	}
+	if len(c.Validators) == 0 {
+		c.Validators = []ValidatorConfig{{Name: DefaultValidatorName, Users: c.Users}}
+	}
+	for i := range c.Validators {
+		v := &c.Validators[i]
+		if v.OperatorUser == "" {
+			v.OperatorUser = OperatorUser
+		}
+		if v.PartyHint == "" {
+			v.PartyHint = v.Name
+		}
 	}
 	if c.AnsAcronym == "" {
 		c.AnsAcronym = "cns"
@@ -80,10 +98,17 @@ type Seeded struct {
 	Synchronizer ledger.SynchronizerID `json:"synchronizer"`
 	DSOParty     daml.Party            `json:"dsoParty"`
 	SVs          []SeededSV            `json:"svs"`
-	Validator    SeededValidator       `json:"validator"`
-	Users        []SeededUser          `json:"users"`
-	AnsAcronym   string                `json:"ansAcronym"`
-	TickDuration time.Duration         `json:"tickDuration"`
+	// Validators are the network's validators, the default one first (see
+	// ValidatorConfig). Set them with SetValidators.
+	Validators   []SeededValidator `json:"validators"`
+	AnsAcronym   string            `json:"ansAcronym"`
+	TickDuration time.Duration     `json:"tickDuration"`
+	// Validator is the default validator (Validators[0]) and Users its
+	// wallet users with parties of their own, for the many callers that
+	// know one validator; SetValidators and loading keep them in step
+	// with Validators, which alone is stored.
+	Validator SeededValidator `json:"-"`
+	Users     []SeededUser    `json:"-"`
 }
 
 // SeededSV is a super validator: its node (participant) hosts its party and
@@ -124,9 +149,11 @@ func BftSequencerOf(state SvNodeState, synchronizerID string) (BftSequencer, boo
 	return BftSequencer{SerialID: 0, ID: cfg.Sequencer.SequencerID, P2PURL: cfg.Sequencer.URL + "-p2p"}, true
 }
 
-// SeededValidator is the validator node: its operator party runs the
+// SeededValidator is a validator node: its operator party runs the
 // users' wallets.
 type SeededValidator struct {
+	// Name names the validator (ValidatorConfig.Name).
+	Name            string               `json:"name"`
 	Participant     ledger.ParticipantID `json:"participant"`
 	ParticipantName string               `json:"participantName"`
 	Party           daml.Party           `json:"party"`
@@ -134,9 +161,17 @@ type SeededValidator struct {
 	// reading as any party, acting as the operator party. It is also the
 	// wallet user of the operator.
 	OperatorUser string `json:"operatorUser"`
+	// OperatorWalletUsers are further wallet users of the operator party
+	// (ValidatorConfig.OperatorWalletUsers).
+	OperatorWalletUsers []string `json:"operatorWalletUsers,omitempty"`
+	// SV is k when the validator runs on SV k's node, 0 when it has a
+	// participant of its own.
+	SV int `json:"sv,omitempty"`
+	// Users are its wallet users with parties of their own.
+	Users []SeededUser `json:"users"`
 }
 
-// SeededUser is a wallet user of the validator.
+// SeededUser is a wallet user of a validator.
 type SeededUser struct {
 	// Name is the ledger API user id and the wallet's end-user name.
 	Name  string     `json:"name"`
@@ -152,7 +187,8 @@ func (s *Seeded) AutomationConfig() AutomationConfig {
 	return AutomationConfig{DSO: s.DSOParty, SV: sv.Party, Participant: sv.Participant, UserID: sv.OperatorUser}
 }
 
-// User returns the seeded wallet user with the given name.
+// User returns the default validator's seeded wallet user with the given
+// name.
 func (s *Seeded) User(name string) (SeededUser, bool) {
 	for _, u := range s.Users {
 		if u.Name == name {
@@ -181,10 +217,10 @@ func svName(k int) string {
 // change or a transaction in the update log, as Splice's bootstrap would
 // produce it:
 //
-//  1. the global synchronizer, a participant per SV and one for the
-//     validator; the DSO party (its own namespace) hosted on every SV
-//     participant; the SV, validator operator and user parties; ledger
-//     API users;
+//  1. the global synchronizer, a participant per SV and one for each
+//     validator that does not run on an SV's node; the DSO party (its own
+//     namespace) hosted on every SV participant; the SV, validator
+//     operator and user parties; ledger API users;
 //  2. the founding transaction: the first SV creates DsoBootstrap and
 //     exercises DsoBootstrap_Bootstrap (AmuletRules, AnsRules, DsoRules,
 //     the first three open rounds, the SV's node state with its sequencer);
@@ -192,10 +228,10 @@ func svName(k int) string {
 //     (DsoRules_ConfirmSvOnboarding), the SV adds itself
 //     (DsoRules_AddConfirmedSv) and publishes its nodes
 //     (DsoRules_SetSynchronizerNodeConfig);
-//  4. the validator is onboarded (DsoRules_OnboardValidator) and installs a
-//     wallet (ValidatorRight, WalletAppInstall) for its operator and each
-//     user, who tap the faucet;
-//  5. each user registers "<user>.unverified.<acronym>" through the real
+//  4. each validator, in order, is onboarded (DsoRules_OnboardValidator)
+//     and installs a wallet (ValidatorRight, WalletAppInstall) for its
+//     operator and each user, who tap the faucet;
+//  5. each user of each validator registers "<user>.unverified.<acronym>" through the real
 //     request, pay and collect flow;
 //  6. the first SV requests a vote (to change the second SV's reward
 //     weight), which stays open.
@@ -217,6 +253,9 @@ func Seed(ctx context.Context, net *ledger.Network, cfg SeedConfig) (*Seeded, er
 		return nil, fault.New(fault.FailedPrecondition, "the ledger has transactions but was not seeded by sandnet; use an empty data directory")
 	}
 	cfg.defaults()
+	if err := cfg.checkValidators(); err != nil {
+		return nil, err
+	}
 	if cfg.Genesis != 0 {
 		restore := net.Clock().Backdate(cfg.Genesis)
 		defer restore()
@@ -297,45 +336,21 @@ func (sd *seeder) run() error {
 		}}, string(sync.ID))
 		if err := net.PutUser(ctx, ledger.User{
 			ID: OperatorUser, Participant: sv.Participant, PrimaryParty: sv.Party,
-			Rights: []ledger.Right{
-				{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
-				{Kind: ledger.CanActAs, Party: sv.Party}, {Kind: ledger.CanReadAs, Party: out.DSOParty},
-			},
+			Rights: svOperatorRights(sv.Party, out.DSOParty),
 		}); err != nil {
 			return err
 		}
 	}
-	vp, err := net.AddParticipant(ctx, "validator")
-	if err != nil {
-		return err
-	}
-	vhost := ledger.Hosting{Participant: vp.ID, Synchronizer: sync.ID, Permission: ledger.PermissionSubmission}
-	out.Validator = SeededValidator{Participant: vp.ID, ParticipantName: vp.Name, OperatorUser: OperatorUser}
-	if out.Validator.Party, err = net.AllocateParty(ctx, ledger.PartySpec{Hint: "validator", Hosts: []ledger.Hosting{vhost}}); err != nil {
-		return err
-	}
-	if err := net.PutUser(ctx, ledger.User{
-		ID: OperatorUser, Participant: vp.ID, PrimaryParty: out.Validator.Party,
-		Rights: []ledger.Right{
-			{Kind: ledger.ParticipantAdmin}, {Kind: ledger.CanReadAsAnyParty},
-			{Kind: ledger.CanActAs, Party: out.Validator.Party},
-		},
-	}); err != nil {
-		return err
-	}
-	for _, name := range cfg.Users {
-		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: name, Hosts: []ledger.Hosting{vhost}})
+	// The validators, in order; the default network's one comes out as it
+	// always has (participant "validator", party hint "validator").
+	for _, vc := range cfg.Validators {
+		v, err := sd.addValidator(vc)
 		if err != nil {
-			return err
+			return fmt.Errorf("add validator %s: %w", vc.Name, err)
 		}
-		if err := net.PutUser(ctx, ledger.User{
-			ID: name, Participant: vp.ID, PrimaryParty: party,
-			Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: party}, {Kind: ledger.CanReadAs, Party: party}},
-		}); err != nil {
-			return err
-		}
-		out.Users = append(out.Users, SeededUser{Name: name, Party: party})
+		out.Validators = append(out.Validators, v)
 	}
+	out.SetValidators(out.Validators)
 
 	if err := sd.found(); err != nil {
 		return fmt.Errorf("found the DSO: %w", err)
@@ -345,8 +360,10 @@ func (sd *seeder) run() error {
 			return fmt.Errorf("add SV %s: %w", out.SVs[i].Name, err)
 		}
 	}
-	if err := sd.onboardValidator(); err != nil {
-		return fmt.Errorf("onboard the validator: %w", err)
+	for _, v := range out.Validators {
+		if err := sd.onboardValidator(v); err != nil {
+			return fmt.Errorf("onboard %s: %w", v.describe(), err)
+		}
 	}
 	if !cfg.NoAnsEntries {
 		if err := sd.registerNames(); err != nil {
@@ -357,21 +374,23 @@ func (sd *seeder) run() error {
 		return fmt.Errorf("request a vote: %w", err)
 	}
 	if cfg.Preapprovals {
-		if err := sd.preapprove(); err != nil {
-			return fmt.Errorf("pre-approve the users: %w", err)
+		for _, v := range out.Validators {
+			if err := sd.preapprove(v); err != nil {
+				return fmt.Errorf("pre-approve the users of %s: %w", v.describe(), err)
+			}
 		}
 	}
 	return nil
 }
 
-// preapprove gives every user a pre-approval from the validator operator:
-// the user proposes it and the operator accepts it for the free base
-// duration, the two steps of Splice's wallet and validator automation.
-func (sd *seeder) preapprove() error {
+// preapprove gives every user of a validator a pre-approval from its
+// operator: the user proposes it and the operator accepts it for the free
+// base duration, the two steps of Splice's wallet and validator
+// automation.
+func (sd *seeder) preapprove(v SeededValidator) error {
 	out := sd.out
-	v := out.Validator
 	dso := out.DSOParty
-	for _, u := range out.Users {
+	for _, u := range v.Users {
 		t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, nil, func(tx *ledger.Tx) error {
 			_, err := ledger.Create(tx, TransferPreapprovalProposal{Receiver: u.Party, Provider: v.Party, ExpectedDso: &dso})
 			return err
@@ -585,9 +604,14 @@ func setNodeConfig(ctx context.Context, net *ledger.Network, out *Seeded, sv See
 	})
 }
 
-func (sd *seeder) onboardValidator() error {
+// onboardValidator onboards a validator through the DsoRules
+// (DsoRules_OnboardValidator, sponsored by the first SV) and installs the
+// wallets of its operator, its operator's further wallet users and its
+// users, who then tap (the operator's further wallet users share the
+// operator's coin).
+func (sd *seeder) onboardValidator(v SeededValidator) error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
-	sv1, v := out.SVs[0], out.Validator
+	sv1 := out.SVs[0]
 	rules, err := only[DsoRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
@@ -604,16 +628,29 @@ func (sd *seeder) onboardValidator() error {
 
 	// Wallets: the operator's own, then one per user, each with the
 	// ValidatorRight Splice's validator creates on onboarding.
-	wallets := append([]SeededUser{{Name: v.OperatorUser, Party: v.Party}}, out.Users...)
-	for _, u := range wallets {
+	wallets := append([]SeededUser{{Name: v.OperatorUser, Party: v.Party}}, v.Users...)
+	for i, u := range wallets {
 		if err := sd.submit(v.Participant, v.OperatorUser, slices.Compact([]daml.Party{v.Party, u.Party}), nil, nil, func(tx *ledger.Tx) error {
 			return InstallWallet(tx, out.DSOParty, v.Party, u.Name, u.Party)
 		}); err != nil {
 			return err
 		}
+		if i > 0 {
+			continue
+		}
+		// The operator's further wallet users: a WalletAppInstall each on
+		// the operator's party, whose ValidatorRight exists already.
+		for _, name := range v.OperatorWalletUsers {
+			if err := sd.submit(v.Participant, v.OperatorUser, []daml.Party{v.Party}, nil, nil, func(tx *ledger.Tx) error {
+				_, err := ledger.Create(tx, WalletAppInstall{DSOParty: out.DSOParty, ValidatorParty: v.Party, EndUserName: name, EndUserParty: v.Party})
+				return err
+			}); err != nil {
+				return err
+			}
+		}
 	}
 	for _, u := range wallets {
-		if err := sd.tap(u); err != nil {
+		if err := sd.tap(v.Participant, u); err != nil {
 			return fmt.Errorf("tap for %s: %w", u.Name, err)
 		}
 	}
@@ -622,40 +659,67 @@ func (sd *seeder) onboardValidator() error {
 
 // OnboardValidator runs Seed's validator steps on a network whose DSO
 // already exists, such as a fork's, whose DSO was imported from another
-// network: the first SV of seeded sponsors the validator through the
-// DsoRules (DsoRules_OnboardValidator), and the validator installs a
-// wallet (ValidatorRight, WalletAppInstall) for its operator and every
-// user of seeded, each of whom taps tapAmount (Seed's default when zero).
-// The parties, participants and ledger API users seeded names must exist.
+// network: for every validator of seeded, the first SV sponsors it through
+// the DsoRules (DsoRules_OnboardValidator), and the validator installs a
+// wallet (ValidatorRight, WalletAppInstall) for its operator and each of
+// its users, each of whom taps tapAmount (Seed's default when zero). The
+// parties, participants and ledger API users seeded names must exist.
 func OnboardValidator(ctx context.Context, net *ledger.Network, seeded *Seeded, tapAmount daml.Numeric) error {
 	cfg := SeedConfig{TapAmount: tapAmount}
 	cfg.defaults()
 	sd := &seeder{ctx: ctx, net: net, cfg: cfg, out: seeded}
-	return sd.onboardValidator()
+	for _, v := range seeded.Validators {
+		if err := sd.onboardValidator(v); err != nil {
+			return fmt.Errorf("%s: %w", v.describe(), err)
+		}
+	}
+	return nil
 }
 
-func (sd *seeder) tap(u SeededUser) error {
+func (sd *seeder) tap(participant ledger.ParticipantID, u SeededUser) error {
 	ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), sd.out.DSOParty, sd.net.Clock().Now())
 	if err != nil {
 		return err
 	}
-	return sd.submit(sd.out.Validator.Participant, u.Name, []daml.Party{u.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+	return sd.submit(participant, u.Name, []daml.Party{u.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
 		_, err := Tap(tx, ac, u.Party, sd.cfg.TapAmount)
 		return err
 	})
 }
 
-// registerNames runs the name-service flow for every user: the request,
-// the wallet's first payment, and the DSO collecting it.
+// registerNames runs the name-service flow for every user of every
+// validator: the request, the wallet's first payment, and the DSO
+// collecting it.
 func (sd *seeder) registerNames() error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
 	ansRules, err := only[AnsRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
-	v := out.Validator
-	for i := range out.Users {
-		u := &out.Users[i]
+	users := 0
+	for _, v := range out.Validators {
+		users += len(v.Users)
+		if err := sd.registerNamesOf(v, ansRules); err != nil {
+			return fmt.Errorf("%s: %w", v.describe(), err)
+		}
+	}
+	out.SetValidators(out.Validators)
+	// The DSO collects the payments, creating the entries.
+	res, err := NewAutomation(sd.net, out.AutomationConfig()).RunOnce(ctx)
+	if err != nil {
+		return err
+	}
+	if res.Actions < users {
+		return fmt.Errorf("the DSO collected %d of %d name payments", res.Actions, users)
+	}
+	return nil
+}
+
+// registerNamesOf requests and pays a name for every user of a validator.
+func (sd *seeder) registerNamesOf(v SeededValidator, ansRules Contract[AnsRules]) error {
+	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
+	for i := range v.Users {
+		u := &v.Users[i]
 		name := u.Name + ".unverified." + out.AnsAcronym
 		url := "https://" + u.Name + ".example.com"
 		description := "Seeded name of " + u.Name
@@ -693,14 +757,6 @@ func (sd *seeder) registerNames() error {
 			return err
 		}
 		u.AnsName = name
-	}
-	// The DSO collects the payments, creating the entries.
-	res, err := NewAutomation(sd.net, out.AutomationConfig()).RunOnce(ctx)
-	if err != nil {
-		return err
-	}
-	if res.Actions < len(out.Users) {
-		return fmt.Errorf("the DSO collected %d of %d name payments", res.Actions, len(out.Users))
 	}
 	return nil
 }
