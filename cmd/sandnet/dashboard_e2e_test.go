@@ -237,16 +237,13 @@ func TestDashboard(t *testing.T) {
 	// Transfer instructions come from the Scan's latest snapshot: the
 	// page's control takes one now.
 	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`#contracts button.snapshot`)),
+		click(`#contracts button.snapshot`),
 		waitJS(`document.querySelector('#contracts').textContent.includes(`+jsString(xssReason)+`)`),
 	); err != nil {
 		t.Fatalf("the transfer instruction does not show after a snapshot: %v", err)
 	}
 	// The feed shows an update's JSON, the offer's description in it, on a click.
-	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll('#feed-rows .row')].find(tr => tr.textContent.includes('+TransferOffer'))`)),
-		waitJS(`!document.querySelector('#feed-detail').hidden`),
-	); err != nil {
+	if err := chromedp.Do(ctx, openFeedRow("+TransferOffer")); err != nil {
 		t.Fatalf("show the transfer offer's update: %v", err)
 	}
 	checkInert("after loading")
@@ -269,7 +266,7 @@ func TestDashboard(t *testing.T) {
 	call(t, "GET", p.url("/api/sandnet/v0/clock"), op, nil, &before)
 	if err := chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS(`#clock-by`), "2h"),
-		chromedp.Click(chromedp.CSS(`#clock-advance`)),
+		click(`#clock-advance`),
 		waitJS(`document.querySelector('#clock-offset').textContent.includes('2h')`),
 	); err != nil {
 		t.Fatalf("advance the clock: %v", err)
@@ -291,15 +288,15 @@ func TestDashboard(t *testing.T) {
 		}{
 			{"save", []chromedp.Action[chromedp.Void]{
 				chromedp.SetValue(chromedp.CSS(`#save-name`), "checkpoint-1"),
-				chromedp.Click(chromedp.CSS(`#save-form button`)),
+				click(`#save-form button`),
 				waitJS(`!!document.querySelector('#saves tr[data-save="checkpoint-1"]')`),
 			}},
 			{"restore", []chromedp.Action[chromedp.Void]{
-				chromedp.Click(chromedp.CSS(`#saves tr[data-save="checkpoint-1"] button.restore`)),
+				click(`#saves tr[data-save="checkpoint-1"] button.restore`),
 				waitJS(`document.body.dataset.restored === 'checkpoint-1' && document.body.dataset.loaded === 'true' && document.body.dataset.feed === 'live'`),
 			}},
 			{"delete", []chromedp.Action[chromedp.Void]{
-				chromedp.Click(chromedp.CSS(`#saves tr[data-save="checkpoint-1"] button.delete`)),
+				click(`#saves tr[data-save="checkpoint-1"] button.delete`),
 				waitJS(`!document.querySelector('#saves tr[data-save="checkpoint-1"]')`),
 			}},
 		} {
@@ -320,7 +317,7 @@ func TestDashboard(t *testing.T) {
 	// The Scan explorer's views open.
 	for tab, want := range map[string]string{"history": "sandnet-seed", "acs": "AmuletRules", "votes": "requester", "migrations": "current"} {
 		if err := chromedp.Do(ctx,
-			chromedp.Click(chromedp.CSS(`#explorer-tabs button[data-tab="`+tab+`"]`)),
+			click(`#explorer-tabs button[data-tab="`+tab+`"]`),
 			waitJS(`document.querySelector('#explorer .body').textContent.includes(`+jsString(want)+`)`),
 		); err != nil {
 			t.Errorf("explorer tab %s does not show %q: %v", tab, want, err)
@@ -328,6 +325,25 @@ func TestDashboard(t *testing.T) {
 	}
 	checkInert("at the end")
 
+}
+
+// click clicks the element a CSS selector names, with the element's own
+// click(): a click at its coordinates would land elsewhere when the page
+// moves in between (a panel redrawn above it, the feed growing).
+func click(selector string) chromedp.Action[chromedp.Void] {
+	return waitJS(`(() => { const e = document.querySelector(` + jsString(selector) + `); if (!e) return false; e.click(); return true; })()`)
+}
+
+// openFeedRow clicks the feed's newest row that shows text, and waits
+// for its JSON. The click is the element's own (not at its coordinates):
+// the feed moves under a pointer as updates arrive.
+func openFeedRow(text string) chromedp.Action[chromedp.Void] {
+	return waitJS(`(() => {
+		const row = [...document.querySelectorAll('#feed-rows .row')].find(r => r.textContent.includes(` + jsString(text) + `));
+		if (!row) return false;
+		row.click();
+		return !document.querySelector('#feed-detail').hidden && document.querySelector('#feed-detail').textContent.includes(` + jsString(strings.TrimPrefix(text, "+")) + `);
+	})()`)
 }
 
 // primaryParty is a user's party, as the admin API's network lists it.
@@ -491,7 +507,7 @@ func TestDashboardFeedKeepsUp(t *testing.T) {
 	idle := (rendererCPUMS(t, profile) - idle0) / 3
 	paused := os.Getenv("SANDNET_DASHBOARD_PAUSED") != "" // to tell receiving from drawing
 	if paused {
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#feed-pause`))); err != nil {
+		if err := chromedp.Do(ctx, click(`#feed-pause`)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -604,9 +620,9 @@ func TestDashboardScreenshots(t *testing.T) {
 	}
 	if err := chromedp.Do(ctx,
 		waitJS(`window.sandnetFeed().received >= 3`),
-		chromedp.Click(chromedp.CSS(`button[data-refresh="parties"]`)),
-		chromedp.Click(chromedp.CSS(`#explorer-tabs button[data-tab="acs"]`)),
-		waitJS(`document.querySelector('#explorer .body').textContent.includes('AmuletRules')`),
+		click(`button[data-refresh="parties"]`),
+		click(`#explorer-tabs button[data-tab="history"]`),
+		waitJS(`document.querySelector('#explorer .body').textContent.includes('sandnet-seed')`),
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -620,10 +636,7 @@ func TestDashboardScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The live feed with a transfer offer's update opened.
-	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll('#feed-rows .row')].find(tr => tr.textContent.includes('+TransferOffer'))`)),
-		waitJS(`!document.querySelector('#feed-detail').hidden`),
-	); err != nil {
+	if err := chromedp.Do(ctx, openFeedRow("+TransferOffer")); err != nil {
 		t.Fatal(err)
 	}
 	if shot, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`#feed`))); err != nil {
