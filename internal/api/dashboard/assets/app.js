@@ -702,6 +702,7 @@ async function loadAll() {
   document.body.dataset.loaded = 'false';
   document.getElementById('token-status').textContent = token() ? '' : 'no token: paste one';
   const t0 = performance.now();
+  performance.mark('sandnet:reads');
   // First render: heads only.
   const first = await Promise.allSettled([loadClock(), loadNetwork(), startFeed()]);
   const failed = first.find((r) => r.status === 'rejected');
@@ -724,6 +725,7 @@ function init() {
   // For measures and tests: where the feed is.
   window.sandnetFeed = () => ({ offset: feed.offset, received: feed.received, rows: feed.rows.childElementCount, pending: feed.pending.length });
   takeTokenFromFragment();
+  performance.mark('sandnet:token');
   feed.rows = document.getElementById('feed-rows');
   feed.stats = document.getElementById('feed-stats');
   document.getElementById('token').value = token();
