@@ -6,6 +6,7 @@
 #   scripts/bench-start.sh [runs]            (default 5 runs)
 #   DATA_DIR=/path scripts/bench-start.sh    restart timing on an existing data dir only
 #   IDLE_WAIT=5 scripts/bench-start.sh       seconds to wait before reading idle RSS (default 3)
+#   CONFIG=file.yaml scripts/bench-start.sh  start every run with --config file.yaml (a network file)
 #   DATABASE_URL=postgres://… scripts/bench-start.sh
 #                                            the same on PostgreSQL: each run in fresh schemas
 #                                            (--database-schema sandnet_bench_start_<pid>_<run>),
@@ -60,6 +61,12 @@ else
   echo "store: SQLite"
 fi
 
+config_args=()
+if [ -n "${CONFIG:-}" ]; then
+  config_args=(--config "$(realpath "$CONFIG")")
+  echo "network file: $CONFIG"
+fi
+
 cold=() cold_startup=() cold_rss=() cold_hwm=() warm=() warm_startup=() warm_rss=()
 for i in $(seq 1 "$runs"); do
   dir="$BENCH_TMP/data-$i"
@@ -67,12 +74,12 @@ for i in $(seq 1 "$runs"); do
   if [ -n "${DATABASE_URL:-}" ]; then
     pg_args=(--database-url "$DATABASE_URL" --database-schema "$(pg_prefix "$i")")
   fi
-  start_sandnet "$log" --data-dir "$dir" "${pg_args[@]}"
+  start_sandnet "$log" --data-dir "$dir" "${pg_args[@]}" "${config_args[@]}"
   c=$READY_MS cs=$STARTUP_MS
   sleep "$idle"
   read -r cr ch < <(rss_kb)
   stop_sandnet
-  start_sandnet "$log" --data-dir "$dir" "${pg_args[@]}"
+  start_sandnet "$log" --data-dir "$dir" "${pg_args[@]}" "${config_args[@]}"
   w=$READY_MS ws=$STARTUP_MS
   sleep "$idle"
   read -r wr _ < <(rss_kb)

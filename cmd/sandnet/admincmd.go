@@ -15,13 +15,20 @@ import (
 	"github.com/sandnet/sandnet/internal/api/admin"
 )
 
-// AdminCmd groups the subcommands that call a running sandnet's admin API.
-type AdminCmd struct {
+// nodeConn is how a CLI command reaches a running sandnet: its URL and the
+// operator token (given, or minted from the data directory's secret).
+// AdminCmd and StatusCmd embed it, so both take the same flags.
+type nodeConn struct {
 	URL        string `default:"http://127.0.0.1:7575" env:"SANDNET_URL" help:"Base URL of the running sandnet."`
 	Token      string `env:"SANDNET_TOKEN" help:"Operator token. Default: minted for the operator user from the data directory's secret."`
 	DataDir    string `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Data directory whose secret signs the default token."`
 	AuthSecret string `env:"SANDNET_AUTH_SECRET" help:"HS256 secret, when the server was started with --auth-secret."`
 	AuthAud    string `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience to put in the minted token."`
+}
+
+// AdminCmd groups the subcommands that call a running sandnet's admin API.
+type AdminCmd struct {
+	nodeConn `embed:""`
 
 	Network      AdminNetworkCmd      `cmd:"" help:"Describe the network: DSO party, participants, synchronizers, SVs, users."`
 	CreateUser   AdminCreateUserCmd   `cmd:"" help:"Create a ledger API user with a new party on the validator participant."`
@@ -34,6 +41,11 @@ type AdminCmd struct {
 	Host         AdminHostCmd         `cmd:"" help:"Host an existing party on a participant, or change its permission there."`
 	Unhost       AdminUnhostCmd       `cmd:"" help:"Revoke a party's hosting on a participant (not its last one)."`
 
+	Save       AdminSaveCmd       `cmd:"" help:"Save the whole network (every store) under a name, to restore it later; not a Scan ACS snapshot."`
+	Restore    AdminRestoreCmd    `cmd:"" help:"Put the whole network back to a save (open streams end; requests wait meanwhile)."`
+	Saves      AdminSavesCmd      `cmd:"" help:"List the saves, oldest first."`
+	DeleteSave AdminDeleteSaveCmd `cmd:"" name:"delete-save" help:"Delete a save."`
+
 	AddSynchronizer AdminAddSynchronizerCmd `cmd:"" help:"Add a synchronizer to the current migration."`
 	Reassign        AdminReassignCmd        `cmd:"" help:"Reassign a contract to another synchronizer (unassign, then assign)."`
 }
@@ -42,7 +54,7 @@ type AdminCmd struct {
 // on the validator participant.
 const OperatorUser = "participant_admin"
 
-func (a *AdminCmd) call(ctx context.Context, method, path string, body, out any) error {
+func (a *nodeConn) call(ctx context.Context, method, path string, body, out any) error {
 	token := a.Token
 	if token == "" {
 		t, err := mintToken(a.DataDir, a.AuthSecret, a.AuthAud, OperatorUser, 5*time.Minute)
@@ -66,7 +78,15 @@ func (a *AdminCmd) call(ctx context.Context, method, path string, body, out any)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	// 30 s unless the caller gave a deadline (a save or a restore of a
+	// large network takes longer).
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		req = req.WithContext(ctx)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("is sandnet running at %s? %w", a.URL, err)
 	}
@@ -75,7 +95,7 @@ func (a *AdminCmd) call(ctx context.Context, method, path string, body, out any)
 	if err != nil {
 		return err
 	}
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode/100 != 2 {
 		var e struct {
 			Error string `json:"error"`
 		}
@@ -85,6 +105,9 @@ func (a *AdminCmd) call(ctx context.Context, method, path string, body, out any)
 		return fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(data)))
 	}
 	if out == nil {
+		if len(data) == 0 {
+			return nil // 204: nothing to print
+		}
 		_, err = os.Stdout.Write(data)
 		return err
 	}
@@ -210,4 +233,49 @@ type AdminReassignCmd struct {
 func (c *AdminReassignCmd) Run(ctx context.Context, a *AdminCmd) error {
 	return a.call(ctx, http.MethodPost, "/reassignments",
 		admin.ReassignRequest{ContractID: c.Contract, TargetSynchronizerID: c.Target}, nil)
+}
+
+// saveTimeout bounds a save or a restore asked from the command line.
+const saveTimeout = 10 * time.Minute
+
+// AdminSaveCmd saves the whole network.
+type AdminSaveCmd struct {
+	Name string `arg:"" optional:"" help:"Name of the save: a-z, 0-9, '.', '_', '-' (default: save-<n>)."`
+}
+
+// Run calls POST /saves.
+func (c *AdminSaveCmd) Run(ctx context.Context, a *AdminCmd) error {
+	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
+	defer cancel()
+	return a.call(ctx, http.MethodPost, "/saves", admin.SaveRequest{Name: c.Name}, nil)
+}
+
+// AdminRestoreCmd restores the whole network from a save.
+type AdminRestoreCmd struct {
+	Name string `arg:"" help:"Name of the save."`
+}
+
+// Run calls POST /saves/{name}/restore.
+func (c *AdminRestoreCmd) Run(ctx context.Context, a *AdminCmd) error {
+	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
+	defer cancel()
+	return a.call(ctx, http.MethodPost, "/saves/"+url.PathEscape(c.Name)+"/restore", nil, nil)
+}
+
+// AdminSavesCmd lists the saves.
+type AdminSavesCmd struct{}
+
+// Run calls GET /saves.
+func (c *AdminSavesCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodGet, "/saves", nil, nil)
+}
+
+// AdminDeleteSaveCmd deletes a save.
+type AdminDeleteSaveCmd struct {
+	Name string `arg:"" help:"Name of the save."`
+}
+
+// Run calls DELETE /saves/{name}.
+func (c *AdminDeleteSaveCmd) Run(ctx context.Context, a *AdminCmd) error {
+	return a.call(ctx, http.MethodDelete, "/saves/"+url.PathEscape(c.Name), nil, nil)
 }

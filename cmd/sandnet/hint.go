@@ -20,7 +20,11 @@ func startHints(cfg StartCmd, addr string) (token, admin string) {
 	if dir := displayPath(cfg.DataDir); dir != "" {
 		common = append(common, "--data-dir", shellQuote(dir))
 	}
-	if cfg.Auth == "hs256" && cfg.AuthSecret != "" {
+	switch {
+	case cfg.Auth == "hs256" && cfg.LocalNet && cfg.AuthSecret == localNetSecret:
+		// LocalNet's secret is public: spelled out, it can be copied.
+		common = append(common, "--auth-secret", localNetSecret)
+	case cfg.Auth == "hs256" && cfg.AuthSecret != "":
 		common = append(common, "--auth-secret", `"$SANDNET_AUTH_SECRET"`)
 	}
 	if cfg.Auth == "hs256" && cfg.AuthAud != "" {

@@ -48,6 +48,9 @@ func TestStartHints(t *testing.T) {
 			wantToken:   `sandnet token --auth-secret "$SANDNET_AUTH_SECRET" --auth-audience 'my aud' --user alice`,
 			wantAdmin:   `sandnet admin --auth-secret "$SANDNET_AUTH_SECRET" --auth-audience 'my aud' network`,
 			notAnywhere: "s3cret"},
+		{name: "LocalNet's public secret is spelled out", cfg: with(func(c *StartCmd) { c.LocalNet = true; c.applyLocalNetDefaults() }), addr: "127.0.0.1:7575",
+			wantToken: "sandnet token --auth-secret unsafe --auth-audience https://canton.network.global --user alice",
+			wantAdmin: "sandnet admin --auth-secret unsafe --auth-audience https://canton.network.global network"},
 		{name: "PostgreSQL: the secret is still in the data directory, the password is not printed",
 			cfg: with(func(c *StartCmd) {
 				c.DataDir = abs("pg")

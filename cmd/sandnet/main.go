@@ -24,6 +24,7 @@ var version = "dev"
 // CLI is sandnet's command line.
 type CLI struct {
 	Start   StartCmd   `cmd:"" help:"Run a local Canton Network: ledger API, validator, Scan and admin API on one port."`
+	Init    InitCmd    `cmd:"" help:"Write an example network file for sandnet start --config (sandnet.yaml unless named)."`
 	Token   TokenCmd   `cmd:"" help:"Print a bearer token (JWT) for a ledger API user."`
 	Admin   AdminCmd   `cmd:"" help:"Drive a running sandnet through its admin API."`
 	Status  StatusCmd  `cmd:"" help:"Summarize a running sandnet: readiness, network, clock, ledger ends, Scan."`
@@ -31,13 +32,18 @@ type CLI struct {
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 
-func main() {
-	var cli CLI
-	parser, err := kong.New(&cli,
+// newParser returns the command-line parser that fills cli.
+func newParser(cli *CLI) (*kong.Kong, error) {
+	return kong.New(cli,
 		kong.Name("sandnet"),
 		kong.Description("sandnet is the Canton Network on one machine."),
 		kong.Vars{"version": version},
 	)
+}
+
+func main() {
+	var cli CLI
+	parser, err := newParser(&cli)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sandnet:", err)
 		os.Exit(2)

@@ -44,6 +44,8 @@ const (
 	opTSAllocCancel                 // the executor cancels one with its sender and receiver
 	opTSAllocWithdraw               // the sender withdraws one
 	opTransferCmd                   // a user's external party sends through a signed TransferCommand (proptest_transfercommand_test.go)
+	opSave                          // save the whole network (proptest_saves_test.go)
+	opRestore                       // restore a save made earlier (or an unknown one: 404)
 )
 
 var opNames = map[opKind]string{
@@ -54,6 +56,7 @@ var opNames = map[opKind]string{
 	opTSTransfer:  "ts-transfer", opTSAccept: "ts-accept", opTSReject: "ts-reject", opTSWithdraw: "ts-withdraw", opPreapproval: "preapproval",
 	opTransferCmd: "transfer-command",
 	opTSAllocate:  "ts-allocate", opTSAllocExecute: "ts-alloc-execute", opTSAllocCancel: "ts-alloc-cancel", opTSAllocWithdraw: "ts-alloc-withdraw",
+	opSave: "save", opRestore: "restore",
 }
 
 // amountClass is what an amount is, so that the driver knows which answer
@@ -159,6 +162,8 @@ func (o op) String() string {
 		}
 	case opTransferCmd:
 		fmt.Fprintf(&b, " to=user#%d amount=%s", o.other, o.amountString())
+	case opRestore:
+		fmt.Fprintf(&b, " save#%d", o.other)
 	case opTSAllocate:
 		fmt.Fprintf(&b, " external=%t to=user#%d amount=%s settleBefore=%s", o.count&1 != 0, o.other, o.amountString(), o.expiry)
 	case opTSAllocExecute, opTSAllocCancel, opTSAllocWithdraw:
@@ -295,7 +300,7 @@ var probeNames = []string{"status", "by-name", "ghost-user", "contract-id"}
 
 func (g *gen) op(step int) op {
 	o := op{step: step, user: g.r.IntN(16), other: g.r.IntN(16)}
-	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5, 6, 5, 2, 3, 5, 5) {
+	switch g.pick(10, 8, 1, 30, 14, 5, 5, 7, 2, 4, 6, 5, 6, 3, 3, 5, 6, 5, 2, 3, 5, 5, 2, 2) {
 	case 0:
 		o.kind, o.amount = opTap, g.amount()
 	case 1:
@@ -362,6 +367,10 @@ func (g *gen) op(step int) op {
 		if o.kind != opTSAllocWithdraw && g.r.IntN(8) == 0 {
 			o.other, o.text = -1, g.oneOf("", "00", "00"+strings.Repeat("ab", 33), "no such contract")
 		}
+	case 22:
+		o.kind = opSave
+	case 23:
+		o.kind = opRestore
 	case 15:
 		// One in four edits the prepared amount and re-signs it.
 		o.kind, o.amount, o.other = opExternalTap, g.amount(), 0

@@ -94,6 +94,10 @@ func (r *propRun) do(o op) error {
 		return r.tsAllocSettle(o)
 	case opTSAllocWithdraw:
 		return r.tsAllocWithdraw(o)
+	case opSave:
+		return r.saveOp(o)
+	case opRestore:
+		return r.restoreOp(o)
 	}
 	return fmt.Errorf("unknown operation %d", o.kind)
 }

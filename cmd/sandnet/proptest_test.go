@@ -304,6 +304,15 @@ type inproc struct {
 	seeded *splice.Seeded
 	cancel context.CancelFunc
 	done   chan error
+	// ready receives the network each time it is ready: at start and
+	// after each restore.
+	ready chan readyNet
+}
+
+// readyNet is the network Main.OnReady gives.
+type readyNet struct {
+	net    *ledger.Network
+	seeded *splice.Seeded
 }
 
 func (p *inproc) start(logs io.Writer) error {
@@ -311,21 +320,25 @@ func (p *inproc) start(logs io.Writer) error {
 	if err != nil {
 		return err
 	}
-	type readyNet struct {
-		net    *ledger.Network
-		seeded *splice.Seeded
-	}
 	ready := make(chan readyNet, 1)
+	p.ready = ready
 	m := &Main{
 		Config: p.cfg, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Listener: ln,
-		OnReady:  func(n *ledger.Network, s *splice.Seeded) { ready <- readyNet{n, s} },
+		// Called again after each restore (proptest_saves_test.go), which
+		// takes the new network from p.ready.
+		OnReady: func(n *ledger.Network, s *splice.Seeded) {
+			select {
+			case ready <- readyNet{n, s}:
+			default:
+			}
+		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel, p.done, p.base = cancel, make(chan error, 1), "http://"+ln.Addr().String()
 	go func() { p.done <- m.Run(ctx) }()
 	select {
-	case rn := <-ready:
+	case rn := <-p.ready:
 		p.net, p.seeded = rn.net, rn.seeded
 		return nil
 	case err := <-p.done:
@@ -412,6 +425,9 @@ type propRun struct {
 	// settlerRights are the parties the settlement app's user may act as
 	// (proptest_alloc_test.go); nil until the user is created.
 	settlerRights map[string]bool
+	// saved are the saves made so far, with what the driver knew then
+	// (proptest_saves_test.go).
+	saved []propSave
 }
 
 func newPropRun(t *testing.T, cfg propConfig) (*propRun, error) {

@@ -20,11 +20,7 @@ import (
 func TestScenarioScript(t *testing.T) {
 	t.Parallel()
 	needTools(t, "scripts/scenario.sh", "bash", "curl", "jq")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "../../scripts/scenario.sh")
-	cmd.Env = append(os.Environ(), "SANDNET="+sandnetBinary(t))
-	out, err := cmd.CombinedOutput()
+	out, err := runScript(t, "scripts/scenario.sh", 3*time.Minute)
 	if err != nil {
 		t.Fatalf("scripts/scenario.sh: %v\n%s", err, out)
 	}
@@ -42,11 +38,7 @@ func TestClientScripts(t *testing.T) {
 	t.Parallel()
 	needNode(t, "scripts/clients/run.sh", 20)
 	needTools(t, "scripts/clients/run.sh", "bash", "npm")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "../../scripts/clients/run.sh")
-	cmd.Env = append(os.Environ(), "SANDNET="+sandnetBinary(t))
-	out, err := cmd.CombinedOutput()
+	out, err := runScript(t, "scripts/clients/run.sh", 8*time.Minute)
 	if err != nil {
 		t.Fatalf("scripts/clients/run.sh: %v\n%s", err, out)
 	}
@@ -56,6 +48,18 @@ func TestClientScripts(t *testing.T) {
 			t.Log(line)
 		}
 	}
+}
+
+// runScript runs a script of the repository (a path from its root) with
+// bash against the test binary (SANDNET), within timeout, and returns its
+// combined output.
+func runScript(t *testing.T, script string, timeout time.Duration) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "../../"+script)
+	cmd.Env = append(os.Environ(), "SANDNET="+sandnetBinary(t))
+	return cmd.CombinedOutput()
 }
 
 // needNode skips the test unless node, at least version major, is on

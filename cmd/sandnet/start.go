@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,24 +22,21 @@ import (
 	"github.com/sandnet/sandnet/internal/api/dashboard"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
-	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/ledger"
-	"github.com/sandnet/sandnet/internal/ledger/builtin"
 	"github.com/sandnet/sandnet/internal/ledger/splice"
-	"github.com/sandnet/sandnet/internal/operator"
-	"github.com/sandnet/sandnet/internal/scan"
 	"github.com/sandnet/sandnet/internal/store/pgstore"
 	"github.com/sandnet/sandnet/internal/store/sqlitestore"
 )
 
 // StartCmd runs a network. Every flag has an environment-variable twin.
 type StartCmd struct {
+	Config           ConfigFile    `name:"config" env:"SANDNET_CONFIG" placeholder:"FILE" help:"Network file (YAML; sandnet init writes an example): the network a first start seeds and the other settings, which flags and environment override."`
 	Listen           string        `default:"127.0.0.1:7575" env:"SANDNET_LISTEN" help:"Address to serve every API on."`
 	DataDir          string        `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Directory for the SQLite databases and the auth secret."`
 	DatabaseURL      string        `env:"SANDNET_DATABASE_URL" placeholder:"postgres://…" help:"Keep the data in PostgreSQL instead of SQLite (one schema per component)."`
 	DBSchema         string        `name:"database-schema" default:"sandnet" env:"SANDNET_DATABASE_SCHEMA" help:"Prefix of the PostgreSQL schemas (<prefix>_ledger, …); processes sharing one network use the same prefix."`
 	NetworkSeed      string        `default:"sandnet" env:"SANDNET_NETWORK_SEED" help:"Seed for every id of the seeded network: the same seed gives the same ids."`
-	SVs              int           `name:"svs" default:"4" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network."`
+	SVs              int           `name:"svs" env:"SANDNET_SVS" help:"Number of super validators in a newly seeded network (default 4; 1 with --localnet)."`
 	SeedPreapprovals bool          `name:"seed-preapprovals" env:"SANDNET_SEED_PREAPPROVALS" help:"Give the seeded users alice and bob transfer pre-approvals provided by the validator operator (90 days, renewed by the validator) in a newly seeded network. Off by default, as in Splice's LocalNet."`
 	SVListen         string        `name:"sv-listen" env:"SANDNET_SV_LISTEN" placeholder:"HOST:PORT" help:"Also serve each SV on an address of its own: SV k's Scan at /api/scan and ledger API at the root of HOST:PORT+k-1 (port 0: a port of its own each, named in the log; they are always under /sv/k on --listen)."`
 	Validators       []string      `name:"validator" sep:";" env:"SANDNET_VALIDATORS" placeholder:"NAME[:USER,…]" help:"Seed a further validator, with a participant of its own, in a newly seeded network (repeatable; in the environment, separated by ;): NAME is 1-40 of a-z, 0-9, -, the USERs its wallet users. Served under /validators/NAME (its validator API at /api/validator, its ledger API at /v2)."`
@@ -55,6 +51,7 @@ type StartCmd struct {
 	ForkFrom         string        `name:"fork-from" env:"SANDNET_FORK_FROM" placeholder:"SCAN_URL" help:"Start a new network from the latest ACS snapshot of this Scan (http://host:port/api/scan), as a fork; needs an empty data directory or schema. A forked network restarts as any other."`
 	LogFormat        string        `default:"text" enum:"text,json" env:"SANDNET_LOG_FORMAT" help:"Log format: text or json."`
 	LogLevel         string        `default:"info" enum:"debug,info,warn,error" env:"SANDNET_LOG_LEVEL" help:"Log level."`
+	LocalNetFlags    `embed:""`
 }
 
 // Run starts the network and serves until ctx is cancelled (SIGINT,
@@ -87,17 +84,22 @@ type Main struct {
 	// OnReady, when not nil, is called once the network is ready, with its
 	// engine and seeded network: an in-process test reads the ledger's
 	// store through them (the amulet supply, say), which no API serves.
+	// It is called again, with the new engine, after each restore.
 	OnReady func(*ledger.Network, *splice.Seeded)
 
 	ready atomic.Bool
 }
 
-// Run opens the stores, seeds a new network, serves, and shuts everything
-// down in reverse order when ctx ends.
+// Run listens, opens the network (a node: stores, engine, Scans,
+// validator, automation, API handlers; see node.go), serves, and shuts
+// everything down in reverse order when ctx ends. What lives for the whole
+// process is here: the listener, the HTTP server, /livez, /readyz,
+// /metrics and the save routes; a restore replaces the node behind them.
 func (m *Main) Run(ctx context.Context) error {
 	start := time.Now()
 	log := m.Logger
 	slog.SetDefault(log)
+	m.Config.applyLocalNetDefaults()
 	cfg := m.Config
 
 	if cfg.SnapshotPeriod < time.Minute {
@@ -107,6 +109,9 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("--http-list-max-elements-limit must be positive, not %d", cfg.ListLimit)
 	}
 	seedCfg, err := seedConfig(cfg)
+	if err == nil {
+		err = cfg.withLocalNetValidators(&seedCfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -128,46 +133,44 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	defer ln.Close()
-
-	store, leader, err := m.openLedgerStore(ctx)
+	localNet, err := openLocalNet(cfg, log)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer localNet.close()
 
+	// The process's metrics; each node registers its own in a registry of
+	// its own, gathered beside these while it serves.
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-
-	registry := builtin.NewRegistry()
-	seed, forkFrom, err := m.prepareFork(ctx, store, registry)
-	if err != nil {
-		return err
-	}
-	network, err := ledger.Open(ctx, store, registry, ledger.Config{
-		Seed: seed, Logger: log, Observer: newEngineMetrics(reg),
-	})
-	if err != nil {
-		return err
-	}
-	defer network.Close()
 	// Clients send the same token with every request: its signature is
 	// checked once a minute, not per request.
 	authn := &web.Authenticator{Verifier: auth.Cached(verifier, time.Minute, 100_000, nil), Disabled: cfg.Auth == "none"}
 
-	mux := http.NewServeMux()
+	srvState := newServer(m)
+	mux := srvState.mux
 	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if !m.ready.Load() {
-			http.Error(w, "not ready: the network is starting", http.StatusServiceUnavailable)
+			http.Error(w, "not ready: "+srvState.notReadyReason(), http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte("ok\n"))
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, prometheus.GathererFunc(srvState.gatherNode)}, promhttp.HandlerOpts{}))
+	saver, err := newSaver(ctx, m, srvState)
+	if err != nil {
+		return err
+	}
+	defer saver.close()
+	admin.NewSaves(saver, srvState.authorize).Register(mux)
+	// Routes that live as long as the process go on mux; a "GET /" here
+	// (a dashboard) answers only what the network's routes do not (see
+	// server.ServeHTTP).
 	dashboard.Register(mux)
 
-	srv := web.NewServer(web.Chain(mux, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext),
-		web.DefaultTimeouts, log)
+	handler := web.Chain(srvState, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext)
+	srv := web.NewServer(handler, web.DefaultTimeouts, log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer func() {
@@ -175,104 +178,28 @@ func (m *Main) Run(ctx context.Context) error {
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
 	}()
+	defer localNet.close() // before the stores close, as the main server
 
-	// A new network's history starts before the previous snapshot
-	// boundary, so that its Scan has an ACS snapshot from the start.
-	genesis := scan.Boundary(network.Clock().Now(), cfg.SnapshotPeriod) - daml.Timestamp(time.Minute.Microseconds())
-	_, wasSeeded, err := network.Store().Meta(ctx, splice.SeededMetaKey)
+	deps := nodeDeps{main: m, authn: authn, addr: ln.Addr().String(), engineMetrics: newEngineMetrics(reg), seedCfg: seedCfg}
+	n, err := openNode(ctx, deps)
 	if err != nil {
 		return err
 	}
-	seedCfg.Genesis = genesis
-	seeded, err := seedOrFork(ctx, network, leader, forkFrom, seedCfg)
-	if err != nil {
-		return fmt.Errorf("seed the network: %w", err)
-	}
-	// Every SV has its own Scan, with its own store, reading its own
-	// participant: SV 1's in <data-dir>/scan.db (or <prefix>_scan), SV k's
-	// in scan-sv<k>.db (or <prefix>_scan_sv<k>). The stores close after
-	// the servers have shut down.
-	svs := &svNodes{
-		cfg: cfg, network: network, seeded: seeded, registry: registry, authn: authn, reg: reg, log: log, mux: mux,
-		base: "http://" + ln.Addr().String(),
-	}
-	defer svs.close()
-	for i, sv := range seeded.SVs {
-		if _, err := svs.add(ctx, i+1, sv); err != nil {
+	srvState.deps = deps
+	// The node closes first: its streams end, then its automation and
+	// stores, before the server shuts down.
+	defer srvState.closeNode(errNodeClosed)
+	if localNet != nil {
+		if err := checkLocalNet(cfg, n.seeded); err != nil {
 			return err
 		}
+		// LocalNet's addresses serve the process's handler: they follow
+		// the node across restores as the main address does.
+		localNet.route(handler)
+		log.Info("serving Splice LocalNet's addresses", localNet.urls()...)
 	}
-	scanNode := svs.first()
-	if !wasSeeded {
-		// A new network is ready once SV 1's Scan has its history and
-		// first snapshot, so a new user can page the ACS at once. A
-		// restart does not wait, nor do the other SVs' Scans: what they
-		// have to catch up on (a snapshot of a large ACS, say) happens in
-		// the background.
-		if err := scanNode.catchUp(ctx); err != nil {
-			return err
-		}
-	}
-	// One validator node per validator, each with its own store.
-	validators, err := openValidators(ctx, validatorDeps{
-		cfg: cfg, network: network, seeded: seeded, registry: registry, authn: authn, mux: mux,
-		scanURL: scanURLOf(ln.Addr().String()), log: log,
-	})
-	defer validators.close()
-	if err != nil {
-		return err
-	}
-	op := operator.New(network, seeded)
-	op.OnSVAdded(func(ctx context.Context, k int, sv splice.SeededSV) error {
-		_, err := svs.add(ctx, k, sv)
-		return err
-	})
-	// Other processes sharing a PostgreSQL database may add SVs too.
-	if cfg.DatabaseURL != "" {
-		followCtx, stopFollowing := context.WithCancel(ctx)
-		following := make(chan struct{})
-		go func() {
-			defer close(following)
-			svs.follow(followCtx, 2*time.Second)
-		}()
-		defer func() {
-			stopFollowing()
-			<-following
-		}()
-	}
-	// The on-demand snapshot is SV 1's Scan's.
-	admin.New(op, authn, scanNode.snapshots).Register(mux)
+	srvState.setNode(n)
 
-	// One lease covers all automation: with several processes on one
-	// PostgreSQL database, exactly one of them runs it.
-	automation := splice.NewDSOAutomation(network, seeded, log)
-	leading := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "sandnet_automation_leader", Help: "1 while this process runs the network's automation.",
-	})
-	reg.MustRegister(leading)
-	autoCtx, stopAutomation := context.WithCancel(ctx)
-	var automationDone sync.WaitGroup
-	automationDone.Go(func() {
-		runWhileLeader(autoCtx, leader, log, leading, func(ctx context.Context) error {
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			var wg sync.WaitGroup
-			wg.Go(func() { svs.run(ctx) })
-			wg.Go(func() { validators.run(ctx) })
-			err := automation.Run(ctx)
-			cancel() // automation ended: the scan's loops end with it
-			wg.Wait()
-			return err
-		})
-	})
-	// Stop automation before the engine and the store close under it.
-	defer automationDone.Wait()
-	defer stopAutomation()
-
-	m.ready.Store(true)
-	if m.OnReady != nil {
-		m.OnReady(network, seeded)
-	}
 	// The hints come before the ready line, so whoever waits for that
 	// line (scripts, the e2e tests) finds them already written.
 	tokenHint, adminHint := startHints(cfg, ln.Addr().String())
@@ -285,7 +212,7 @@ func (m *Main) Run(ctx context.Context) error {
 		"url", "http://"+ln.Addr().String(),
 		"startup", time.Since(start).Round(time.Millisecond),
 		"store", storeName(cfg),
-		"dso_party", seeded.DSOParty,
+		"dso_party", n.seeded.DSOParty,
 	)
 
 	select {

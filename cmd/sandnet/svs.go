@@ -225,7 +225,10 @@ func (s *svNodes) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	shutdownOwn(s.servers)
+	// In parallel: closing a store checkpoints and syncs its files.
+	var wg sync.WaitGroup
 	for _, n := range s.nodes {
-		n.store.Close()
+		wg.Go(func() { n.store.Close() })
 	}
+	wg.Wait()
 }

@@ -353,7 +353,9 @@ func (a *Automation) transferCommands(ctx context.Context, now daml.Timestamp) d
 	v := a.v
 	cmds, err := splice.Active[splice.TransferCommand](ctx, v.net.Store(), v.cfg.Party)
 	if err != nil {
-		a.log.Warn("listing transfer commands failed", "err", err)
+		if ctx.Err() == nil { // not the automation stopping
+			a.log.Warn("listing transfer commands failed", "err", err)
+		}
 		return 0
 	}
 	var next daml.Timestamp

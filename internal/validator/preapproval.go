@@ -268,7 +268,9 @@ func (a *Automation) preapprovals(ctx context.Context, now daml.Timestamp) daml.
 	var next daml.Timestamp
 	proposals, err := activeAll[splice.TransferPreapprovalProposal](ctx, v.net.Store())
 	if err != nil {
-		a.log.Warn("listing transfer pre-approval proposals failed", "err", err)
+		if ctx.Err() == nil { // not the automation stopping
+			a.log.Warn("listing transfer pre-approval proposals failed", "err", err)
+		}
 		return 0
 	}
 	ps, err := v.Preapprovals(ctx)

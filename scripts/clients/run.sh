@@ -48,9 +48,13 @@ if [[ -z "$bin" ]]; then
 	(cd "$root" && go build -o "$bin" ./cmd/sandnet)
 fi
 
-if [[ ! -d "$here/node_modules" ]] || ! (cd "$here" && npm ls --silent >/dev/null 2>&1); then
-	(cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
-fi
+# One npm ci at a time (localnet.sh may be installing too).
+(
+	flock 9
+	if [[ ! -d "$here/node_modules" ]] || ! (cd "$here" && npm ls --silent >/dev/null 2>&1); then
+		(cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+) 9>"$here/.npm-ci.lock"
 
 data="$work/data"
 # A secret given as text, as LocalNet's is, so that the wallet SDK can sign

@@ -122,9 +122,13 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // operatorOnly authenticates the caller as an operator and answers any
 // error the handler returns in the API's one error shape.
-func (h *Handler) operatorOnly(fn handlerFunc) http.Handler {
+func (h *Handler) operatorOnly(fn handlerFunc) http.Handler { return guarded(h.authorize, fn) }
+
+// guarded runs fn once authorize accepts the request, and answers either's
+// error in the API's one error shape.
+func guarded(authorize func(*http.Request) error, fn handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := h.authorize(r)
+		err := authorize(r)
 		if err == nil {
 			err = fn(w, r)
 		}

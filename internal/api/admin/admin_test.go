@@ -1094,7 +1094,9 @@ func newRequest(t *testing.T, method, path, authz, body string) *http.Request {
 
 func newMux(op *fakeOperator, a *web.Authenticator) *http.ServeMux {
 	mux := http.NewServeMux()
-	admin.New(op, a, op).Register(mux)
+	h := admin.New(op, a, op)
+	h.Register(mux)
+	admin.NewSaves(newFakeSaver(), h.Authorize).Register(mux)
 	return mux
 }
 
@@ -1114,7 +1116,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		}
 	}
 	want := []string{"GET /openapi.yaml"}
-	for _, r := range operatorOnly {
+	for _, r := range append(slices.Clone(operatorOnly), savesRoutes...) {
 		want = append(want, r.method+" "+r.docPath())
 		if sec := s.Doc.Paths.Value(r.docPath()).GetOperation(r.method).Security; sec != nil {
 			t.Errorf("%s %s overrides the document's security; it needs the operator token", r.method, r.path)

@@ -162,12 +162,17 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body
 	}
 	conn.SetReadLimit(-1)
 	// Read and drop later frames, which ends ctx when the client leaves.
+	// The reads run until the handler returns, not until ctx ends: a read
+	// whose context ends closes the connection at once, and a stream that
+	// the server ends (a restore) still sends its error and close frames.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	readCtx, stopReading := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopReading()
 	go func() {
 		defer cancel()
 		for {
-			_, rd, err := conn.Reader(ctx)
+			_, rd, err := conn.Reader(readCtx)
 			if err != nil {
 				return
 			}
@@ -198,10 +203,11 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body
 			err = gerr
 		}
 	}
+	if ctx.Err() != nil {
+		h.closeWithCause(ctx, r, conn)
+		return
+	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return // the client is gone
-		}
 		if f, ok := fault.As(err); ok && f.Code == codeUndecodable {
 			err = invalidArgument("%s", f.Message)
 		}
@@ -213,6 +219,33 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body
 	}
 	_ = conn.Close(websocket.StatusNormalClosure, "")
 }
+
+// closeWithCause ends a stream whose context ended. When the server ended
+// it with a reason (a fault.Unavailable cause: the network was restored
+// from a save, say), the client gets that reason twice: as an error frame
+// in the API's error shape and as the close frame's reason (going away).
+// Otherwise the client left, and there is no one to tell.
+func (h *Handler) closeWithCause(ctx context.Context, r *http.Request, conn *websocket.Conn) {
+	f, ok := fault.As(context.Cause(ctx))
+	if !ok || f.Kind != fault.Unavailable {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	_, jsErr, _ := h.errorResponse(r, f)
+	if b, err := marshal(jsErr); err == nil {
+		_ = conn.Write(wctx, websocket.MessageText, b)
+	}
+	reason := f.Message
+	if len(reason) > maxCloseReason {
+		reason = reason[:maxCloseReason]
+	}
+	_ = conn.Close(websocket.StatusGoingAway, reason)
+}
+
+// maxCloseReason is the most bytes a close frame's reason may hold (125
+// bytes of payload less the status code).
+const maxCloseReason = 123
 
 // streamUpdates checks the request frame and sends its elements.
 func (h *Handler) streamUpdates(ctx context.Context, r *http.Request, typ websocket.MessageType, body []byte, send func(json.RawMessage) error) error {

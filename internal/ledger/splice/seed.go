@@ -54,6 +54,15 @@ type SeedConfig struct {
 	// that a new network's history can start before the previous ACS
 	// snapshot boundary.
 	Genesis daml.Timestamp
+	// Synchronizers are the aliases of synchronizers added beside the
+	// global one once the network is seeded (as the admin API's POST
+	// /synchronizers adds them).
+	Synchronizers []string
+	// ClockStart, when set, is the ledger time the network starts at: Seed
+	// first moves the clock forward to it (ledger time never moves back,
+	// so it must not be in the past). Genesis, when also set, should be
+	// computed from it.
+	ClockStart daml.Timestamp
 }
 
 func (c *SeedConfig) defaults() {
@@ -198,6 +207,10 @@ func (s *Seeded) User(name string) (SeededUser, bool) {
 	return SeededUser{}, false
 }
 
+// GlobalSynchronizerAlias is the alias of the seeded network's global
+// synchronizer.
+const GlobalSynchronizerAlias = "global-domain"
+
 // SeededMetaKey is the network setting holding the Seeded description.
 const SeededMetaKey = "splice/seeded"
 
@@ -256,6 +269,15 @@ func Seed(ctx context.Context, net *ledger.Network, cfg SeedConfig) (*Seeded, er
 	if err := cfg.checkValidators(); err != nil {
 		return nil, err
 	}
+	if cfg.ClockStart != 0 {
+		now := net.Clock().Now()
+		if cfg.ClockStart < now {
+			return nil, fault.New(fault.InvalidArgument, "the clock start %s is in the past: ledger time only moves forward", cfg.ClockStart)
+		}
+		if _, err := net.AdvanceClock(ctx, time.Duration(cfg.ClockStart-now)*time.Microsecond); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Genesis != 0 {
 		restore := net.Clock().Backdate(cfg.Genesis)
 		defer restore()
@@ -298,11 +320,15 @@ type seeder struct {
 	cfg SeedConfig
 	out *Seeded
 	seq int
+	// parties are the parties allocated for the validators' users and
+	// ValidatorConfig.Parties, by validator name and hint, for the users'
+	// further rights and the parties' taps.
+	parties map[string]map[string]daml.Party
 }
 
 func (sd *seeder) run() error {
 	ctx, net, cfg := sd.ctx, sd.net, sd.cfg
-	sync, err := net.AddSynchronizer(ctx, "global-domain")
+	sync, err := net.AddSynchronizer(ctx, GlobalSynchronizerAlias)
 	if err != nil {
 		return err
 	}
@@ -349,6 +375,9 @@ func (sd *seeder) run() error {
 			return fmt.Errorf("add validator %s: %w", vc.Name, err)
 		}
 		out.Validators = append(out.Validators, v)
+		if err := sd.addParties(vc, v); err != nil {
+			return fmt.Errorf("validator %s: %w", vc.Name, err)
+		}
 	}
 	out.SetValidators(out.Validators)
 
@@ -365,19 +394,20 @@ func (sd *seeder) run() error {
 			return fmt.Errorf("onboard %s: %w", v.describe(), err)
 		}
 	}
-	if !cfg.NoAnsEntries {
-		if err := sd.registerNames(); err != nil {
-			return fmt.Errorf("register names: %w", err)
-		}
+	if err := sd.registerNames(); err != nil {
+		return fmt.Errorf("register names: %w", err)
 	}
 	if err := sd.requestVote(); err != nil {
 		return fmt.Errorf("request a vote: %w", err)
 	}
-	if cfg.Preapprovals {
-		for _, v := range out.Validators {
-			if err := sd.preapprove(v); err != nil {
-				return fmt.Errorf("pre-approve the users of %s: %w", v.describe(), err)
-			}
+	for _, v := range out.Validators {
+		if err := sd.preapprove(v); err != nil {
+			return fmt.Errorf("pre-approve the users of %s: %w", v.describe(), err)
+		}
+	}
+	for _, alias := range cfg.Synchronizers {
+		if _, err := net.AddSynchronizer(ctx, alias); err != nil {
+			return fmt.Errorf("add synchronizer %s: %w", alias, err)
 		}
 	}
 	return nil
@@ -391,6 +421,9 @@ func (sd *seeder) preapprove(v SeededValidator) error {
 	out := sd.out
 	dso := out.DSOParty
 	for _, u := range v.Users {
+		if !sd.cfg.Preapprovals && !sd.userSeed(v.Name, u.Name).Preapproval {
+			continue
+		}
 		t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, nil, func(tx *ledger.Tx) error {
 			_, err := ledger.Create(tx, TransferPreapprovalProposal{Receiver: u.Party, Provider: v.Party, ExpectedDso: &dso})
 			return err
@@ -650,11 +683,18 @@ func (sd *seeder) onboardValidator(v SeededValidator) error {
 		}
 	}
 	for _, u := range wallets {
-		if err := sd.tap(v.Participant, u); err != nil {
+		amount := sd.cfg.TapAmount
+		if b := sd.userSeed(v.Name, u.Name).Balance; b != nil && u.Name != v.OperatorUser {
+			amount = *b
+		}
+		if amount.IsZero() {
+			continue
+		}
+		if err := sd.tap(v.Participant, u.Name, u.Party, amount); err != nil {
 			return fmt.Errorf("tap for %s: %w", u.Name, err)
 		}
 	}
-	return nil
+	return sd.tapParties(v)
 }
 
 // OnboardValidator runs Seed's validator steps on a network whose DSO
@@ -676,31 +716,47 @@ func OnboardValidator(ctx context.Context, net *ledger.Network, seeded *Seeded, 
 	return nil
 }
 
-func (sd *seeder) tap(participant ledger.ParticipantID, u SeededUser) error {
+// tap mints amount for party, submitted as user of a participant.
+func (sd *seeder) tap(participant ledger.ParticipantID, user string, party daml.Party, amount daml.Numeric) error {
 	ac, err := LoadAmuletContext(sd.ctx, sd.net.Store(), sd.out.DSOParty, sd.net.Clock().Now())
 	if err != nil {
 		return err
 	}
-	return sd.submit(participant, u.Name, []daml.Party{u.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
-		_, err := Tap(tx, ac, u.Party, sd.cfg.TapAmount)
+	return sd.submit(participant, user, []daml.Party{party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+		_, err := Tap(tx, ac, party, amount)
 		return err
 	})
 }
 
-// registerNames runs the name-service flow for every user of every
-// validator: the request, the wallet's first payment, and the DSO
+// registerNames runs the name-service flow for every name of every user
+// of every validator: the request, the wallet's first payment, and the DSO
 // collecting it.
 func (sd *seeder) registerNames() error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
+	count := 0
+	for _, v := range out.Validators {
+		for _, u := range v.Users {
+			count += len(sd.userNames(v.Name, u.Name))
+		}
+	}
+	if count == 0 {
+		return nil
+	}
 	ansRules, err := only[AnsRules](ctx, s, out.DSOParty)
 	if err != nil {
 		return err
 	}
-	users := 0
 	for _, v := range out.Validators {
-		users += len(v.Users)
-		if err := sd.registerNamesOf(v, ansRules); err != nil {
-			return fmt.Errorf("%s: %w", v.describe(), err)
+		for i := range v.Users {
+			u := &v.Users[i] // shares out.Validators' users
+			for _, name := range sd.userNames(v.Name, u.Name) {
+				if err := sd.registerName(v, ansRules, *u, name); err != nil {
+					return fmt.Errorf("%s: %s for %s: %w", v.describe(), name, u.Name, err)
+				}
+				if u.AnsName == "" {
+					u.AnsName = name
+				}
+			}
 		}
 	}
 	out.SetValidators(out.Validators)
@@ -709,56 +765,49 @@ func (sd *seeder) registerNames() error {
 	if err != nil {
 		return err
 	}
-	if res.Actions < users {
-		return fmt.Errorf("the DSO collected %d of %d name payments", res.Actions, users)
+	if res.Actions < count {
+		return fmt.Errorf("the DSO collected %d of %d name payments", res.Actions, count)
 	}
 	return nil
 }
 
-// registerNamesOf requests and pays a name for every user of a validator.
-func (sd *seeder) registerNamesOf(v SeededValidator, ansRules Contract[AnsRules]) error {
+// registerName requests a name for a user of a validator and pays its
+// first subscription period from the user's amulets.
+func (sd *seeder) registerName(v SeededValidator, ansRules Contract[AnsRules], u SeededUser, name string) error {
 	ctx, s, out := sd.ctx, sd.net.Store(), sd.out
-	for i := range v.Users {
-		u := &v.Users[i]
-		name := u.Name + ".unverified." + out.AnsAcronym
-		url := "https://" + u.Name + ".example.com"
-		description := "Seeded name of " + u.Name
-		if err := ValidateAnsEntryRequest(out.AnsAcronym, name, url, description); err != nil {
-			return err
-		}
-		t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, []*ledger.Contract{ansRules.Contract}, func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[AnsRulesRequestEntryResult](tx, ansRules.ID, "AnsRules_RequestEntry", AnsRulesRequestEntry{
-				Name: name, URL: url, Description: description, User: u.Party,
-			})
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		request := CreatedIn(t, SubscriptionRequest{}.TemplateID())[0]
-		ac, err := LoadAmuletContext(ctx, s, out.DSOParty, sd.net.Clock().Now())
-		if err != nil {
-			return err
-		}
-		amulets, err := Holdings(ctx, s, u.Party)
-		if err != nil {
-			return err
-		}
-		inputs := make([]TransferInput, len(amulets))
-		for i, a := range amulets {
-			inputs[i] = InputAmulet(a.ID)
-		}
-		if err := sd.submit(v.Participant, v.OperatorUser, []daml.Party{u.Party, v.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
-			_, err := ledger.Exercise[SubscriptionRequestAcceptAndMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", SubscriptionRequestAcceptAndMakePayment{
-				Inputs: inputs, Context: ac.PaymentContext(), WalletProvider: v.Party,
-			})
-			return err
-		}); err != nil {
-			return err
-		}
-		u.AnsName = name
+	url := "https://" + u.Name + ".example.com"
+	description := "Seeded name of " + u.Name
+	if err := ValidateAnsEntryRequest(out.AnsAcronym, name, url, description); err != nil {
+		return err
 	}
-	return nil
+	t, err := sd.submitTx(v.Participant, u.Name, []daml.Party{u.Party}, nil, []*ledger.Contract{ansRules.Contract}, func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[AnsRulesRequestEntryResult](tx, ansRules.ID, "AnsRules_RequestEntry", AnsRulesRequestEntry{
+			Name: name, URL: url, Description: description, User: u.Party,
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	request := CreatedIn(t, SubscriptionRequest{}.TemplateID())[0]
+	ac, err := LoadAmuletContext(ctx, s, out.DSOParty, sd.net.Clock().Now())
+	if err != nil {
+		return err
+	}
+	amulets, err := Holdings(ctx, s, u.Party)
+	if err != nil {
+		return err
+	}
+	inputs := make([]TransferInput, len(amulets))
+	for i, a := range amulets {
+		inputs[i] = InputAmulet(a.ID)
+	}
+	return sd.submit(v.Participant, v.OperatorUser, []daml.Party{u.Party, v.Party}, nil, ac.Disclosed(), func(tx *ledger.Tx) error {
+		_, err := ledger.Exercise[SubscriptionRequestAcceptAndMakePaymentResult](tx, request, "SubscriptionRequest_AcceptAndMakePayment", SubscriptionRequestAcceptAndMakePayment{
+			Inputs: inputs, Context: ac.PaymentContext(), WalletProvider: v.Party,
+		})
+		return err
+	})
 }
 
 func (sd *seeder) requestVote() error {

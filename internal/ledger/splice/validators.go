@@ -1,6 +1,7 @@
 package splice
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -60,6 +61,12 @@ type ValidatorConfig struct {
 	// operator party SV k's party (PartyHint is ignored). 0 gives the
 	// validator a participant of its own.
 	SV int
+	// UserSeeds shapes some of Users beyond the defaults, by user name (a
+	// network file's users); a user without an entry gets the defaults.
+	UserSeeds map[string]UserSeed
+	// Parties are further parties allocated on the validator's
+	// participant after its users' (no user, no wallet).
+	Parties []PartySeed
 }
 
 // validatorName is what ValidatorConfig.Name allows.
@@ -86,8 +93,9 @@ func (c SeedConfig) Check() error {
 func (c *SeedConfig) checkValidators() error {
 	names := map[string]bool{}
 	onSV := map[int]string{}
-	// Every user registers "<user>.unverified.<acronym>": two users of one
-	// name (on two participants) would ask for the same entry.
+	// Every user registers its names ("<user>.unverified.<acronym>" by
+	// default): two users of one name (on two participants) would ask for
+	// the same entry.
 	walletUsers := map[string]string{}
 	for _, v := range c.Validators {
 		if !ValidValidatorName(v.Name) {
@@ -126,13 +134,15 @@ func (c *SeedConfig) checkValidators() error {
 			ids[u] = true
 		}
 		for _, u := range v.Users {
-			if !ledger.ValidHint(u) {
-				return fault.New(fault.InvalidArgument, "validator %s: user %s cannot be a party hint", v.Name, fault.Quote(u))
+			if hint := cmp.Or(v.UserSeeds[u].PartyHint, u); !ledger.ValidHint(hint) {
+				return fault.New(fault.InvalidArgument, "validator %s: user %s: %s cannot be a party hint", v.Name, u, fault.Quote(hint))
 			}
-			if other, ok := walletUsers[u]; ok && !c.NoAnsEntries {
-				return fault.New(fault.InvalidArgument, "validators %s and %s both have a user %s, whose seeded names (%s.unverified.%s) would collide; rename one or seed no names", other, v.Name, u, u, c.AnsAcronym)
+			for _, name := range c.userNames(v, u) {
+				if other, ok := walletUsers[name]; ok {
+					return fault.New(fault.InvalidArgument, "validators %s and %s both ask for the name %s (for their user %s), which would collide; rename one user or give it other names", other, v.Name, name, u)
+				}
+				walletUsers[name] = v.Name
 			}
-			walletUsers[u] = v.Name
 		}
 	}
 	return nil
@@ -246,18 +256,23 @@ func (sd *seeder) addValidator(vc ValidatorConfig) (SeededValidator, error) {
 	}
 	v.Users = []SeededUser{}
 	for _, name := range vc.Users {
+		us := vc.UserSeeds[name]
+		hint := cmp.Or(us.PartyHint, name)
 		host := ledger.Hosting{Participant: v.Participant, Synchronizer: out.Synchronizer, Permission: ledger.PermissionSubmission}
-		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: name, Hosts: []ledger.Hosting{host}})
+		party, err := net.AllocateParty(ctx, ledger.PartySpec{Hint: hint, Hosts: []ledger.Hosting{host}})
 		if err != nil {
 			return v, err
 		}
+		sd.recordParty(vc.Name, hint, party)
 		if err := net.PutUser(ctx, ledger.User{
 			ID: name, Participant: v.Participant, PrimaryParty: party,
 			Rights: []ledger.Right{{Kind: ledger.CanActAs, Party: party}, {Kind: ledger.CanReadAs, Party: party}},
 		}); err != nil {
 			return v, err
 		}
-		v.Users = append(v.Users, SeededUser{Name: name, Party: party})
+		if !us.NoWallet {
+			v.Users = append(v.Users, SeededUser{Name: name, Party: party})
+		}
 	}
 	return v, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -32,7 +33,10 @@ const checkpointPause = 20 * time.Millisecond
 
 // checkpointer runs the background checkpoints of one database.
 type checkpointer struct {
-	db   *sql.DB // one connection, its own
+	db *sql.DB // one connection, its own
+	// mu is held by each checkpoint, and by a save while it copies the
+	// database's files (saves.go), which no checkpoint may change.
+	mu   sync.Mutex
 	kick chan struct{}
 	stop chan struct{}
 	done chan struct{}
@@ -89,6 +93,8 @@ func (c *checkpointer) run() {
 // checkpoint copies what it can without waiting for anyone: the pages
 // that no open read transaction may still need from the WAL.
 func (c *checkpointer) checkpoint() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var busy, log, copied int
 	if err := c.db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &copied); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)

@@ -17,6 +17,7 @@ import (
 // [Scan], [Validator]): a file lock, one write connection and a pool of
 // read-only ones, each with its statement cache.
 type conns struct {
+	file string  // the database file's path
 	w    *sql.DB // exactly one connection, BEGIN IMMEDIATE
 	r    *sql.DB // read-only snapshots
 	lock *fileLock
@@ -44,6 +45,7 @@ func (c *conns) open(ctx context.Context, name, path, migrationsDir, synchronous
 		return err
 	}
 	c.lock = lock
+	c.file = path
 	ok := false
 	defer func() {
 		if !ok {
