@@ -611,6 +611,8 @@ func TestDashboardScreenshots(t *testing.T) {
 			t.Fatalf("create transfer offer: %d", code)
 		}
 	}
+	// A save to list, where the network has the saves API.
+	call(t, "POST", p.url("/api/sandnet/v0/saves"), op, map[string]string{"name": "before-the-demo"}, nil)
 	ctx := newBrowser(t, 2*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate(link), waitJS(`document.body.dataset.loaded === 'true' && document.body.dataset.feed === 'live'`)); err != nil {
 		t.Fatal(err)
