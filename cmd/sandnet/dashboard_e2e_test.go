@@ -259,6 +259,41 @@ func TestDashboard(t *testing.T) {
 		t.Fatalf("the tap did not appear in the live feed: %v", err)
 	}
 
+	// A transfer happening live: bob accepts alice's offer, and her
+	// wallet's automation completes it a moment later (the accepted offer
+	// archived, the amulets moved) — both steps appear in the feed.
+	call(t, "GET", p.url("/v2/state/ledger-end"), op, nil, &ledgerEnd)
+	bobToken := mustToken(t, dataDir, "bob")
+	var offers struct {
+		Offers []struct {
+			ContractID string `json:"contract_id"`
+			Payload    struct {
+				TrackingID string `json:"trackingId"`
+			} `json:"payload"`
+		} `json:"offers"`
+	}
+	if code := call(t, "GET", p.url("/api/validator/v0/wallet/transfer-offers"), bobToken, nil, &offers); code != 200 {
+		t.Fatalf("bob's transfer offers: %d", code)
+	}
+	offer := ""
+	for _, o := range offers.Offers {
+		if o.Payload.TrackingID == "xss-offer" {
+			offer = o.ContractID
+		}
+	}
+	if offer == "" {
+		t.Fatalf("bob has no offer xss-offer: %+v", offers)
+	}
+	if code := call(t, "POST", p.url("/api/validator/v0/wallet/transfer-offers/"+offer+"/accept"), bobToken, nil, nil); code != 200 {
+		t.Fatalf("accept the offer: %d", code)
+	}
+	for _, step := range []string{"+AcceptedTransferOffer", "−AcceptedTransferOffer"} {
+		if err := chromedp.Do(ctx, waitJS(fmt.Sprintf(`[...document.querySelectorAll('#feed-rows .row')].some(tr =>
+			Number(tr.children[0].textContent) > %d && tr.textContent.includes(%s))`, ledgerEnd.Offset, jsString(step)))); err != nil {
+			t.Fatalf("the transfer's %s did not appear in the live feed: %v", step, err)
+		}
+	}
+
 	// The clock control advances ledger time.
 	var before, after struct {
 		ClockOffsetUs int64 `json:"clock_offset_us"`
