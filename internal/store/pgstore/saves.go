@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,11 +26,27 @@ import (
 // <prefix>_save<id>_<store>, which no live store's schema can be called
 // (they are <prefix>_ledger, <prefix>_scan…, <prefix>_validator…). A save
 // is taken in one REPEATABLE READ transaction, so every store is copied
-// as of one point of the database's history; a restore replaces every
-// live table's rows from the save in one transaction.
+// as of one point of the database's history.
+//
+// A save also keeps a spare copy of its schemas,
+// <prefix>_save<id>_spare_<store>, made in the background after the save
+// and after each restore that used it, in one transaction that also marks
+// the catalog entry (column spare). A restore then only checks the save,
+// drops the live schemas and renames the spare ones to the live names, in
+// one transaction: its cost does not grow with the data. Without a ready
+// spare, a restore replaces every live table's rows from the save in one
+// transaction.
 type Saves struct {
 	pool   *pgxpool.Pool
 	prefix string
+
+	// ctx ends the spares' background work at Close.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// spareMu is held while a spare is made, and by whatever uses or
+	// drops one; spares waits for the background work at Close.
+	spareMu sync.Mutex
+	spares  sync.WaitGroup
 }
 
 var _ store.Saves = (*Saves)(nil)
@@ -50,12 +67,14 @@ func OpenSaves(ctx context.Context, url, prefix string) (*Saves, error) {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "sandnet"
 	}
-	cfg.MaxConns = 2
+	// A save or a restore, and a spare made in the background.
+	cfg.MaxConns = 3
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	s := &Saves{pool: pool, prefix: prefix}
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	// Several processes sharing the database start together: IF NOT
 	// EXISTS does not keep two from creating the schema at once, a lock
 	// does.
@@ -72,7 +91,8 @@ CREATE TABLE IF NOT EXISTS `+s.catalog()+` (
     ledger_end BIGINT NOT NULL,
     size_bytes BIGINT NOT NULL,
     stores     JSONB NOT NULL
-)`)
+);
+ALTER TABLE `+s.catalog()+` ADD COLUMN IF NOT EXISTS spare BOOLEAN NOT NULL DEFAULT false`)
 		return err
 	})
 	if err != nil {
@@ -82,14 +102,91 @@ CREATE TABLE IF NOT EXISTS `+s.catalog()+` (
 	return s, nil
 }
 
-// Close closes the connections.
-func (s *Saves) Close() { s.pool.Close() }
+// Close stops making spares, waits for the one being made (its
+// transaction rolls back) and closes the connections.
+func (s *Saves) Close() {
+	s.cancel()
+	s.spares.Wait()
+	s.pool.Close()
+}
 
 func (s *Saves) catalogSchema() string { return s.prefix + "_saves" }
 func (s *Saves) catalog() string       { return s.catalogSchema() + ".saves" }
 
 func (s *Saves) saveSchema(id int64, st string) string {
 	return fmt.Sprintf("%s_save%d_%s", s.prefix, id, st)
+}
+
+// spareSchema is the schema of a save's spare copy of a store: under the
+// save's prefix, so that Delete drops it with the save.
+func (s *Saves) spareSchema(id int64, st string) string {
+	return fmt.Sprintf("%s_save%d_spare_%s", s.prefix, id, st)
+}
+
+// migrationsOf is the migrations directory of a store (ledger, scan_sv2,
+// validator_alice…).
+func migrationsOf(st string) string {
+	switch {
+	case strings.HasPrefix(st, "scan"):
+		return "migrations/scan"
+	case strings.HasPrefix(st, "validator"):
+		return "migrations/validator"
+	default:
+		return "migrations/ledger"
+	}
+}
+
+// makeSpare makes save id's spare schemas in the background, unless the
+// catalog says they are there already. They are built in one transaction
+// that marks the catalog entry: a process stopping meanwhile leaves
+// nothing behind. A failure leaves no spare: the next restore copies.
+func (s *Saves) makeSpare(id int64) {
+	s.spares.Go(func() {
+		s.spareMu.Lock()
+		defer s.spareMu.Unlock()
+		_ = s.buildSpare(s.ctx, id)
+	})
+}
+
+func (s *Saves) buildSpare(ctx context.Context, id int64) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		c, err := scanCatalog(tx.QueryRow(ctx, `SELECT `+catalogColumns+` FROM `+s.catalog()+` WHERE id = $1 FOR UPDATE`, id))
+		if err != nil {
+			return err // deleted meanwhile, or not a save
+		}
+		var ready bool
+		if err := tx.QueryRow(ctx, `SELECT spare FROM `+s.catalog()+` WHERE id = $1`, id).Scan(&ready); err != nil || ready {
+			return err
+		}
+		for _, ss := range c.stores {
+			dst := s.spareSchema(id, ss.Store)
+			if err := checkSchema(dst); err != nil {
+				return err
+			}
+			// The live store's structure, from the migrations every
+			// store's schema is made with (unqualified names, so they land
+			// in search_path), then the save's rows.
+			all, err := store.ReadMigrations(migrations, migrationsOf(ss.Store))
+			if err != nil {
+				return err
+			}
+			var batch strings.Builder
+			fmt.Fprintf(&batch, "DROP SCHEMA IF EXISTS %s CASCADE;\nCREATE SCHEMA %s;\nSET LOCAL search_path TO %s;\n", ident(dst), ident(dst), ident(dst))
+			batch.WriteString("CREATE TABLE schema_migrations (version INT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL);\n")
+			for _, m := range all {
+				batch.WriteString(m.SQL)
+				batch.WriteString(";\n")
+			}
+			if _, err := tx.Exec(ctx, batch.String()); err != nil {
+				return interpret(err)
+			}
+			if err := s.fill(ctx, tx, c, ss, dst); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, `UPDATE `+s.catalog()+` SET spare = true WHERE id = $1`, id)
+		return interpret(err)
+	})
 }
 
 // savedStore is what a save holds of one store: its tables with their
@@ -267,6 +364,7 @@ JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind
 	if err := tx.Commit(ctx); err != nil {
 		return store.SaveInfo{}, interpret(err)
 	}
+	s.makeSpare(id)
 	return info, nil
 }
 
@@ -342,6 +440,9 @@ func (s *Saves) Delete(ctx context.Context, name string) error {
 	if err != nil && !fault.Is(err, fault.FailedPrecondition) {
 		return err
 	}
+	// Not while its spare is being made: its schemas would outlive it.
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)`, fmt.Sprintf("%s_save%d_", s.prefix, c.id))
 		if err != nil {
@@ -418,23 +519,43 @@ type pgRestore struct {
 // Discard does nothing: Prepare staged nothing.
 func (r *pgRestore) Discard() {}
 
-// Apply replaces, in one transaction, every live store's rows with the
-// save's (and its sequences' values), and drops the live stores the save
-// does not hold (a Scan of an SV added since). No process may use the
-// stores meanwhile.
+// Apply puts the save in place of the live stores, in one transaction:
+// by renaming its spare schemas to the live names when they are ready
+// (the live schemas are dropped), by replacing every live table's rows
+// with the save's otherwise. The live stores the save does not hold (a
+// Scan of an SV added since) are dropped. No process may use the stores
+// meanwhile; the save's next spare is made in the background afterwards.
 func (r *pgRestore) Apply(ctx context.Context) error {
 	s := r.s
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	// A spare being made is waited for: it is then used.
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		live, err := s.liveStores(ctx, tx)
 		if err != nil {
 			return err
 		}
+		spare, err := r.spareReady(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for _, st := range live {
-			if !slices.ContainsFunc(r.save.stores, func(ss savedStore) bool { return ss.Store == st }) {
+			if spare || !slices.ContainsFunc(r.save.stores, func(ss savedStore) bool { return ss.Store == st }) {
 				if _, err := tx.Exec(ctx, `DROP SCHEMA `+ident(s.prefix+"_"+st)+` CASCADE`); err != nil {
 					return interpret(err)
 				}
 			}
+		}
+		if spare {
+			// Sequences (identity columns) are in the schema and move with
+			// it; nothing outside a store's schema names it.
+			var batch strings.Builder
+			for _, ss := range r.save.stores {
+				fmt.Fprintf(&batch, "ALTER SCHEMA %s RENAME TO %s;\n", ident(s.spareSchema(r.save.id, ss.Store)), ident(s.prefix+"_"+ss.Store))
+			}
+			fmt.Fprintf(&batch, "UPDATE %s SET spare = false WHERE id = %d;\n", s.catalog(), r.save.id)
+			_, err := tx.Exec(ctx, batch.String())
+			return interpret(err)
 		}
 		for _, ss := range r.save.stores {
 			if err := r.restoreStore(ctx, tx, ss); err != nil {
@@ -443,15 +564,49 @@ func (r *pgRestore) Apply(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err == nil {
+		s.makeSpare(r.save.id)
+	}
+	return err
+}
+
+// spareReady tells whether the save's spare is ready to be renamed in:
+// the catalog says so and every spare schema is there (nobody dropped one
+// by hand). It locks the catalog entry.
+func (r *pgRestore) spareReady(ctx context.Context, tx pgx.Tx) (bool, error) {
+	s := r.s
+	var ready bool
+	if err := tx.QueryRow(ctx, `SELECT spare FROM `+s.catalog()+` WHERE id = $1 FOR UPDATE`, r.save.id).Scan(&ready); err != nil {
+		return false, interpret(err)
+	}
+	if !ready {
+		return false, nil
+	}
+	names := make([]string, len(r.save.stores))
+	for i, ss := range r.save.stores {
+		names[i] = s.spareSchema(r.save.id, ss.Store)
+	}
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1)`, names).Scan(&n); err != nil {
+		return false, interpret(err)
+	}
+	return n == len(names), nil
 }
 
 func (r *pgRestore) restoreStore(ctx context.Context, tx pgx.Tx, ss savedStore) error {
 	s := r.s
-	live, src := s.prefix+"_"+ss.Store, s.saveSchema(r.save.id, ss.Store)
+	live := s.prefix + "_" + ss.Store
 	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+ident(live)); err != nil {
 		return interpret(err)
 	}
-	have, err := tablesOf(ctx, tx, live)
+	return s.fill(ctx, tx, r.save, ss, live)
+}
+
+// fill replaces the rows of schema's tables (and its sequences' values)
+// with those of store ss of save c.
+func (s *Saves) fill(ctx context.Context, tx pgx.Tx, c catalogRow, ss savedStore, schema string) error {
+	src := s.saveSchema(c.id, ss.Store)
+	have, err := tablesOf(ctx, tx, schema)
 	if err != nil {
 		return err
 	}
@@ -460,20 +615,20 @@ func (r *pgRestore) restoreStore(ctx context.Context, tx pgx.Tx, ss savedStore) 
 			// A store that was dropped since: its tables come back
 			// without their indexes, which its next open does not
 			// recreate; that only happens if someone dropped it by hand.
-			if _, err := tx.Exec(ctx, `CREATE TABLE `+ident(live, t.Name)+` AS TABLE `+ident(src, t.Name)+` WITH NO DATA`); err != nil {
+			if _, err := tx.Exec(ctx, `CREATE TABLE `+ident(schema, t.Name)+` AS TABLE `+ident(src, t.Name)+` WITH NO DATA`); err != nil {
 				return interpret(err)
 			}
 			have = append(have, t.Name)
 		}
 	}
-	order, err := fkOrder(ctx, tx, live, have)
+	order, err := fkOrder(ctx, tx, schema, have)
 	if err != nil {
 		return err
 	}
 	// One round trip for the whole schema: without arguments, pgx sends
 	// the statements as one simple query.
 	var batch strings.Builder
-	if err := empty(ctx, tx, live, order, &batch); err != nil {
+	if err := empty(ctx, tx, schema, order, &batch); err != nil {
 		return err
 	}
 	cols, err := columnsOf(ctx, tx, src)
@@ -485,10 +640,10 @@ func (r *pgRestore) restoreStore(ctx context.Context, tx pgx.Tx, ss savedStore) 
 			continue // a table the save predates stays empty
 		}
 		list := strings.Join(cols[t], ", ")
-		fmt.Fprintf(&batch, "INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM %s;\n", ident(live, t), list, list, ident(src, t))
+		fmt.Fprintf(&batch, "INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM %s;\n", ident(schema, t), list, list, ident(src, t))
 	}
 	for _, q := range ss.Sequences {
-		fmt.Fprintf(&batch, "SELECT setval(%s, %d, %t);\n", quoteLiteral(ident(live, q.Name)), q.Value, q.IsCalled)
+		fmt.Fprintf(&batch, "SELECT setval(%s, %d, %t);\n", quoteLiteral(ident(schema, q.Name)), q.Value, q.IsCalled)
 	}
 	if _, err := tx.Exec(ctx, batch.String()); err != nil {
 		return interpret(err)
