@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -99,6 +100,7 @@ ALTER TABLE `+s.catalog()+` ADD COLUMN IF NOT EXISTS spare BOOLEAN NOT NULL DEFA
 		pool.Close()
 		return nil, fmt.Errorf("create the saves' catalog: %w", interpret(err))
 	}
+	s.dropOld()
 	return s, nil
 }
 
@@ -122,6 +124,37 @@ func (s *Saves) saveSchema(id int64, st string) string {
 func (s *Saves) spareSchema(id int64, st string) string {
 	return fmt.Sprintf("%s_save%d_spare_%s", s.prefix, id, st)
 }
+
+// oldSchema is the name a live store's schema is renamed to by a restore
+// that renames a spare in, until it is dropped in the background. tag
+// tells one restore's apart from an earlier one's not dropped yet.
+func (s *Saves) oldSchema(tag uint32, st string) string {
+	return fmt.Sprintf("%s_old%08x_%s", s.prefix, tag, st)
+}
+
+// dropOld drops, in the background, the schemas restores renamed away
+// (and those a process stopping before it dropped them left behind).
+func (s *Saves) dropOld() {
+	s.spares.Go(func() {
+		ctx := s.ctx
+		rows, err := s.pool.Query(ctx, `SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)`, s.prefix+"_old")
+		if err != nil {
+			return
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return
+		}
+		for _, n := range names {
+			if oldName.MatchString(strings.TrimPrefix(n, s.prefix+"_")) {
+				_, _ = s.pool.Exec(ctx, `DROP SCHEMA IF EXISTS `+ident(n)+` CASCADE`)
+			}
+		}
+	})
+}
+
+// oldName matches the part after "<prefix>_" of a schema renamed away.
+var oldName = regexp.MustCompile(`^old[0-9a-f]{8}_`)
 
 // migrationsOf is the migrations directory of a store (ledger, scan_sv2,
 // validator_alice…).
@@ -539,23 +572,30 @@ func (r *pgRestore) Apply(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, st := range live {
-			if spare || !slices.ContainsFunc(r.save.stores, func(ss savedStore) bool { return ss.Store == st }) {
-				if _, err := tx.Exec(ctx, `DROP SCHEMA `+ident(s.prefix+"_"+st)+` CASCADE`); err != nil {
-					return interpret(err)
-				}
-			}
-		}
 		if spare {
-			// Sequences (identity columns) are in the schema and move with
-			// it; nothing outside a store's schema names it.
+			// The live schemas are renamed away (dropping them in the
+			// transaction took most of its time: a catalog row per table,
+			// index and sequence) and dropped once it is over. Sequences
+			// (identity columns) are in the schema and move with it;
+			// nothing outside a store's schema names it.
 			var batch strings.Builder
+			tag := rand.Uint32()
+			for _, st := range live {
+				fmt.Fprintf(&batch, "ALTER SCHEMA %s RENAME TO %s;\n", ident(s.prefix+"_"+st), ident(s.oldSchema(tag, st)))
+			}
 			for _, ss := range r.save.stores {
 				fmt.Fprintf(&batch, "ALTER SCHEMA %s RENAME TO %s;\n", ident(s.spareSchema(r.save.id, ss.Store)), ident(s.prefix+"_"+ss.Store))
 			}
 			fmt.Fprintf(&batch, "UPDATE %s SET spare = false WHERE id = %d;\n", s.catalog(), r.save.id)
 			_, err := tx.Exec(ctx, batch.String())
 			return interpret(err)
+		}
+		for _, st := range live {
+			if !slices.ContainsFunc(r.save.stores, func(ss savedStore) bool { return ss.Store == st }) {
+				if _, err := tx.Exec(ctx, `DROP SCHEMA `+ident(s.prefix+"_"+st)+` CASCADE`); err != nil {
+					return interpret(err)
+				}
+			}
 		}
 		for _, ss := range r.save.stores {
 			if err := r.restoreStore(ctx, tx, ss); err != nil {
@@ -565,6 +605,7 @@ func (r *pgRestore) Apply(ctx context.Context) error {
 		return nil
 	})
 	if err == nil {
+		s.dropOld()
 		s.makeSpare(r.save.id)
 	}
 	return err
