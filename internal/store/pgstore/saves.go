@@ -413,15 +413,37 @@ func scanCatalog(row pgx.Row) (catalogRow, error) {
 	var c catalogRow
 	var lt int64
 	var b []byte
+	var err error
 	if err := row.Scan(&c.id, &c.info.Name, &c.info.CreatedAt, &lt, &c.info.LedgerEnd, &c.info.SizeBytes, &b); err != nil {
 		return c, err
 	}
 	c.info.LedgerTime = daml.Timestamp(lt)
 	c.info.CreatedAt = c.info.CreatedAt.UTC()
-	if err := json.Unmarshal(b, &c.stores); err != nil {
-		return c, store.SaveCorrupt(c.info.Name, "its catalog entry does not describe it")
+	c.stores, err = decodeStores(c.info.Name, b)
+	return c, err
+}
+
+// decodeStores reads the stores column of save name's catalog entry.
+// Whatever it holds, the answer is the stores or a store.SaveCorrupt:
+// their names go into schema names, which must be a live store's.
+func decodeStores(name string, b []byte) ([]savedStore, error) {
+	var out []savedStore
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, store.SaveCorrupt(name, "its catalog entry does not describe it")
 	}
-	return c, nil
+	seen := map[string]bool{}
+	for _, st := range out {
+		if !liveStore.MatchString(st.Store) || seen[st.Store] {
+			return nil, store.SaveCorrupt(name, "its catalog entry names a store %s", fault.Quote(st.Store))
+		}
+		seen[st.Store] = true
+		for _, t := range st.Tables {
+			if t.Name == "" || t.Rows < 0 {
+				return nil, store.SaveCorrupt(name, "its catalog entry names a table %s of %d rows", fault.Quote(t.Name), t.Rows)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (s *Saves) lookup(ctx context.Context, name string) (catalogRow, error) {
