@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sandnet/sandnet/internal/daml"
@@ -312,78 +313,12 @@ VALUES ($1, now(), 0, 0, 0, '[]') ON CONFLICT (name) DO NOTHING RETURNING id`, r
 	if err != nil {
 		return store.SaveInfo{}, err
 	}
-	var saved []savedStore
-	var size int64
-	for _, st := range stores {
-		live, dst := s.prefix+"_"+st, s.saveSchema(id, st)
-		if err := checkSchema(dst); err != nil {
-			return store.SaveInfo{}, err
-		}
-		ss := savedStore{Store: st, Tables: []savedTable{}, Sequences: []savedSequence{}}
-		tables, err := tablesOf(ctx, tx, live)
-		if err != nil {
-			return store.SaveInfo{}, err
-		}
-		// One round trip for the schema's copies, one for their counts.
-		var batch, counts strings.Builder
-		fmt.Fprintf(&batch, "CREATE SCHEMA %s;\n", ident(dst))
-		for i, t := range tables {
-			fmt.Fprintf(&batch, "CREATE TABLE %s AS TABLE %s;\n", ident(dst, t), ident(live, t))
-			if i > 0 {
-				counts.WriteString(" UNION ALL ")
-			}
-			fmt.Fprintf(&counts, "SELECT %s, count(*) FROM %s", quoteLiteral(t), ident(dst, t))
-		}
-		if _, err := tx.Exec(ctx, batch.String()); err != nil {
-			return store.SaveInfo{}, fmt.Errorf("save %s: %w", live, interpret(err))
-		}
-		if len(tables) > 0 {
-			rows, err := tx.Query(ctx, counts.String())
-			if err != nil {
-				return store.SaveInfo{}, interpret(err)
-			}
-			for rows.Next() {
-				var t savedTable
-				if err := rows.Scan(&t.Name, &t.Rows); err != nil {
-					rows.Close()
-					return store.SaveInfo{}, interpret(err)
-				}
-				ss.Tables = append(ss.Tables, t)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return store.SaveInfo{}, interpret(err)
-			}
-		}
-		// Sequences are not transactional: read after the snapshot
-		// began, their values are at least the snapshot's.
-		rows, err := tx.Query(ctx, `SELECT sequencename, COALESCE(last_value, start_value), last_value IS NOT NULL
-FROM pg_sequences WHERE schemaname = $1 ORDER BY sequencename`, live)
-		if err != nil {
-			return store.SaveInfo{}, interpret(err)
-		}
-		for rows.Next() {
-			var q savedSequence
-			if err := rows.Scan(&q.Name, &q.Value, &q.IsCalled); err != nil {
-				rows.Close()
-				return store.SaveInfo{}, interpret(err)
-			}
-			ss.Sequences = append(ss.Sequences, q)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return store.SaveInfo{}, interpret(err)
-		}
-		var n int64
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
-JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`, dst).Scan(&n); err != nil {
-			return store.SaveInfo{}, interpret(err)
-		}
-		size += n
-		saved = append(saved, ss)
-	}
 	if !slices.Contains(stores, "ledger") {
 		return store.SaveInfo{}, fault.New(fault.FailedPrecondition, "nothing to save: there is no schema %s", s.prefix+"_ledger")
+	}
+	saved, size, err := s.copyStores(ctx, tx, id, stores)
+	if err != nil {
+		return store.SaveInfo{}, err
 	}
 	info := store.NewSaveInfo(req.Name, head, req.Participant, at, size)
 	b, err := json.Marshal(saved)
@@ -399,6 +334,75 @@ JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind
 	}
 	s.makeSpare(id)
 	return info, nil
+}
+
+// copyStores copies the live stores into save id's schemas, in the
+// transaction's snapshot, and describes them. Three round trips whatever
+// the number of stores: the tables' names; then, pipelined, every
+// schema's and table's creation (whose command tags count the rows), the
+// sequences' values and the copies' sizes. The copies have no indexes: a
+// restore reads every row of them.
+func (s *Saves) copyStores(ctx context.Context, tx pgx.Tx, id int64, stores []string) ([]savedStore, int64, error) {
+	live := make([]string, len(stores))
+	dst := make([]string, len(stores))
+	for i, st := range stores {
+		live[i], dst[i] = s.prefix+"_"+st, s.saveSchema(id, st)
+		if err := checkSchema(dst[i]); err != nil {
+			return nil, 0, err
+		}
+	}
+	rows, err := tx.Query(ctx, `SELECT schemaname, tablename FROM pg_tables WHERE schemaname = ANY($1) ORDER BY schemaname, tablename`, live)
+	if err != nil {
+		return nil, 0, interpret(err)
+	}
+	type table struct{ schema, name string }
+	tables, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (table, error) {
+		var t table
+		err := r.Scan(&t.schema, &t.name)
+		return t, err
+	})
+	if err != nil {
+		return nil, 0, interpret(err)
+	}
+	saved := make([]savedStore, len(stores))
+	index := map[string]int{}
+	b := &pgx.Batch{}
+	for i, st := range stores {
+		index[live[i]] = i
+		saved[i] = savedStore{Store: st, Tables: []savedTable{}, Sequences: []savedSequence{}}
+		b.Queue(`CREATE SCHEMA ` + ident(dst[i]))
+	}
+	for _, t := range tables {
+		i := index[t.schema]
+		b.Queue(`CREATE TABLE ` + ident(dst[i], t.name) + ` AS TABLE ` + ident(t.schema, t.name)).Exec(func(ct pgconn.CommandTag) error {
+			saved[i].Tables = append(saved[i].Tables, savedTable{Name: t.name, Rows: ct.RowsAffected()})
+			return nil
+		})
+	}
+	// Sequences are not transactional: read after the snapshot began,
+	// their values are at least the snapshot's.
+	b.Queue(`SELECT schemaname, sequencename, COALESCE(last_value, start_value), last_value IS NOT NULL
+FROM pg_sequences WHERE schemaname = ANY($1) ORDER BY schemaname, sequencename`, live).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var sc string
+			var q savedSequence
+			if err := rows.Scan(&sc, &q.Name, &q.Value, &q.IsCalled); err != nil {
+				return err
+			}
+			i := index[sc]
+			saved[i].Sequences = append(saved[i].Sequences, q)
+		}
+		return rows.Err()
+	})
+	var size int64
+	b.Queue(`SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ANY($1) AND c.relkind = 'r'`, dst).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&size)
+	})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, 0, fmt.Errorf("save: %w", interpret(err))
+	}
+	return saved, size, nil
 }
 
 type catalogRow struct {
