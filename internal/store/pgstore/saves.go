@@ -49,6 +49,10 @@ type Saves struct {
 	// drops one; spares waits for the background work at Close.
 	spareMu sync.Mutex
 	spares  sync.WaitGroup
+	// buildMu guards stopBuild, the cancellations of the spares being
+	// made or waiting to be, by save id.
+	buildMu   sync.Mutex
+	stopBuild map[int64][]context.CancelFunc
 }
 
 var _ store.Saves = (*Saves)(nil)
@@ -175,11 +179,32 @@ func migrationsOf(st string) string {
 // that marks the catalog entry: a process stopping meanwhile leaves
 // nothing behind. A failure leaves no spare: the next restore copies.
 func (s *Saves) makeSpare(id int64) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.buildMu.Lock()
+	if s.stopBuild == nil {
+		s.stopBuild = map[int64][]context.CancelFunc{}
+	}
+	s.stopBuild[id] = append(s.stopBuild[id], cancel)
+	s.buildMu.Unlock()
 	s.spares.Go(func() {
+		defer cancel()
 		s.spareMu.Lock()
 		defer s.spareMu.Unlock()
-		_ = s.buildSpare(s.ctx, id)
+		_ = s.buildSpare(ctx, id)
 	})
+}
+
+// stopBuilds gives up save id's spare being made or waiting to be: a
+// restore that finds none ready copies rather than wait for one (building
+// the structure of every store takes longer than copying a small
+// network), and a deleted save needs none.
+func (s *Saves) stopBuilds(id int64) {
+	s.buildMu.Lock()
+	defer s.buildMu.Unlock()
+	for _, cancel := range s.stopBuild[id] {
+		cancel()
+	}
+	delete(s.stopBuild, id)
 }
 
 func (s *Saves) buildSpare(ctx context.Context, id int64) error {
@@ -500,6 +525,7 @@ func (s *Saves) Delete(ctx context.Context, name string) error {
 		return err
 	}
 	// Not while its spare is being made: its schemas would outlive it.
+	s.stopBuilds(c.id)
 	s.spareMu.Lock()
 	defer s.spareMu.Unlock()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -586,7 +612,8 @@ func (r *pgRestore) Discard() {}
 // meanwhile; the save's next spare is made in the background afterwards.
 func (r *pgRestore) Apply(ctx context.Context) error {
 	s := r.s
-	// A spare being made is waited for: it is then used.
+	// A spare still being made is given up (its transaction rolls back).
+	s.stopBuilds(r.save.id)
 	s.spareMu.Lock()
 	defer s.spareMu.Unlock()
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
