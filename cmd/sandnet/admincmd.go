@@ -15,13 +15,20 @@ import (
 	"github.com/sandnet/sandnet/internal/api/admin"
 )
 
-// AdminCmd groups the subcommands that call a running sandnet's admin API.
-type AdminCmd struct {
+// nodeConn is how a CLI command reaches a running sandnet: its URL and the
+// operator token (given, or minted from the data directory's secret).
+// AdminCmd and StatusCmd embed it, so both take the same flags.
+type nodeConn struct {
 	URL        string `default:"http://127.0.0.1:7575" env:"SANDNET_URL" help:"Base URL of the running sandnet."`
 	Token      string `env:"SANDNET_TOKEN" help:"Operator token. Default: minted for the operator user from the data directory's secret."`
 	DataDir    string `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Data directory whose secret signs the default token."`
 	AuthSecret string `env:"SANDNET_AUTH_SECRET" help:"HS256 secret, when the server was started with --auth-secret."`
 	AuthAud    string `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience to put in the minted token."`
+}
+
+// AdminCmd groups the subcommands that call a running sandnet's admin API.
+type AdminCmd struct {
+	nodeConn `embed:""`
 
 	Network      AdminNetworkCmd      `cmd:"" help:"Describe the network: DSO party, participants, synchronizers, SVs, users."`
 	CreateUser   AdminCreateUserCmd   `cmd:"" help:"Create a ledger API user with a new party on the validator participant."`
@@ -47,7 +54,7 @@ type AdminCmd struct {
 // on the validator participant.
 const OperatorUser = "participant_admin"
 
-func (a *AdminCmd) call(ctx context.Context, method, path string, body, out any) error {
+func (a *nodeConn) call(ctx context.Context, method, path string, body, out any) error {
 	token := a.Token
 	if token == "" {
 		t, err := mintToken(a.DataDir, a.AuthSecret, a.AuthAud, OperatorUser, 5*time.Minute)

@@ -14,8 +14,10 @@ import (
 // them as they are: how to mint a token (empty unless --auth hs256) and
 // how to drive it with the admin API. Secrets are never printed: a
 // secret given with --auth-secret is named by its environment variable,
-// and a database URL's password is redacted.
-func startHints(cfg StartCmd, addr string) (token, admin string) {
+// and a database URL's password is redacted. `sandnet status` takes the
+// same connection flags as admin (nodeConn), so its hint is admin's with
+// the subcommand swapped.
+func startHints(cfg StartCmd, addr string) (token, admin, status string) {
 	var common []string
 	if dir := displayPath(cfg.DataDir); dir != "" {
 		common = append(common, "--data-dir", shellQuote(dir))
@@ -41,8 +43,9 @@ func startHints(cfg StartCmd, addr string) (token, admin string) {
 		adminArgs = append(adminArgs, "--token", `"$OPERATOR_TOKEN"`)
 	}
 	admin = strings.Join(append(adminArgs, "network"), " ")
+	status = strings.Join(append([]string{"sandnet", "status"}, adminArgs[2:]...), " ")
 	if cfg.Auth != "hs256" {
-		return "", admin
+		return "", admin, status
 	}
 	tokenArgs := append([]string{"sandnet", "token"}, common...)
 	if cfg.DatabaseURL != "" {
@@ -53,7 +56,7 @@ func startHints(cfg StartCmd, addr string) (token, admin string) {
 			tokenArgs = append(tokenArgs, "--database-schema", shellQuote(cfg.DBSchema))
 		}
 	}
-	return strings.Join(append(tokenArgs, "--user", "alice"), " "), admin
+	return strings.Join(append(tokenArgs, "--user", "alice"), " "), admin, status
 }
 
 // defaultAdminURL is AdminCmd's default --url.

@@ -68,7 +68,11 @@ func TestStartHints(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			token, admin := startHints(tc.cfg, tc.addr)
+			token, admin, status := startHints(tc.cfg, tc.addr)
+			wantStatus := strings.TrimSuffix(strings.Replace(tc.wantAdmin, "sandnet admin", "sandnet status", 1), " network")
+			if status != wantStatus {
+				t.Errorf("status hint\n got %s\nwant %s", status, wantStatus)
+			}
 			if token != tc.wantToken {
 				t.Errorf("token hint\n got %s\nwant %s", token, tc.wantToken)
 			}

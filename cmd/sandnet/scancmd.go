@@ -66,7 +66,7 @@ func (c *ScanCmd) Run(ctx context.Context) error {
 			Party string `json:"party_id"`
 		} `json:"svs"`
 	}
-	adm := &AdminCmd{URL: base, Token: c.Token, DataDir: c.SandnetDir, AuthSecret: c.AuthSecret, AuthAud: c.AuthAud}
+	adm := &nodeConn{URL: base, Token: c.Token, DataDir: c.SandnetDir, AuthSecret: c.AuthSecret, AuthAud: c.AuthAud}
 	if err := adm.call(ctx, http.MethodGet, "/network", nil, &info); err != nil {
 		return fmt.Errorf("read the network from %s: %w", base, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -57,6 +58,10 @@ type StartCmd struct {
 // SIGTERM).
 func (c *StartCmd) Run(ctx context.Context) error {
 	m := &Main{Config: *c, Logger: newLogger(c.LogFormat, c.LogLevel)}
+	if c.LogFormat == "text" {
+		// JSON logs are for machines, which read the log lines instead.
+		m.Banner = os.Stderr
+	}
 	return m.Run(ctx)
 }
 
@@ -85,6 +90,9 @@ type Main struct {
 	// store through them (the amulet supply, say), which no API serves.
 	// It is called again, with the new engine, after each restore.
 	OnReady func(*ledger.Network, *splice.Seeded)
+	// Banner, when not nil, gets the start-up banner for a person: where
+	// every API is, how to get a token, where the data lives.
+	Banner io.Writer
 
 	ready atomic.Bool
 }
@@ -200,17 +208,33 @@ func (m *Main) Run(ctx context.Context) error {
 
 	// The hints come before the ready line, so whoever waits for that
 	// line (scripts, the e2e tests) finds them already written.
-	tokenHint, adminHint := startHints(cfg, ln.Addr().String())
+	tokenHint, adminHint, statusHint := startHints(cfg, ln.Addr().String())
 	if minter != nil && tokenHint != "" {
 		log.Info("mint a token with: " + tokenHint)
 	}
 	log.Info("drive it with: " + adminHint)
+	startup := time.Since(start)
 	log.Info("sandnet is ready",
 		"url", "http://"+ln.Addr().String(),
-		"startup", time.Since(start).Round(time.Millisecond),
+		"startup", startup.Round(time.Millisecond),
 		"store", storeName(cfg),
 		"dso_party", n.seeded.DSOParty,
 	)
+	if m.Banner != nil {
+		b := banner{
+			base: adminURL(ln.Addr().String()), startup: startup, store: dataPlace(cfg), seeded: n.seeded,
+			dashboard: adminURL(ln.Addr().String()) + "/", adminHint: adminHint, statusHint: statusHint,
+		}
+		if minter != nil {
+			b.tokenHint = tokenHint
+		}
+		if localNet != nil {
+			b.localNet = localNet.urls()
+		}
+		if err := b.write(m.Banner); err != nil {
+			log.Warn("could not print the start-up banner", "err", err)
+		}
+	}
 
 	select {
 	case <-ctx.Done():

@@ -22,6 +22,9 @@ func TestStatus(t *testing.T) {
 		}
 	}
 
+	if out, err := runCLI(t, "admin", "--url", base, "--data-dir", dir, "save", "first"); err != nil {
+		t.Fatalf("sandnet admin save: %v\n%s", err, out)
+	}
 	out, err = runCLI(t, "status", "--url", base, "--data-dir", dir, "--json")
 	if err != nil {
 		t.Fatalf("sandnet status --json: %v\n%s", err, out)
@@ -30,7 +33,7 @@ func TestStatus(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatalf("status --json is not JSON: %v\n%s", err, out)
 	}
-	if !st.Ready || st.Network == nil || !strings.HasPrefix(st.Network.DSOPartyID, "DSO::") || st.Scan == nil || !st.Scan.BackfillingComplete || st.Scan.LatestSnapshot == "" {
+	if !st.Ready || st.Network == nil || !strings.HasPrefix(st.Network.DSOPartyID, "DSO::") || st.Scan == nil || !st.Scan.BackfillingComplete || st.Scan.LatestSnapshot == "" || len(st.Saves) != 1 || st.Saves[0].Name != "first" {
 		t.Errorf("status --json = %+v", st)
 	}
 

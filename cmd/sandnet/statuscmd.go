@@ -20,12 +20,8 @@ import (
 // network, clock, ledger ends and Scan. It reads the same public APIs a
 // user would, so what it prints is what clients see.
 type StatusCmd struct {
-	URL        string `default:"http://127.0.0.1:7575" env:"SANDNET_URL" help:"Base URL of the running sandnet."`
-	Token      string `env:"SANDNET_TOKEN" help:"Operator token. Default: minted for the operator user from the data directory's secret."`
-	DataDir    string `default:"./.sandnet" env:"SANDNET_DATA_DIR" type:"path" help:"Data directory whose secret signs the default token."`
-	AuthSecret string `env:"SANDNET_AUTH_SECRET" help:"HS256 secret, when the server was started with --auth-secret."`
-	AuthAud    string `name:"auth-audience" env:"SANDNET_AUTH_AUDIENCE" help:"Audience to put in the minted token."`
-	JSON       bool   `name:"json" help:"Print the summary as JSON."`
+	nodeConn `embed:""`
+	JSON     bool `name:"json" help:"Print the summary as JSON."`
 }
 
 // Status is what `sandnet status --json` prints.
@@ -37,6 +33,8 @@ type Status struct {
 	NotReady string                 `json:"not_ready,omitempty"`
 	Network  *admin.NetworkResponse `json:"network,omitempty"`
 	Scan     *ScanStatus            `json:"scan,omitempty"`
+	// Saves are the network's saves (sandnet admin saves), oldest first.
+	Saves []admin.SaveResponse `json:"saves,omitempty"`
 }
 
 // ScanStatus is what SV 1's Scan says of itself.
@@ -65,12 +63,16 @@ func (c *StatusCmd) Run(ctx context.Context) error {
 	if !st.Ready {
 		st.NotReady = strings.TrimSpace(string(body))
 	} else {
-		adm := &AdminCmd{URL: base, Token: c.Token, DataDir: c.DataDir, AuthSecret: c.AuthSecret, AuthAud: c.AuthAud}
 		var n admin.NetworkResponse
-		if err := adm.call(ctx, http.MethodGet, "/network", nil, &n); err != nil {
+		if err := c.call(ctx, http.MethodGet, "/network", nil, &n); err != nil {
 			return fmt.Errorf("read the network: %w", err)
 		}
 		st.Network = &n
+		var saves admin.SavesResponse
+		if err := c.call(ctx, http.MethodGet, "/saves", nil, &saves); err != nil {
+			return fmt.Errorf("read the saves: %w", err)
+		}
+		st.Saves = saves.Saves
 		st.Scan = scanStatus(ctx, client, base+"/api/scan", n.MigrationID)
 	}
 	if c.JSON {
@@ -172,6 +174,10 @@ func (s Status) print(w io.Writer) error {
 			backfill = "in progress"
 		}
 		line("Scan", "%s  latest ACS snapshot %s, backfilling %s", sc.URL, snap, backfill)
+	}
+	if k := len(s.Saves); k > 0 {
+		last := s.Saves[k-1]
+		line("saves", "%d, the latest %q at ledger end %d (sandnet admin saves lists them)", k, last.Name, last.LedgerEnd)
 	}
 	return tw.Flush()
 }
