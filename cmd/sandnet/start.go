@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sandnet/sandnet/internal/api/admin"
+	"github.com/sandnet/sandnet/internal/api/dashboard"
 	"github.com/sandnet/sandnet/internal/api/web"
 	"github.com/sandnet/sandnet/internal/auth"
 	"github.com/sandnet/sandnet/internal/ledger"
@@ -174,6 +175,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// Routes that live as long as the process go on mux; a "GET /" here
 	// (a dashboard) answers only what the network's routes do not (see
 	// server.ServeHTTP).
+	dashboard.Register(mux)
 
 	handler := web.Chain(srvState, web.NewMetrics(reg).Middleware, web.Recover, web.CORS(cfg.CORSOrigins), web.TraceContext)
 	srv := web.NewServer(handler, web.DefaultTimeouts, log)
@@ -213,6 +215,8 @@ func (m *Main) Run(ctx context.Context) error {
 		log.Info("mint a token with: " + tokenHint)
 	}
 	log.Info("drive it with: " + adminHint)
+	dashboardURL := dashboardLink(minter, ln.Addr().String())
+	log.Info("open the dashboard: " + dashboardURL)
 	startup := time.Since(start)
 	log.Info("sandnet is ready",
 		"url", "http://"+ln.Addr().String(),
@@ -223,7 +227,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.Banner != nil {
 		b := banner{
 			base: adminURL(ln.Addr().String()), startup: startup, store: dataPlace(cfg), seeded: n.seeded,
-			dashboard: adminURL(ln.Addr().String()) + "/", adminHint: adminHint, statusHint: statusHint,
+			dashboard: dashboardURL, adminHint: adminHint, statusHint: statusHint,
 		}
 		if minter != nil {
 			b.tokenHint = tokenHint

@@ -15,7 +15,9 @@
 # an exchange's deposits and withdrawal read back with its transaction
 # parser, allocations made, withdrawn, executed and cancelled, the
 # validator's external-party pre-approval setup and send, the wallet's
-# token-standard transfers; validator-client.mjs:
+# token-standard transfers; test-isolation.mjs: a dApp's test suite
+# (node:test) whose cases each start from a restore of one save;
+# validator-client.mjs:
 # Splice's ValidatorInternalClient and ScanProxyClient on /api/validator, last, as it
 # advances the ledger clock), and always stops it. Exit status is non-zero
 # when any fails; all always run.
@@ -85,7 +87,7 @@ fi
 # known gap, is listed as FAIL GAP by its script and fails nothing; so is
 # a schema error its script names as a known gap (listed as "gap").
 failed=()
-scripts=(ledger-client.mjs ledger-commands.mjs scan-client.mjs wallet-sdk.mjs wallet-sdk-external.mjs wallet-sdk-token-standard.mjs validator-client.mjs)
+scripts=(ledger-client.mjs ledger-commands.mjs scan-client.mjs wallet-sdk.mjs wallet-sdk-external.mjs wallet-sdk-token-standard.mjs test-isolation.mjs validator-client.mjs)
 for script in "${scripts[@]}"; do
 	echo "--- $script"
 	(cd "$here" && node "${node_flags[@]}" "$script") || failed+=("$script")
