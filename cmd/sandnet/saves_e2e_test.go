@@ -254,26 +254,13 @@ func apiState(t *testing.T, p *proc, alice, bob, aliceParty, op string) string {
 			t.Fatalf("%s's balance: %d", u.name, code)
 		}
 		fmt.Fprintf(&b, "%s's balance %s\n", u.name, balance)
-		var am struct {
-			Amulets []struct {
-				Contract struct {
-					Contract struct {
-						ID      string `json:"contract_id"`
-						Payload struct {
-							Amount struct {
-								InitialAmount string `json:"initialAmount"`
-							} `json:"amount"`
-						} `json:"payload"`
-					} `json:"contract"`
-				} `json:"contract"`
-			} `json:"amulets"`
-		}
+		var am walletAmulets
 		if code := call(t, "GET", validatorURL(p, "/v0/wallet/amulets"), u.token, nil, &am); code != 200 {
 			t.Fatalf("%s's amulets: %d", u.name, code)
 		}
 		var held []string
 		for _, a := range am.Amulets {
-			held = append(held, a.Contract.Contract.ID+"="+a.Contract.Contract.Payload.Amount.InitialAmount)
+			held = append(held, a.Contract.Contract.ContractID+"="+a.Contract.Contract.Payload.Amount.InitialAmount)
 		}
 		slices.Sort(held)
 		fmt.Fprintf(&b, "%s's amulets %v\n", u.name, held)
