@@ -9,10 +9,32 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sandnet/sandnet/internal/fault"
 	"github.com/sandnet/sandnet/internal/ledger"
 	"github.com/sandnet/sandnet/internal/store"
+	"github.com/sandnet/sandnet/internal/store/storetest"
 )
+
+// TestSavesConformance runs the saves suite every engine passes.
+func TestSavesConformance(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, prefix := newPrefix(t)
+	s, err := OpenSaves(ctx, url, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.ExerciseSaves(t, storetest.SavesHarness{
+		Saves: s,
+		OpenLedger: func(t *testing.T) ledger.Store {
+			l, err := OpenLedger(ctx, url, prefix+"_ledger")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		},
+	})
+}
 
 // TestSaves saves a ledger, changes it and restores it twice: once by
 // renaming the save's spare schemas in (waited for), once right after,
@@ -22,55 +44,14 @@ import (
 func TestSaves(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := databaseURL(t)
-	var b [4]byte
-	rand.Read(b[:])
-	prefix := "sandnet_test_" + hex.EncodeToString(b[:])
-	schemas := func(like string) []string {
-		t.Helper()
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		rows, err := conn.Query(ctx, `SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 ORDER BY 1`, like)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return names
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			return
-		}
-		defer conn.Close(ctx)
-		for _, n := range schemas(prefix + `\_%`) {
-			_, _ = conn.Exec(ctx, `DROP SCHEMA `+ident(n)+` CASCADE`)
-		}
-	})
+	url, prefix := newPrefix(t)
+	schemas := func(like string) []string { return schemasLike(t, url, like) }
 	open := func() *Ledger {
 		l, err := OpenLedger(ctx, url, prefix+"_ledger")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return l
-	}
-	setOffset := func(l *Ledger, v int64) {
-		if err := l.Write(ctx, func(w ledger.WriteTx) error { return w.SetClockOffset(ctx, v) }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	offset := func(l *Ledger) int64 {
-		h, err := l.Head(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h.ClockOffset
 	}
 	s, err := OpenSaves(ctx, url, prefix)
 	if err != nil {
@@ -94,16 +75,13 @@ func TestSaves(t *testing.T) {
 	}
 
 	l := open()
-	setOffset(l, 111)
+	storetest.SetClockOffset(t, l, 111)
 	if _, err := s.Save(ctx, store.SaveRequest{Name: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Save(ctx, store.SaveRequest{Name: "a"}); !fault.Is(err, fault.AlreadyExists) {
-		t.Errorf("saving a taken name: %v", err)
-	}
 	waitFor("the spare", spare)
 	for i := range 2 {
-		setOffset(l, 222)
+		storetest.SetClockOffset(t, l, 222)
 		_, rs, err := s.Prepare(ctx, "a")
 		if err != nil {
 			t.Fatal(err)
@@ -113,12 +91,12 @@ func TestSaves(t *testing.T) {
 			t.Fatal(err)
 		}
 		l = open()
-		if got := offset(l); got != 111 {
+		if got := storetest.ClockOffset(t, l); got != 111 {
 			t.Fatalf("restore %d: the clock offset is %d, want the saved 111", i, got)
 		}
 		// The restored store takes writes (its identity sequences moved
 		// with it, or were set).
-		setOffset(l, 333)
+		storetest.SetClockOffset(t, l, 333)
 	}
 	l.Close()
 	waitFor("the spare again", spare)
@@ -129,4 +107,46 @@ func TestSaves(t *testing.T) {
 	if got := schemas(prefix + `\_save%\_%`); len(got) != 0 {
 		t.Errorf("after the delete schemas %v are left", got)
 	}
+}
+
+// newPrefix names a fresh schema prefix for a saves test and drops every
+// schema under it (live, saved, spare, replaced) when the test ends.
+func newPrefix(t *testing.T) (url, prefix string) {
+	t.Helper()
+	url = databaseURL(t)
+	var b [4]byte
+	rand.Read(b[:])
+	prefix = "sandnet_test_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return
+		}
+		defer conn.Close(ctx)
+		for _, n := range schemasLike(t, url, prefix+`\_%`) {
+			_, _ = conn.Exec(ctx, `DROP SCHEMA `+ident(n)+` CASCADE`)
+		}
+	})
+	return url, prefix
+}
+
+// schemasLike lists the schemas whose names are LIKE the pattern.
+func schemasLike(t *testing.T, url, like string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 ORDER BY 1`, like)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
