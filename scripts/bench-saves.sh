@@ -89,15 +89,19 @@ for i in $(seq 1 "$runs"); do
   [ "$code" = 204 ] || { echo "delete: $code" >&2; exit 1; }
 done
 # Restores of one save, as a test suite restores before each case. On
-# SQLite a restore moves the save's spare copy in and a new one is made
-# in the background: a case that runs a while finds it ready, which is
+# SQLite a restore moves the save's spare copy in (on PostgreSQL renames
+# its spare schemas in) and a new one is made in the background: a case that runs a while finds it ready, which is
 # waited for here (up to 2 minutes) unless NO_SPARE_WAIT is set.
 read -r code _ < <(call POST /saves '{"name":"bench"}')
 [ "$code" = 201 ] || { echo "save: $code" >&2; exit 1; }
 spare_ready() {
-  [ -n "${DATABASE_URL:-}" ] || [ -n "${NO_SPARE_WAIT:-}" ] && return 0
+  [ -n "${NO_SPARE_WAIT:-}" ] && return 0
   for _ in $(seq 1200); do
-    [ -d "$data/saves/bench/.spare" ] && return 0
+    if [ -n "${DATABASE_URL:-}" ]; then
+      [ "$(psql "$DATABASE_URL" -qAtc "SELECT spare FROM ${prefix}_saves.saves WHERE name = 'bench'")" = t ] && return 0
+    else
+      [ -d "$data/saves/bench/.spare" ] && return 0
+    fi
     sleep 0.1
   done
 }

@@ -153,15 +153,7 @@ func (r *propRun) ledgerForge(o op) error {
 // signatory, so the ledger must refuse it.
 func (r *propRun) ledgerArchive(o op) error {
 	u := r.user(o.user)
-	var am struct {
-		Amulets []struct {
-			Contract struct {
-				Contract struct {
-					ContractID string `json:"contract_id"`
-				} `json:"contract"`
-			} `json:"contract"`
-		} `json:"amulets"`
-	}
+	var am walletAmulets
 	if _, err := r.get("amulets", validatorAPI+"/wallet/amulets", u.token, &am); err != nil {
 		return err
 	}

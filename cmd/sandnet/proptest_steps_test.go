@@ -585,20 +585,7 @@ func (r *propRun) checkUser(u *propUser) error {
 
 // checkHoldings reads a user's amulets: none may be negative.
 func (r *propRun) checkHoldings(u *propUser) error {
-	var am struct {
-		Amulets []struct {
-			Contract struct {
-				Contract struct {
-					Payload struct {
-						Amount struct {
-							InitialAmount string `json:"initialAmount"`
-						} `json:"amount"`
-					} `json:"payload"`
-				} `json:"contract"`
-			} `json:"contract"`
-			EffectiveAmount string `json:"effective_amount"`
-		} `json:"amulets"`
-	}
+	var am walletAmulets
 	if _, err := r.get("amulets", validatorAPI+"/wallet/amulets", u.token, &am); err != nil {
 		return err
 	}
@@ -653,4 +640,22 @@ func (r *propRun) checkSupply() error {
 		return nil
 	}
 	return fail("supply", "the ledger never stood still long enough to sum it")
+}
+
+// walletAmulets is the part of the wallet's GET /v0/wallet/amulets answer
+// the end-to-end and property tests read.
+type walletAmulets struct {
+	Amulets []struct {
+		Contract struct {
+			Contract struct {
+				ContractID string `json:"contract_id"`
+				Payload    struct {
+					Amount struct {
+						InitialAmount string `json:"initialAmount"`
+					} `json:"amount"`
+				} `json:"payload"`
+			} `json:"contract"`
+		} `json:"contract"`
+		EffectiveAmount string `json:"effective_amount"`
+	} `json:"amulets"`
 }

@@ -230,20 +230,7 @@ func biggest(ins []input) ([]string, daml.Numeric) {
 // lists them, and their sum.
 func (r *propRun) walletInputs(a propActor) ([]string, daml.Numeric, error) {
 	sum := daml.MustNumeric("0.0")
-	var am struct {
-		Amulets []struct {
-			Contract struct {
-				Contract struct {
-					ContractID string `json:"contract_id"`
-					Payload    struct {
-						Amount struct {
-							InitialAmount string `json:"initialAmount"`
-						} `json:"amount"`
-					} `json:"payload"`
-				} `json:"contract"`
-			} `json:"contract"`
-		} `json:"amulets"`
-	}
+	var am walletAmulets
 	if _, err := r.get("amulets", validatorAPI+"/wallet/amulets", a.u.token, &am); err != nil {
 		return nil, sum, err
 	}

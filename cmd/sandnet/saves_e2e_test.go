@@ -18,6 +18,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sandnet/sandnet/internal/scanclient"
 )
 
 // TestSaveRestore saves a seeded network through the admin API, changes
@@ -244,31 +246,21 @@ func apiState(t *testing.T, p *proc, alice, bob, aliceParty, op string) string {
 			t.Fatalf("%s's offers: %d", u.name, code)
 		}
 		fmt.Fprintf(&b, "%s's offers %s\n", u.name, offers)
-		// The wallet's holdings: its amulets as created. Their effective
-		// amounts and the balance depend on the open round the validator
-		// last read from the Scan, which it caches for minutes: a
-		// validator that read it before the save may still show an
-		// earlier round than the fresh one after the restore reads.
-		var am struct {
-			Amulets []struct {
-				Contract struct {
-					Contract struct {
-						ID      string `json:"contract_id"`
-						Payload struct {
-							Amount struct {
-								InitialAmount string `json:"initialAmount"`
-							} `json:"amount"`
-						} `json:"payload"`
-					} `json:"contract"`
-				} `json:"contract"`
-			} `json:"amulets"`
+		// The wallet's balance, at the open round the validator last read
+		// from the Scan (cached for up to scanclient.DefaultCacheTTL:
+		// settled waits longer than that), and its amulets as created.
+		var balance json.RawMessage
+		if code := call(t, "GET", validatorURL(p, "/v0/wallet/balance"), u.token, nil, &balance); code != 200 {
+			t.Fatalf("%s's balance: %d", u.name, code)
 		}
+		fmt.Fprintf(&b, "%s's balance %s\n", u.name, balance)
+		var am walletAmulets
 		if code := call(t, "GET", validatorURL(p, "/v0/wallet/amulets"), u.token, nil, &am); code != 200 {
 			t.Fatalf("%s's amulets: %d", u.name, code)
 		}
 		var held []string
 		for _, a := range am.Amulets {
-			held = append(held, a.Contract.Contract.ID+"="+a.Contract.Contract.Payload.Amount.InitialAmount)
+			held = append(held, a.Contract.Contract.ContractID+"="+a.Contract.Contract.Payload.Amount.InitialAmount)
 		}
 		slices.Sort(held)
 		fmt.Fprintf(&b, "%s's amulets %v\n", u.name, held)
@@ -276,9 +268,9 @@ func apiState(t *testing.T, p *proc, alice, bob, aliceParty, op string) string {
 	return b.String()
 }
 
-// settled returns state once three reads a second apart agree: the
-// automation has caught up on the rounds due, the Scan and the wallet
-// with the ledger.
+// settled returns state once reads a second apart have agreed for longer
+// than the validator caches the Scan's rounds: the automation has caught
+// up on the rounds due, the Scan and the wallet with the ledger.
 func settled(t *testing.T, state func() string) string {
 	t.Helper()
 	last, same := state(), 0
@@ -286,7 +278,7 @@ func settled(t *testing.T, state func() string) string {
 		time.Sleep(time.Second)
 		now := state()
 		if now == last {
-			if same++; same == 2 {
+			if same++; time.Duration(same)*time.Second > scanclient.DefaultCacheTTL {
 				return now
 			}
 			continue

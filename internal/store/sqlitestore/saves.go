@@ -393,9 +393,32 @@ func (s *Saves) manifest(name string) (manifest, error) {
 	if err != nil {
 		return manifest{}, err
 	}
+	return decodeManifest(name, b)
+}
+
+// decodeManifest reads save name's manifest.json, b. Whatever b holds,
+// the answer is the manifest or a store.SaveCorrupt saying what is wrong:
+// a save's directory may have been edited by hand.
+func decodeManifest(name string, b []byte) (manifest, error) {
 	var m manifest
 	if err := json.Unmarshal(b, &m); err != nil || m.Name != name {
 		return manifest{}, store.SaveCorrupt(name, "its %s does not describe it", manifestFile)
+	}
+	if m.SizeBytes < 0 || m.LedgerEnd < 0 {
+		return manifest{}, store.SaveCorrupt(name, "its %s gives a negative size or ledger end", manifestFile)
+	}
+	seen := map[string]bool{}
+	for _, f := range m.Files {
+		if f.Name != filepath.Base(f.Name) || !strings.HasSuffix(strings.TrimSuffix(f.Name, "-wal"), ".db") || strings.HasPrefix(f.Name, ".") {
+			return manifest{}, store.SaveCorrupt(name, "its manifest names a file %s", fault.Quote(f.Name))
+		}
+		if f.Size < 0 {
+			return manifest{}, store.SaveCorrupt(name, "its manifest gives file %s a negative size", fault.Quote(f.Name))
+		}
+		if seen[f.Name] {
+			return manifest{}, store.SaveCorrupt(name, "its manifest names file %s twice", fault.Quote(f.Name))
+		}
+		seen[f.Name] = true
 	}
 	return m, nil
 }
@@ -461,9 +484,6 @@ func (s *Saves) Prepare(_ context.Context, name string) (store.SaveInfo, store.R
 	r := &restore{s: s, dir: s.dir}
 	hasLedger := false
 	for _, f := range m.Files {
-		if f.Name != filepath.Base(f.Name) || !strings.HasSuffix(strings.TrimSuffix(f.Name, "-wal"), ".db") || strings.HasPrefix(f.Name, ".") {
-			return store.SaveInfo{}, nil, store.SaveCorrupt(name, "its manifest names a file %s", fault.Quote(f.Name))
-		}
 		hasLedger = hasLedger || f.Name == ledgerFile
 		r.files = append(r.files, f.Name)
 	}
