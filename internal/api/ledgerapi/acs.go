@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/sandnet/sandnet/internal/daml"
 	"github.com/sandnet/sandnet/internal/fault"
@@ -167,12 +168,15 @@ type activeEntry struct {
 //
 // It replays the participant's stream from the start up to the offset,
 // a page at a time, keeping the selected creations and dropping them when
-// they are archived: each request reads every update up to activeAtOffset
-// and holds the selected active contracts (decoded, not rendered) in
-// memory, so its cost grows with the length of the ledger and its memory
-// with the size of the answer. That is fine for sandnet's ledgers today;
-// an index of active contracts by offset will replace the replay when
-// ledgers grow. Rendering is streamed (emit).
+// they are archived, and holds the selected active contracts (decoded,
+// not rendered) in memory: its memory grows with the size of the answer.
+// When every filter names its parties (all hosted here), the replay reads
+// only their updates, through the store's per-party index (see
+// lister.pages), so its cost grows with those parties' history; a
+// filtersForAnyParty request (or one naming a party hosted elsewhere)
+// reads every update up to activeAtOffset, and its cost grows with the
+// participant's history. An index of active contracts by participant and
+// offset would replace the replay for those. Rendering is streamed (emit).
 //
 // Pruning keeps the stream's entries (it only records the pruned offset),
 // so on a pruned participant the replay still starts at the beginning and
@@ -187,7 +191,16 @@ func (h *Handler) activeContracts(ctx context.Context, q *acsQuery) (*activeSnap
 	}
 	index := map[daml.ContractID]int{}
 	l := &lister{h: h, plan: q.plan, replay: true}
-	err := l.pages(ctx, 0, q.at, false, func(u *ledger.ParticipantUpdate) (bool, error) {
+	// A party-filtered replay cannot see what a party witnessed while the
+	// participant did not host it: a revocation of one of its parties
+	// here (it is hosted again now) sends the replay to the whole stream,
+	// so that an archival in that gap is not missed.
+	gap := false
+	each := func(u *ledger.ParticipantUpdate) (bool, error) {
+		if t := u.Topology; t != nil && l.parties != nil && revokesAny(t, cfg.Participant, l.parties) {
+			gap = true
+			return false, nil
+		}
 		if r := u.Reassignment; r != nil {
 			// The contract leaves the active contract set with its
 			// unassignment and comes back with its assignment, as it
@@ -248,7 +261,14 @@ func (h *Handler) activeContracts(ctx context.Context, q *acsQuery) (*activeSnap
 			}
 		}
 		return true, nil
-	})
+	}
+	err := l.pages(ctx, 0, q.at, false, each)
+	if err == nil && gap {
+		s.entries, s.n = nil, 0
+		clear(index)
+		l = &lister{h: h, plan: q.plan, replay: true, partiesSet: true} // the whole stream
+		err = l.pages(ctx, 0, q.at, false, each)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -334,4 +354,17 @@ func (h *Handler) activeContractsList(w http.ResponseWriter, r *http.Request) er
 		return h.abort(r.Context(), r, err)
 	}
 	return err
+}
+
+// revokesAny reports whether a topology transaction ends the hosting of
+// one of parties (sorted) on participant p.
+func revokesAny(t *ledger.TopologyTransaction, p ledger.ParticipantID, parties []daml.Party) bool {
+	for _, e := range t.Events {
+		if e.Kind == ledger.AuthorizationRevoked && e.Participant == p {
+			if _, ok := slices.BinarySearch(parties, e.Party); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -96,19 +96,28 @@ func benchUpdates(tb testing.TB) int {
 
 var (
 	benchLogsMu sync.Mutex
-	benchLogs   = map[int]*benchLog{}
+	benchLogs   = map[[2]int]*benchLog{}
 )
 
-// openBenchLog opens (building it the first time) the log of n updates.
-// It stays open for the process's benchmarks.
+// openBenchLog opens (building it the first time) the log of n updates,
+// alice's and bob's in turn. It stays open for the process's benchmarks.
 func openBenchLog(b *testing.B, n int) *benchLog {
+	b.Helper()
+	return openBenchLogShare(b, n, 2)
+}
+
+// openBenchLogShare opens (building it the first time) the log of n
+// updates in which one in every aliceEvery is alice's and the others
+// bob's.
+func openBenchLogShare(b *testing.B, n, aliceEvery int) *benchLog {
 	b.Helper()
 	if testing.Short() {
 		b.Skip("benchmark at scale: not in -short")
 	}
 	benchLogsMu.Lock()
 	defer benchLogsMu.Unlock()
-	if l := benchLogs[n]; l != nil {
+	key := [2]int{n, aliceEvery}
+	if l := benchLogs[key]; l != nil {
 		return l
 	}
 	ctx := context.Background()
@@ -120,6 +129,9 @@ func openBenchLog(b *testing.B, n int) *benchLog {
 		b.Fatal(err)
 	}
 	dbPath := filepath.Join(dir, fmt.Sprintf("ledger-%d.db", n))
+	if aliceEvery != 2 {
+		dbPath = filepath.Join(dir, fmt.Sprintf("ledger-%d-alice-1-in-%d.db", n, aliceEvery))
+	}
 	metaPath := dbPath + ".json"
 	var meta benchMeta
 	metaBytes, metaErr := os.ReadFile(metaPath)
@@ -144,7 +156,7 @@ func openBenchLog(b *testing.B, n int) *benchLog {
 			b.Fatal(err)
 		}
 	} else {
-		meta = buildBenchLog(b, net, n)
+		meta = buildBenchLog(b, net, n, aliceEvery)
 		mb, _ := json.Marshal(meta)
 		if err := os.WriteFile(metaPath, mb, 0o644); err != nil {
 			b.Fatal(err)
@@ -168,11 +180,11 @@ func openBenchLog(b *testing.B, n int) *benchLog {
 	ledgerapi.New(l.ledgerConfig).Register(mux, "")
 	l.handler = mux
 	l.srv = httptest.NewServer(mux)
-	benchLogs[n] = l
+	benchLogs[key] = l
 	return l
 }
 
-func buildBenchLog(b *testing.B, net *ledger.Network, n int) benchMeta {
+func buildBenchLog(b *testing.B, net *ledger.Network, n, aliceEvery int) benchMeta {
 	ctx := context.Background()
 	start := time.Now()
 	p, err := net.AddParticipant(ctx, "p1")
@@ -205,9 +217,9 @@ func buildBenchLog(b *testing.B, net *ledger.Network, n int) benchMeta {
 				if i > int64(n) {
 					return
 				}
-				owner := meta.Alice
-				if i%2 == 0 {
-					owner = meta.Bob
+				owner := meta.Bob
+				if i%int64(aliceEvery) == 1 {
+					owner = meta.Alice
 				}
 				_, err := net.Submit(ctx, ledger.Command{
 					Participant: p.ID, ActAs: []daml.Party{meta.Bank}, CommandID: fmt.Sprintf("bench-%d", i),
@@ -439,6 +451,49 @@ func BenchmarkFlatsFirstByte(b *testing.B) {
 				total += fb
 			}
 			b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-first-byte")
+		})
+	}
+}
+
+// BenchmarkActiveContractsPage serves one page of active contracts
+// (POST /v2/state/active-contracts-page at the ledger end) from a log of
+// SANDNET_BENCH_UPDATES updates in which alice owns 500 BenchIous and
+// bob the rest, with the request shapes the dashboard sends: one party's
+// contracts of one template (a wallet's amulets, up to 1,000) and one
+// template's for any party (the transfer offers, up to 100). Its time
+// should follow the party's history, not the participant's:
+//
+//	SANDNET_BENCH_UPDATES=20000 go test -run '^$' -bench 'BenchmarkActiveContractsPage' -benchtime 5x -timeout 1h ./internal/api/ledgerapi/
+func BenchmarkActiveContractsPage(b *testing.B) {
+	n := benchUpdates(b)
+	l := openBenchLogShare(b, n, n/500)
+	filter := (`{"cumulative":[{"identifierFilter":{"TemplateFilter":{"value":{"templateId":"#bench-iou:Bench.Iou:Iou","includeCreatedEventBlob":false}}}}]}`)
+	for _, c := range []struct {
+		name string
+		body string
+		want int
+	}{
+		{"one party", fmt.Sprintf(`{"maxPageSize":1000,"eventFormat":{"filtersByParty":{%q:%s},"verbose":false}}`, l.alice, filter), 500},
+		{"any party", fmt.Sprintf(`{"maxPageSize":100,"eventFormat":{"filtersForAnyParty":%s,"verbose":false}}`, filter), 100},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				resp, err := l.srv.Client().Post(l.srv.URL+"/v2/state/active-contracts-page", "application/json", strings.NewReader(c.body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var page struct {
+					ActiveContracts []json.RawMessage `json:"activeContracts"`
+				}
+				err = json.NewDecoder(resp.Body).Decode(&page)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					b.Fatalf("status %d: %v", resp.StatusCode, err)
+				}
+				if len(page.ActiveContracts) != c.want {
+					b.Fatalf("%d active contracts, want %d", len(page.ActiveContracts), c.want)
+				}
+			}
 		})
 	}
 }

@@ -80,9 +80,19 @@ func TestPartyIndex(t *testing.T) {
 		{"trees", "/v2/updates/trees", `{"beginExclusive":0,"filter":{"filtersByParty":{"{alice}":{}}}}`, []daml.Party{alice}},
 		{"any party", "/v2/updates", txFormat("0", "", "LEDGER_EFFECTS", `{"filtersForAnyParty":{}}`), nil},
 		{"any party and a party", "/v2/updates", txFormat("0", "", "ACS_DELTA", `{"filtersByParty":{"{alice}":{}},"filtersForAnyParty":{}}`), nil},
+		// The active contracts replay reads the parties' own history: a
+		// stakeholder witnesses a contract's creation, archival and
+		// reassignments.
+		{"active contracts, two parties", "/v2/state/active-contracts", acsBody("15", both), []daml.Party{alice, bob}},
+		{"active contracts, the validator", "/v2/state/active-contracts", acsBody("15", byParty("{validator}", `{}`)), []daml.Party{validator}},
+		{"active contracts page, a template", "/v2/state/active-contracts-page", `{"eventFormat":` + byParty("{bob}", templateFilter(amuletID, false)) + `}`, []daml.Party{bob}},
+		{"active contracts page, an interface", "/v2/state/active-contracts-page", `{"maxPageSize":2,"eventFormat":` + byParty("{alice}", interfaceFilter(holdingID, true, false)) + `}`, []daml.Party{alice}},
+		{"active contracts, a party the participant does not host", "/v2/state/active-contracts", acsBody("15", byParty("{sv1}", `{}`)), nil},
+		{"active contracts page, any party", "/v2/state/active-contracts-page", `{"eventFormat":{"filtersForAnyParty":` + templateFilter(amuletID, false) + `}}`, nil},
 	}
-	slices.SortFunc(cases[1].parties, func(a, b daml.Party) int { return bytes.Compare([]byte(a), []byte(b)) })
-	slices.SortFunc(cases[2].parties, func(a, b daml.Party) int { return bytes.Compare([]byte(a), []byte(b)) })
+	for _, tc := range cases {
+		slices.SortFunc(tc.parties, func(a, b daml.Party) int { return bytes.Compare([]byte(a), []byte(b)) })
+	}
 	for _, o := range []options{{}, {buffer: 1, max: 3}} {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

@@ -494,7 +494,12 @@ func (h *Handler) checkpointAt(ctx context.Context, end ledger.Offset, at daml.T
 // from the store's per-party index (UpdateQuery.Parties): only updates in
 // which one of them witnesses a node, a superset of what the request
 // selects (see updatePlan.witnessFilter). The active contracts replay
-// reads the whole stream.
+// reads them too: a contract is in a party's snapshot only if the party
+// is one of its stakeholders, and its stakeholders witness its creation,
+// its archival (a consuming exercise's informees include them) and its
+// reassignments, so the party's index holds every update that changes
+// its snapshot, and the replay costs the party's history rather than the
+// participant's. Any-party filters still read the whole stream.
 //
 // The request was checked against the pruned offset when it was prepared,
 // but a prune can land between that check and a page read. Pruning
@@ -507,10 +512,7 @@ func (h *Handler) checkpointAt(ctx context.Context, end ledger.Offset, at daml.T
 // after. Before the response has started
 // this is the request's error; after, the response is aborted.
 func (l *lister) pages(ctx context.Context, after, until ledger.Offset, descending bool, each func(u *ledger.ParticipantUpdate) (bool, error)) error {
-	var parties []daml.Party
-	if !l.replay {
-		parties = l.witnessFilter()
-	}
+	parties := l.witnessFilter()
 	read := func(ctx context.Context, after, until ledger.Offset) ([]ledger.ParticipantUpdate, error) {
 		return l.h.cfg.Ledger.Updates(ctx, ledger.UpdateQuery{
 			Participant: l.h.cfg.Participant, After: after, Until: until, Limit: pageSize, Descending: descending,
