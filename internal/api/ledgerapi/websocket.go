@@ -182,10 +182,17 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body
 		}
 	}()
 
-	// The guard ends run through runCtx; frames are written under ctx, so
-	// that its error frame can still be sent.
+	// The guard ends run through runCtx. Frames are written under
+	// writeCtx, which outlives ctx by a moment: a write whose context ends
+	// closes the connection at once, so a stream the server ends (a
+	// restore) while a frame is on its way would lose its error and close
+	// frames; a client that stops reading still cannot hold a write for
+	// longer than that.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	writeCtx, endWrites := context.WithCancel(context.WithoutCancel(ctx))
+	defer endWrites()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(writeGrace, endWrites) })()
 	g := h.guard(runCtx, authReq, reads(body))
 	if g != nil {
 		go g.watch(runCtx, stop)
@@ -196,7 +203,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, reads func(body
 				return err
 			}
 		}
-		return conn.Write(ctx, websocket.MessageText, b)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return conn.Write(writeCtx, websocket.MessageText, b)
 	})
 	if g != nil {
 		if gerr := g.failure(); gerr != nil {
@@ -242,6 +252,10 @@ func (h *Handler) closeWithCause(ctx context.Context, r *http.Request, conn *web
 	}
 	_ = conn.Close(websocket.StatusGoingAway, reason)
 }
+
+// writeGrace is how long a frame being written when a stream's context
+// ends may still take before the connection is closed under it.
+const writeGrace = time.Second
 
 // maxCloseReason is the most bytes a close frame's reason may hold (125
 // bytes of payload less the status code).
