@@ -110,21 +110,32 @@ func (p *fastParser) object() (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		p.skipSpace()
-		if p.pos >= len(p.data) {
+		if done, ok := p.closeOrComma('}'); !ok {
 			return nil, false
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			p.depth--
+		} else if done {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// closeOrComma reads what follows an object's member or an array's
+// element: a comma (more follow) or the closing byte (done: the
+// container ends). Anything else is not JSON the fast path takes.
+func (p *fastParser) closeOrComma(closing byte) (done, ok bool) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, false
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, true
+	case closing:
+		p.pos++
+		p.depth--
+		return true, true
+	}
+	return false, false
 }
 
 func (p *fastParser) array() (any, bool) {
@@ -147,19 +158,10 @@ func (p *fastParser) array() (any, bool) {
 			return nil, false
 		}
 		out = append(out, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
+		if done, ok := p.closeOrComma(']'); !ok {
 			return nil, false
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			p.depth--
+		} else if done {
 			return out, true
-		default:
-			return nil, false
 		}
 	}
 }
