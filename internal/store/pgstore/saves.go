@@ -295,13 +295,9 @@ func tablesOf(ctx context.Context, q pgx.Tx, schema string) ([]string, error) {
 	return names, interpret(err)
 }
 
-func ident(parts ...string) string {
-	q := make([]string, len(parts))
-	for i, p := range parts {
-		q[i] = pgx.Identifier{p}.Sanitize()
-	}
-	return strings.Join(q, ".")
-}
+// ident quotes a qualified name (schema, table): pgx's Identifier quotes
+// each part and joins them with ".".
+func ident(parts ...string) string { return pgx.Identifier(parts).Sanitize() }
 
 // Save copies every live store into new schemas, in one REPEATABLE READ
 // transaction: every store as of the same instant, so no Scan or
